@@ -1,0 +1,42 @@
+// Builds the bundles: the `loopx` CLI, the extension, and (when present) the dashboard webview.
+// Usage: node scripts/build.mjs [--watch] [--dev]
+import * as esbuild from 'esbuild';
+import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const dev = process.argv.includes('--dev') || watch;
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+const common = {
+  bundle: true,
+  minify: !dev,
+  sourcemap: dev ? 'inline' : false,
+  logLevel: 'info',
+  legalComments: 'none',
+  define: { LOOPX_VERSION: JSON.stringify(pkg.version) },
+};
+
+const builds = [
+  { ...common, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20' },
+];
+if (existsSync('src/extension/extension.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  });
+}
+if (existsSync('webview/main.ts')) {
+  builds.push({ ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'es2022' });
+}
+
+mkdirSync('dist', { recursive: true });
+if (watch) {
+  for (const b of builds) await (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,114 @@
+/** What every command needs: the workspace, who is calling, how to print, how to fail. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Store, LoopxError, notFound, usageError } from '../core/index';
+import type { Actor } from '../core/index';
+
+export interface GlobalOptions {
+  format?: string;
+  json?: boolean;
+  workspace?: string;
+}
+
+export interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Whether standard input is a terminal: a person may be there. */
+  interactive: boolean;
+}
+
+/** Documented exit codes (README, "Exit codes"). */
+export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, refused: 4, conflict: 5, corrupt: 6 } as const;
+
+export function exitCodeFor(e: unknown): number {
+  if (!(e instanceof LoopxError)) return EXIT.error;
+  switch (e.kind) {
+    case 'usage':
+      return EXIT.usage;
+    case 'not_found':
+      return EXIT.notFound;
+    case 'refused':
+      return EXIT.refused;
+    case 'conflict':
+      return EXIT.conflict;
+    case 'corrupt':
+      return EXIT.corrupt;
+    default:
+      return EXIT.error;
+  }
+}
+
+export class CliContext {
+  constructor(
+    readonly io: Io,
+    readonly globals: GlobalOptions,
+  ) {}
+
+  get json(): boolean {
+    if (this.globals.json) return true;
+    const f = this.globals.format ?? this.io.env.LOOPX_FORMAT;
+    if (f === undefined || f === 'text') return false;
+    if (f === 'json') return true;
+    // --format is checked by the parser, so a bad value here came from the environment.
+    throw usageError(`${this.globals.format !== undefined ? '--format' : 'LOOPX_FORMAT'} must be json or text, not ${JSON.stringify(f)}`);
+  }
+
+  /** The workspace folder: --workspace, LOOPX_WORKSPACE, or the nearest parent with a `.loopx/`. */
+  workspaceDir(): string | undefined {
+    const given = this.globals.workspace ?? this.io.env.LOOPX_WORKSPACE;
+    if (given) {
+      const dir = path.resolve(this.io.cwd, given);
+      if (!fs.existsSync(dir)) throw notFound(`the workspace folder ${dir} does not exist (from ${this.globals.workspace ? '--workspace' : 'LOOPX_WORKSPACE'})`);
+      return dir;
+    }
+    return Store.discover(this.io.cwd);
+  }
+
+  store(): Store {
+    const dir = this.workspaceDir();
+    if (!dir) throw notFound(`no LoopX workspace here or above ${this.io.cwd}: run \`loopx init\` first (or pass --workspace DIR)`);
+    return Store.open(dir);
+  }
+
+  /** Like `store`, but creates `.loopx/` in the current folder when there is none (goal creation). */
+  storeOrInit(): Store {
+    const dir = this.workspaceDir();
+    if (dir && fs.existsSync(path.join(dir, '.loopx', 'goals'))) return Store.open(dir);
+    const target = dir ?? this.io.cwd;
+    this.io.stderr(`loopx: initialised a LoopX workspace in ${target}\n`);
+    return Store.init(target);
+  }
+
+  /** A person at a terminal is a user; a script or an agent is an agent. */
+  actor(): Actor {
+    const id = (this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
+    return this.io.interactive ? { kind: 'user', id, channel: 'cli' } : { kind: 'agent', id: this.io.env.LOOPX_AGENT || id, channel: 'cli' };
+  }
+
+  agentName(flag?: string): string {
+    return flag ?? this.io.env.LOOPX_AGENT ?? 'agent';
+  }
+
+  print(jsonValue: unknown, text: () => string) {
+    if (this.json) this.io.stdout(JSON.stringify(jsonValue, null, 2) + '\n');
+    else {
+      const t = text();
+      if (t) this.io.stdout(t.endsWith('\n') ? t : t + '\n');
+    }
+  }
+
+  warn(messages: readonly string[]) {
+    for (const m of messages) this.io.stderr(`loopx: warning: ${m}\n`);
+  }
+}
+
+function safeUser(): string {
+  try {
+    return os.userInfo().username || 'user';
+  } catch {
+    return 'user';
+  }
+}

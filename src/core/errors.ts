@@ -1,0 +1,38 @@
+/**
+ * Every failure the control plane reports on purpose is a LoopxError with a kind. Adapters map the
+ * kind to their own signal (CLI exit code, HTTP status, tool error text); the message is written
+ * for a person and names what was wrong and where.
+ */
+export type ErrorKind =
+  | 'usage' // bad input: a flag, an id, a value
+  | 'not_found' // a goal, todo, gate, run or contract that does not exist
+  | 'refused' // not allowed: contract, policy, gate, actor, state machine
+  | 'conflict' // the goal moved on (optimistic concurrency) or a lock could not be taken
+  | 'corrupt' // a file on disk that does not parse or validate
+  | 'internal';
+
+export class LoopxError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Extra machine-readable facts (file, line, field, goal id...). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'LoopxError';
+  }
+}
+
+export const usageError = (msg: string, details?: Record<string, unknown>) => new LoopxError('usage', msg, details);
+export const notFound = (msg: string, details?: Record<string, unknown>) => new LoopxError('not_found', msg, details);
+export const refused = (msg: string, details?: Record<string, unknown>) => new LoopxError('refused', msg, details);
+export const conflict = (msg: string, details?: Record<string, unknown>) => new LoopxError('conflict', msg, details);
+export const corrupt = (msg: string, details?: Record<string, unknown>) => new LoopxError('corrupt', msg, details);
+
+/** Shows a value from the outside world safely inside a message: quoted, escaped, shortened. */
+export function quote(value: unknown, max = 60): string {
+  let s = typeof value === 'string' ? value : String(value);
+  const long = s.length > max;
+  if (long) s = s.slice(0, max);
+  return JSON.stringify(s) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '');
+}

@@ -1,0 +1,240 @@
+/**
+ * `loopx exec` and `loopx contract verify`: a command runs only if an unexpired, untampered
+ * contract of an open run lists it, byte for byte, for that todo, and nothing since (policy,
+ * gates, goal status, the todo itself) took the permission back.
+ */
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { define, deniedBy, gateApproved, invoke } from './capabilities';
+import { draft } from './events';
+import { refused, notFound, quote } from './errors';
+import { checkId, newId } from './ids';
+import { Id, Line, Text, Artifact, effectiveStatus } from './model';
+import type { Actor, Contract, GoalState, Run, Todo } from './model';
+import { contractSignatureValid, findContract, gatesFor } from './contract';
+import type { Store } from './store';
+
+export interface Verified {
+  goal: GoalState;
+  run: Run;
+  contract: Contract;
+  todo: Todo;
+  command: string;
+}
+
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * Checks that `command` may run now for `todoId` under `contractId`. Without a todo, the command
+ * must be one the contract lists for some todo; without a command, the todo's listed action.
+ */
+/** A contract that still authorises work: found, untampered, its run open, unexpired, goal active. */
+export function checkContract(store: Store, contractId: string, now = new Date(store.now())) {
+  checkId(contractId, 'contract id');
+  const found = findContract(store, contractId);
+  if (!found) throw notFound(`no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`);
+  const { goal, run, contract } = found;
+  const cid = contract.id;
+  if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
+    throw refused(`contract ${cid} fails signature verification: it was altered after it was issued`, { contractId: cid });
+  }
+  if (run.endedAt) {
+    throw refused(`contract ${cid} belongs to run ${run.id}, which ended (${run.outcome}) at ${run.endedAt}: get a new contract with \`loopx quota should-run --goal-id ${goal.id}\``, { contractId: cid });
+  }
+  if (Date.parse(contract.expiresAt) <= now.getTime()) {
+    throw refused(`contract ${cid} expired at ${contract.expiresAt}: get a new one with \`loopx quota should-run --goal-id ${goal.id}\``, { contractId: cid });
+  }
+  const status = effectiveStatus(goal);
+  if (status !== 'active') throw refused(`goal ${goal.id} is ${status} now: contract ${cid} no longer authorises anything`, { contractId: cid });
+  return found;
+}
+
+/** A todo without an action that the contract lets its agent finish by judgment. */
+export function checkJudgment(store: Store, contractId: string, todoId: string) {
+  checkId(todoId, 'todo id');
+  const found = checkContract(store, contractId);
+  if (!found.contract.judgment.includes(todoId)) {
+    throw refused(`todo ${todoId} is not a judgment todo of contract ${contractId} (it lists ${found.contract.judgment.join(', ') || 'none'})`, { contractId, todoId });
+  }
+  return found;
+}
+
+/**
+ * Checks that `command` may run now for `todoId` under `contractId`. Without a todo, the command
+ * must be one the contract lists for some todo; without a command, the todo's listed action.
+ */
+export function verifyCommand(
+  store: Store,
+  q: { contractId: string; todoId?: string; command?: string },
+  now = new Date(store.now()),
+): Verified {
+  if (q.todoId !== undefined) checkId(q.todoId, 'todo id');
+  const { goal, run, contract } = checkContract(store, q.contractId, now);
+  const cid = contract.id;
+  let action: Contract['actions'][number] | undefined;
+  if (q.todoId !== undefined) {
+    action = contract.actions.find((a) => a.todoId === q.todoId);
+    if (!action) {
+      const listed = contract.actions.map((a) => a.todoId).join(', ') || 'no command actions';
+      throw refused(`todo ${q.todoId} is not in contract ${cid} (it lists ${listed})`, { contractId: cid, todoId: q.todoId });
+    }
+  } else if (q.command !== undefined) {
+    action = contract.actions.find((a) => a.command === q.command);
+    if (!action) throw refused(`contract ${cid} does not list the command ${quote(q.command, 200)}`, { contractId: cid });
+  } else {
+    throw refused('say which todo (--todo) or which command to verify');
+  }
+  const command = q.command ?? action.command;
+  if (command !== action.command) {
+    const at = firstDifference(command, action.command);
+    throw refused(
+      `command differs from what contract ${cid} lists for todo ${action.todoId} (first difference at character ${at + 1}): ` +
+        `listed ${quote(action.command, 200)}, got ${quote(command, 200)}`,
+      { contractId: cid, todoId: action.todoId },
+    );
+  }
+  const todo = goal.todos.find((t) => t.id === action.todoId);
+  if (!todo) throw notFound(`goal ${goal.id} has no todo ${action.todoId}`);
+  if (todo.status === 'done' || todo.status === 'cancelled') {
+    throw refused(`todo ${todo.id} is already ${todo.status}: nothing to run`, { todoId: todo.id });
+  }
+  if (todo.status === 'claimed' && todo.claimedBy !== contract.agent) {
+    throw refused(`todo ${todo.id} is claimed by ${todo.claimedBy}, not by ${contract.agent}`, { todoId: todo.id });
+  }
+  const policy = store.policy();
+  const denied = deniedBy(policy, command);
+  if (denied) throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, { pattern: denied.pattern });
+  for (const g of gatesFor(todo, policy)) {
+    if (!gateApproved(goal.gates.find((x) => x.id === g.id), policy)) {
+      throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
+    }
+  }
+  return { goal, run, contract, todo, command };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+define({
+  id: 'exec.record',
+  summary: 'Record the result of a contract command: evidence, wall time, and the todo done on success.',
+  touches: ['evidence', 'runs', 'todos'],
+  gates: 'checked by exec before the command runs',
+  quota: 'the wall time of the command',
+  actors: ['agent', 'user', 'system'],
+  // The command already ran: what happened is recorded even if the goal was closed meanwhile.
+  onFinishedGoal: true,
+  input: z.object({
+    goalId: Id,
+    runId: Id,
+    todoId: Id,
+    command: Line(2000),
+    exitCode: z.number().int(),
+    durationMs: z.number().nonnegative(),
+    summary: Text(4000),
+    artifact: Artifact.optional(),
+  }),
+  plan: (s, i) => {
+    const run = s.runs.find((r) => r.id === i.runId);
+    if (!run) throw notFound(`goal ${s.id} has no run ${i.runId}`);
+    const todo = s.todos.find((t) => t.id === i.todoId);
+    if (!todo) throw notFound(`goal ${s.id} has no todo ${i.todoId}`);
+    const evidenceId = newId('ev', 8);
+    const events = [
+      draft('evidence.added', {
+        evidence: {
+          id: evidenceId, runId: i.runId, todoId: i.todoId, kind: 'command', summary: i.summary, command: i.command,
+          exitCode: i.exitCode, durationMs: i.durationMs, artifact: i.artifact,
+        },
+      }),
+    ];
+    // The command ran and took its time even if the run ended meanwhile; the spend still counts.
+    if (!run.endedAt) events.push(draft('run.spend', { runId: i.runId, spend: { wallSeconds: i.durationMs / 1000 } }));
+    if (i.exitCode === 0 && todo.status !== 'done' && todo.status !== 'cancelled') {
+      events.push(draft('todo.completed', { todoId: i.todoId, evidence: [evidenceId] }));
+    } else if (todo.status === 'claimed') {
+      events.push(draft('todo.released', { todoId: i.todoId, reason: `command failed with exit code ${i.exitCode}` }));
+    }
+    return events;
+  },
+});
+
+export interface ExecOptions {
+  contractId: string;
+  todoId: string;
+  command: string;
+  actor: Actor;
+  /** Streams the command's output as it comes (the CLI passes stdout/stderr through). */
+  onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void;
+  env?: NodeJS.ProcessEnv;
+  /** Bytes of output kept in the artifact (the end is kept when longer). */
+  maxArtifactBytes?: number;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  durationMs: number;
+  evidenceId: string;
+  todoDone: boolean;
+}
+
+function tail(text: string, lines: number, chars: number): string {
+  const t = text.split('\n').slice(-lines).join('\n');
+  return t.length > chars ? t.slice(-chars) : t;
+}
+
+export async function execUnderContract(store: Store, o: ExecOptions): Promise<ExecResult> {
+  const v = verifyCommand(store, { contractId: o.contractId, todoId: o.todoId, command: o.command });
+  const goalId = v.goal.id;
+  if (v.todo.status === 'open') {
+    invoke(store, 'todo.claim', { goalId, todoId: v.todo.id, by: v.contract.agent }, o.actor);
+  }
+  const max = o.maxArtifactBytes ?? 4 * 1024 * 1024;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let dropped = 0;
+  const started = performance.now();
+  const exitCode = await new Promise<number>((resolve) => {
+    const child = spawn('/bin/sh', ['-c', v.command], { cwd: store.workspace, env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const take = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      o.onOutput?.(chunk, stream);
+      chunks.push(chunk);
+      kept += chunk.length;
+      while (kept > max && chunks.length > 1) {
+        const first = chunks.shift()!;
+        kept -= first.length;
+        dropped += first.length;
+      }
+    };
+    child.stdout.on('data', take('stdout'));
+    child.stderr.on('data', take('stderr'));
+    child.on('error', (e) => {
+      chunks.push(Buffer.from(`loopx: could not start the command: ${e.message}\n`));
+      resolve(127);
+    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + (({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }) as Record<string, number>)[signal]! || 1 : 1)));
+  });
+  const durationMs = Math.round(performance.now() - started);
+  const output = Buffer.concat(chunks);
+  const header = dropped ? `[loopx: the first ${dropped} bytes of output were not kept]\n` : '';
+  const evidenceArtifactId = newId('out', 8);
+  const artifact = store.writeArtifact(goalId, evidenceArtifactId, Buffer.concat([Buffer.from(header), output]));
+  const text = output.toString('utf8').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+  const summary = `exit ${exitCode} in ${(durationMs / 1000).toFixed(2)} s${text.trim() ? `\n${tail(text.trimEnd(), 15, 1500)}` : ''}`;
+  const res = invoke(
+    store,
+    'exec.record',
+    { goalId, runId: v.run.id, todoId: v.todo.id, command: v.command, exitCode, durationMs, summary, artifact },
+    o.actor,
+  );
+  const ev = res.events.find((e) => e.type === 'evidence.added');
+  return {
+    exitCode,
+    durationMs,
+    evidenceId: ev?.type === 'evidence.added' ? ev.data.evidence.id : '',
+    todoDone: res.events.some((e) => e.type === 'todo.completed'),
+  };
+}

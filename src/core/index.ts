@@ -1,0 +1,15 @@
+/**
+ * The control plane's public surface. Importing it registers every capability (the contract and
+ * exec modules add theirs), so adapters import from here and never from a single module.
+ */
+export * from './errors';
+export * from './ids';
+export * from './model';
+export * from './events';
+export * from './store';
+export * from './capabilities';
+export * from './quota';
+export * from './contract';
+export * from './exec';
+export * from './status';
+export * from './repair';

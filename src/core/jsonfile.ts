@@ -1,0 +1,56 @@
+/** Reading and writing the small JSON files of the store: validated reads, atomic writes. */
+import * as fs from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { corrupt } from './errors';
+
+export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** `field a.b.0: message; field c: message`, for a person reading an error. */
+export function describeIssues(error: z.ZodError, max = 3): string {
+  const parts = error.issues.slice(0, max).map((i) => {
+    const path = i.path.map(String).join('.');
+    return path ? `field ${path}: ${i.message}` : i.message;
+  });
+  if (error.issues.length > max) parts.push(`and ${error.issues.length - max} more`);
+  return parts.join('; ');
+}
+
+/** Line number of a JSON.parse error, when the engine says the position. */
+function jsonErrorLine(text: string, err: unknown): string {
+  const m = /position (\d+)/.exec(String((err as Error).message));
+  if (!m) return '';
+  const pos = Number(m[1]);
+  return ` (line ${text.slice(0, pos).split('\n').length})`;
+}
+
+/** Parses JSON text and validates it; errors name the file, the line (when known) and the field. */
+export function parseJsonText<S extends z.ZodType>(text: string, schema: S, file: string): z.infer<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw corrupt(`${file}${jsonErrorLine(text, e)}: not valid JSON: ${(e as Error).message}`, { file });
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw corrupt(`${file}: ${describeIssues(parsed.error)}`, { file });
+  return parsed.data;
+}
+
+export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.infer<S> {
+  return parseJsonText(fs.readFileSync(file, 'utf8'), schema, file);
+}
+
+/** Writes through a temp file and a rename, so a reader sees the old file or the new one, never half. */
+export function writeFileAtomic(file: string, content: string | Buffer, mode = 0o644): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    fs.writeFileSync(tmp, content, { mode });
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+export const writeJsonAtomic = (file: string, value: unknown) => writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');

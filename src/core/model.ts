@@ -1,0 +1,254 @@
+/**
+ * The goal model as zod schemas with inferred types. This module is imported by the webview too,
+ * so it depends on nothing but zod.
+ */
+import { z } from 'zod';
+import { ID_PATTERN, ID_RULE } from './ids';
+
+export const Id = z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` });
+
+// Control characters make titles lie in a terminal (escape sequences) or break a line-based log
+// reader. Multi-line text keeps newlines and tabs; one-line text keeps neither.
+const CONTROL_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const CONTROL_MULTI_LINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+export const Line = (max: number) =>
+  z
+    .string()
+    .min(1, { message: 'must not be empty' })
+    .max(max, { message: `must be at most ${max} characters` })
+    .refine((s) => !CONTROL_ONE_LINE.test(s), { message: 'must not contain control characters or line breaks' });
+export const Text = (max: number) =>
+  z
+    .string()
+    .max(max, { message: `must be at most ${max} characters` })
+    .refine((s) => !CONTROL_MULTI_LINE.test(s), { message: 'must not contain control characters' });
+
+export const Timestamp = z.string().datetime({ offset: true });
+
+export const ActorKind = z.enum(['user', 'agent', 'system']);
+/** Where a call came from. Human-only capabilities accept only the human channels. */
+export const Channel = z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']);
+export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode'];
+export const Actor = z.object({ kind: ActorKind, id: Line(128), channel: Channel });
+
+export const Priority = z.enum(['P0', 'P1', 'P2', 'P3']);
+export const Owner = z.enum(['agent', 'user']);
+export const TodoStatus = z.enum(['open', 'claimed', 'done', 'cancelled']);
+export const GateStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
+/** What the log stores. `completed` is never stored: it is derived (see `effectiveStatus`). */
+export const StoredGoalStatus = z.enum(['active', 'paused', 'closed', 'cancelled']);
+export const GoalStatus = z.enum(['active', 'paused', 'completed', 'closed', 'cancelled']);
+
+export const Budgets = z.object({
+  turns: z.number().int().nonnegative().optional(),
+  tokens: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().finite().optional(),
+  wallSeconds: z.number().nonnegative().finite().optional(),
+});
+export const BUDGET_NAMES = ['turns', 'tokens', 'costUsd', 'wallSeconds'] as const;
+export type BudgetName = (typeof BUDGET_NAMES)[number];
+
+export const QuotaWindow = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('life') }),
+  z.object({ kind: z.literal('rolling'), hours: z.number().positive().max(24 * 365) }),
+]);
+export const Quota = z.object({
+  budgets: Budgets,
+  window: QuotaWindow,
+  cooldownSeconds: z.number().nonnegative().max(7 * 24 * 3600),
+});
+export const DEFAULT_QUOTA: Quota = {
+  budgets: { turns: 200 },
+  window: { kind: 'life' },
+  cooldownSeconds: 0,
+};
+
+export const Spend = z.object({
+  turns: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative().finite(),
+  wallSeconds: z.number().nonnegative().finite(),
+});
+export const ZERO_SPEND: Spend = { turns: 0, tokens: 0, costUsd: 0, wallSeconds: 0 };
+
+export const Todo = z.object({
+  id: Id,
+  title: Line(200),
+  owner: Owner,
+  priority: Priority,
+  status: TodoStatus,
+  action: Line(2000).optional(),
+  gate: Id.optional(),
+  dependsOn: z.array(Id).max(50),
+  claimedBy: Line(128).optional(),
+  claimedAt: Timestamp.optional(),
+  evidence: z.array(Id),
+  note: Text(2000).optional(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const ApprovalSignature = z.object({
+  /** sha256 fingerprint of the approver's Ed25519 public key (see `.loopx/approvers/`). */
+  keyId: z.string().regex(/^[0-9a-f]{64}$/),
+  /** base64 Ed25519 signature over the canonical approval statement. */
+  sig: z.string().max(200),
+});
+
+export const Gate = z.object({
+  id: Id,
+  title: Line(200),
+  reason: Text(2000),
+  /** Ids of the todos this gate guards. */
+  guards: z.array(Id),
+  status: GateStatus,
+  requestedBy: Actor,
+  requestedAt: Timestamp,
+  expiresAt: Timestamp.optional(),
+  decidedBy: Actor.optional(),
+  decidedAt: Timestamp.optional(),
+  note: Text(2000).optional(),
+  signature: ApprovalSignature.optional(),
+});
+
+export const EvidenceKind = z.enum(['command', 'test', 'note', 'file']);
+export const Artifact = z.object({
+  /** Relative to the goal's folder, e.g. `artifacts/ev-1234.log`. */
+  path: z.string().regex(/^artifacts\/[A-Za-z0-9_.-]+$/),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int().nonnegative(),
+});
+export const Evidence = z.object({
+  id: Id,
+  runId: Id.optional(),
+  todoId: Id.optional(),
+  kind: EvidenceKind,
+  summary: Text(4000),
+  command: Line(2000).optional(),
+  exitCode: z.number().int().optional(),
+  durationMs: z.number().nonnegative().optional(),
+  artifact: Artifact.optional(),
+  at: Timestamp,
+  by: Actor,
+});
+
+export const ContractAction = z.object({ todoId: Id, command: Line(2000) });
+/** The signed part of an interaction contract. The signature covers every field but `sig`. */
+export const Contract = z.object({
+  v: z.literal(1),
+  id: Id,
+  goalId: Id,
+  runId: Id,
+  agent: Line(128),
+  issuedAt: Timestamp,
+  expiresAt: Timestamp,
+  /** The todos this turn may work on, in priority order; `command` is the raw action. */
+  actions: z.array(ContractAction),
+  /** Todos without an action that the agent may complete by its own judgment this turn. */
+  judgment: z.array(Id),
+  sig: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const RunOutcome = z.enum(['succeeded', 'failed', 'partial', 'abandoned']);
+export const Run = z.object({
+  id: Id,
+  agent: Line(128),
+  contract: Contract.optional(),
+  startedAt: Timestamp,
+  endedAt: Timestamp.optional(),
+  outcome: RunOutcome.optional(),
+  spend: Spend,
+  summary: Text(4000).optional(),
+});
+
+export const Reward = z.object({
+  id: Id,
+  runId: Id,
+  score: z.number().min(-1).max(1),
+  comment: Text(4000),
+  lesson: Text(4000).optional(),
+  by: Actor,
+  at: Timestamp,
+});
+
+export const GoalState = z.object({
+  id: Id,
+  title: Line(200),
+  objective: Text(10000),
+  status: StoredGoalStatus,
+  quota: Quota,
+  granted: Budgets,
+  handoff: z.array(Line(500)),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  todos: z.array(Todo),
+  gates: z.array(Gate),
+  evidence: z.array(Evidence),
+  runs: z.array(Run),
+  rewards: z.array(Reward),
+});
+
+export type Id = z.infer<typeof Id>;
+export type Actor = z.infer<typeof Actor>;
+export type Channel = z.infer<typeof Channel>;
+export type Priority = z.infer<typeof Priority>;
+export type Owner = z.infer<typeof Owner>;
+export type TodoStatus = z.infer<typeof TodoStatus>;
+export type GateStatus = z.infer<typeof GateStatus>;
+export type StoredGoalStatus = z.infer<typeof StoredGoalStatus>;
+export type GoalStatus = z.infer<typeof GoalStatus>;
+export type Budgets = z.infer<typeof Budgets>;
+export type Quota = z.infer<typeof Quota>;
+export type Spend = z.infer<typeof Spend>;
+export type Todo = z.infer<typeof Todo>;
+export type Gate = z.infer<typeof Gate>;
+export type Evidence = z.infer<typeof Evidence>;
+export type Artifact = z.infer<typeof Artifact>;
+export type Contract = z.infer<typeof Contract>;
+export type ContractAction = z.infer<typeof ContractAction>;
+export type Run = z.infer<typeof Run>;
+export type RunOutcome = z.infer<typeof RunOutcome>;
+export type Reward = z.infer<typeof Reward>;
+export type GoalState = z.infer<typeof GoalState>;
+
+/**
+ * `completed` is derived, never stored: an active goal whose agent todos (there is at least one)
+ * are all done or cancelled, with at least one done, and with no gate pending. A goal with no
+ * todos is waiting for a plan, not complete.
+ */
+export function effectiveStatus(goal: GoalState): GoalStatus {
+  if (goal.status !== 'active') return goal.status;
+  const agentTodos = goal.todos.filter((t) => t.owner === 'agent');
+  if (agentTodos.length === 0) return 'active';
+  const finished = agentTodos.every((t) => t.status === 'done' || t.status === 'cancelled');
+  const anyDone = agentTodos.some((t) => t.status === 'done');
+  const gatePending = goal.gates.some((g) => g.status === 'pending');
+  return finished && anyDone && !gatePending ? 'completed' : 'active';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspace policy (`.loopx/policy.json`), edited by hand, so strict: an unknown key is a typo.
+
+export const PolicyRule = z.strictObject({
+  /** A glob over the whole command: `*` matches any run of characters, everything else is literal. */
+  pattern: z.string().min(1).max(500),
+  gate: Id.optional(),
+  reason: z.string().max(500).optional(),
+});
+export const Policy = z.strictObject({
+  v: z.literal(1),
+  defaultQuota: Quota.optional(),
+  contractTtlMinutes: z.number().positive().max(24 * 60).optional(),
+  /** Commands matching these need the named gate approved before any contract lists them. */
+  gatedActions: z.array(PolicyRule.required({ gate: true })).optional(),
+  /** Commands matching these are never listed nor executed. */
+  deniedActions: z.array(PolicyRule.omit({ gate: true })).optional(),
+  /** Treat approvals without a valid approver signature as not approved. */
+  requireSignedApprovals: z.boolean().optional(),
+  /** A claimed todo whose claim is older than this is released by self-repair. */
+  claimTimeoutMinutes: z.number().positive().optional(),
+  /** A pending gate older than this expires (self-repair). Unset: gates never expire. */
+  gateExpiryHours: z.number().positive().optional(),
+});
+export type Policy = z.infer<typeof Policy>;
+export const DEFAULT_POLICY: Policy = { v: 1, defaultQuota: DEFAULT_QUOTA, contractTtlMinutes: 30 };

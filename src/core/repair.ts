@@ -1,0 +1,161 @@
+/**
+ * Self-repair: finds what a crash, a hand edit or a vanished agent left behind, fixes what is
+ * safe to fix through the ordinary capabilities (so every fix is an event in the log), and
+ * reports the rest. Never rewrites history: a broken chain or a corrupt line is reported only.
+ */
+import * as fs from 'node:fs';
+import { invoke } from './capabilities';
+import type { LoopxError } from './errors';
+import { parseLog, indexEntryOf } from './store';
+import type { Store, IndexEntry } from './store';
+import type { Actor, GoalState } from './model';
+
+export type FindingKind =
+  | 'torn-tail'
+  | 'corrupt-log'
+  | 'snapshot-stale'
+  | 'run-abandoned'
+  | 'claim-stale'
+  | 'gate-expired'
+  | 'index-stale';
+
+export interface Finding {
+  goal_id: string | null;
+  kind: FindingKind;
+  message: string;
+  fixed: boolean;
+}
+
+export interface RepairReport {
+  schema: 'loopx.repair/1';
+  dry_run: boolean;
+  checked_goals: number;
+  findings: Finding[];
+  changed: number;
+}
+
+export const SELF_REPAIR_ACTOR: Actor = { kind: 'system', id: 'self-repair', channel: 'system' };
+const DEFAULT_CLAIM_TIMEOUT_MINUTES = 120;
+
+function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor, findings: Finding[]) {
+  const add = (kind: FindingKind, message: string, fixed: boolean) => findings.push({ goal_id: goalId, kind, message, fixed });
+  const file = store.eventsPath(goalId);
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch {
+    add('corrupt-log', `${file} is missing`, false);
+    return;
+  }
+  let parsed;
+  try {
+    parsed = parseLog(buf, file);
+  } catch (e) {
+    add('corrupt-log', `${(e as Error).message} (history is never rewritten: restore the file from git or a backup)`, false);
+    return;
+  }
+  if (parsed.torn) {
+    const msg = `${file}:${parsed.torn.line} is an incomplete line of ${parsed.torn.bytes} bytes (a crashed write, never acknowledged)`;
+    if (dryRun) add('torn-tail', msg, false);
+    else {
+      // A commit with nothing to add still quarantines the tail under the lock and records it.
+      store.commit(goalId, () => [], { actor });
+      add('torn-tail', `${msg}: moved aside to a quarantine file`, true);
+    }
+  }
+  // Snapshot: does it say what the log says?
+  let replayed;
+  try {
+    replayed = store.replayGoal(goalId);
+  } catch (e) {
+    add('corrupt-log', (e as Error).message, false);
+    return;
+  }
+  let snapOk = false;
+  try {
+    const snap = JSON.parse(fs.readFileSync(store.snapshotPath(goalId), 'utf8'));
+    snapOk = snap.revision === replayed.revision && JSON.stringify(snap.state) === JSON.stringify(replayed.state);
+  } catch {
+    snapOk = false;
+  }
+  if (!snapOk) {
+    if (!dryRun) store.rebuildSnapshot(goalId);
+    add('snapshot-stale', 'goal.json did not match events.jsonl' + (dryRun ? '' : ': rebuilt from the log'), !dryRun);
+  }
+  const goal: GoalState = replayed.state;
+  const now = new Date(store.now());
+  const policy = store.policy();
+  const fix = (kind: FindingKind, message: string, cap: string, input: Record<string, unknown>) => {
+    if (dryRun) return add(kind, message, false);
+    try {
+      invoke(store, cap, { goalId, ...input }, actor);
+      add(kind, message, true);
+    } catch (e) {
+      add(kind, `${message}; not fixed: ${(e as LoopxError).message}`, false);
+    }
+  };
+  const finished = goal.status === 'closed' || goal.status === 'cancelled';
+  for (const r of goal.runs.filter((x) => !x.endedAt)) {
+    if (r.contract && Date.parse(r.contract.expiresAt) <= now.getTime()) {
+      fix('run-abandoned', `run ${r.id} is open past its contract's expiry (${r.contract.expiresAt}): closed as abandoned`, 'run.end', { runId: r.id, outcome: 'abandoned', summary: 'closed by self-repair: open past its contract expiry' });
+    }
+  }
+  if (finished) return;
+  const claimTimeout = (policy.claimTimeoutMinutes ?? DEFAULT_CLAIM_TIMEOUT_MINUTES) * 60_000;
+  const liveAgents = new Set(goal.runs.filter((r) => !r.endedAt && (!r.contract || Date.parse(r.contract.expiresAt) > now.getTime())).map((r) => r.agent));
+  for (const t of goal.todos.filter((x) => x.status === 'claimed')) {
+    const age = now.getTime() - Date.parse(t.claimedAt ?? t.updatedAt);
+    if (age > claimTimeout && !liveAgents.has(t.claimedBy ?? '')) {
+      fix('claim-stale', `todo ${t.id} is claimed by ${t.claimedBy} for ${Math.round(age / 60000)} min with no open run: released`, 'todo.release', { todoId: t.id, reason: 'released by self-repair: claim holder gone' });
+    }
+  }
+  for (const g of goal.gates.filter((x) => x.status === 'pending')) {
+    const expiry = g.expiresAt ? Date.parse(g.expiresAt) : policy.gateExpiryHours ? Date.parse(g.requestedAt) + policy.gateExpiryHours * 3600_000 : Infinity;
+    if (expiry <= now.getTime()) {
+      fix('gate-expired', `gate ${g.id} is pending past its expiry (${new Date(expiry).toISOString()}): expired`, 'gate.expire', { gateId: g.id });
+    }
+  }
+}
+
+export function repair(store: Store, opts: { goalId?: string; dryRun?: boolean; actor?: Actor } = {}): RepairReport {
+  const dryRun = opts.dryRun ?? false;
+  const actor = opts.actor ?? SELF_REPAIR_ACTOR;
+  const findings: Finding[] = [];
+  const ids = opts.goalId ? [opts.goalId] : store.goalIds();
+  if (opts.goalId && !store.exists(opts.goalId)) store.load(opts.goalId); // throws not found, clearly
+  for (const id of ids) {
+    repairGoal(store, id, dryRun, actor, findings);
+  }
+  // The index: every goal folder listed, nothing invented, entries current.
+  let indexed: IndexEntry[] = [];
+  try {
+    indexed = JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals ?? [];
+  } catch {
+    indexed = [];
+  }
+  const byId = new Map(indexed.map((e) => [e.id, JSON.stringify(e)]));
+  const problems: string[] = [];
+  const all = store.goalIds();
+  for (const id of all) {
+    let entry: string | undefined;
+    try {
+      entry = JSON.stringify(indexEntryOf(store.load(id).state));
+    } catch {
+      continue;
+    }
+    if (!byId.has(id)) problems.push(`misses ${id}`);
+    else if (byId.get(id) !== entry) problems.push(`is out of date for ${id}`);
+  }
+  const folders = new Set(all);
+  for (const e of indexed) if (!folders.has(e.id)) problems.push(`lists ${e.id}, which has no folder`);
+  if (problems.length) {
+    if (!dryRun) store.rebuildIndex();
+    findings.push({
+      goal_id: null,
+      kind: 'index-stale',
+      message: `index.json ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}` + (dryRun ? '' : ': rebuilt'),
+      fixed: !dryRun,
+    });
+  }
+  return { schema: 'loopx.repair/1', dry_run: dryRun, checked_goals: ids.length, findings, changed: findings.filter((f) => f.fixed).length };
+}

@@ -1,0 +1,73 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Store } from '../../src/core/store';
+import type { Actor } from '../../src/core/model';
+
+export const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
+export const agent: Actor = { kind: 'agent', id: 'codex', channel: 'mcp' };
+export const system: Actor = { kind: 'system', id: 'self-repair', channel: 'system' };
+
+const created: string[] = [];
+
+/** A fresh temp dir; `removeTempDirs` (from an `after` hook) deletes the ones made so far. */
+export function tempDir(prefix = 'loopx-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** A fresh initialised store; `clock` lets a test move time. */
+export function tempStore(opts: { now?: () => Date } = {}): Store {
+  return Store.init(tempDir(), { clock: opts.now });
+}
+
+/** A clock a test can move forward. */
+export function manualClock(start = '2026-11-30T10:00:00.000Z') {
+  let t = new Date(start).getTime();
+  return {
+    now: () => new Date(t),
+    advance(ms: number) {
+      t += ms;
+    },
+  };
+}
+
+/** Ids that must be refused everywhere an id is taken, with what makes each one hostile. */
+export const HOSTILE_IDS: readonly (readonly [string, string])[] = [
+  ['../x', 'path traversal'],
+  ['a/b', 'a path separator'],
+  ['a\\b', 'a Windows separator'],
+  ['', 'empty'],
+  ['x'.repeat(10_000), '10,000 characters'],
+  ['$(rm -rf /)', 'command substitution'],
+  ['`id`', 'backticks'],
+  ['a;b', 'a command separator'],
+  ['a|b', 'a pipe'],
+  ['a&b', 'background'],
+  ['a>b', 'a redirection'],
+  ['a b', 'a space'],
+  ["a'b", 'a quote'],
+  ['a*', 'a glob'],
+  ['~root', 'a tilde'],
+  ['-rf', 'an option'],
+  ['.', 'a dot'],
+  ['..', 'two dots'],
+  ['a\nb', 'a newline'],
+  ['a\rb', 'a carriage return'],
+  ['a\u0000b', 'NUL'],
+  ['a\u001b[31mb', 'an escape sequence'],
+  ['a\tb', 'a tab'],
+  ['a\u007fb', 'DEL'],
+  ['p\u0430yment', 'a Cyrillic a'],
+  ['\uff47oal', 'a fullwidth g'],
+  ['goal\u200b', 'a zero-width space'],
+  ['\u212aelvin', 'the Kelvin sign'],
+  ['a\u2215b', 'a division slash'],
+  ['a\uff0fb', 'a fullwidth slash'],
+  ['caf\u00e9', 'an accented letter'],
+];
