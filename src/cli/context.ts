@@ -58,13 +58,16 @@ export class CliContext {
 
   /** The workspace folder: --workspace, LOOPX_WORKSPACE, or the nearest parent with a `.loopx/`. */
   workspaceDir(): string | undefined {
+    return this.givenWorkspaceDir() ?? Store.discover(this.io.cwd);
+  }
+
+  /** The folder named by --workspace or LOOPX_WORKSPACE, if any (`init` uses it, else the current folder, like `git init`). */
+  givenWorkspaceDir(): string | undefined {
     const given = this.globals.workspace ?? this.io.env.LOOPX_WORKSPACE;
-    if (given) {
-      const dir = path.resolve(this.io.cwd, given);
-      if (!fs.existsSync(dir)) throw notFound(`the workspace folder ${dir} does not exist (from ${this.globals.workspace ? '--workspace' : 'LOOPX_WORKSPACE'})`);
-      return dir;
-    }
-    return Store.discover(this.io.cwd);
+    if (!given) return undefined;
+    const dir = path.resolve(this.io.cwd, given);
+    if (!fs.existsSync(dir)) throw notFound(`the workspace folder ${dir} does not exist (from ${this.globals.workspace ? '--workspace' : 'LOOPX_WORKSPACE'})`);
+    return dir;
   }
 
   store(): Store {

@@ -64,7 +64,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     async (...args: unknown[]) => {
       const cmd = args[args.length - 1] as Command;
       checkIdOptions(cmd);
-      const code = await fn(ctxOf(cmd), ...(args.slice(0, -1) as A));
+      const ctx = ctxOf(cmd);
+      void ctx.json; // a bad LOOPX_FORMAT is a usage error before anything is done, not after
+      const code = await fn(ctx, ...(args.slice(0, -1) as A));
       if (typeof code === 'number') exitCode = code;
     };
 
@@ -87,9 +89,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
 
   // --- init -----------------------------------------------------------------------------------
   example(
-    program.command('init').description('create .loopx/ in the workspace (idempotent)').action(
+    program.command('init').description('create .loopx/ in the current folder, or the one --workspace names (idempotent)').action(
       act((ctx) => {
-        const store = Store.init(ctx.workspaceDir() ?? io.cwd);
+        // Like `git init`: here (or the folder named), not the workspace found above.
+        const store = Store.init(ctx.givenWorkspaceDir() ?? io.cwd);
         ctx.print({ workspace: store.workspace, root: store.root }, () => `LoopX workspace ready in ${store.root}`);
       }),
     ),
@@ -387,6 +390,24 @@ export async function run(argv: string[], io: Io): Promise<number> {
         ctx.print({ valid: true, contract_id: v.contract.id, goal_id: v.goal.id, run_id: v.run.id, todo_id: v.todo.id, command: v.command, expires_at: v.contract.expiresAt }, () => `ok: contract ${v.contract.id} allows todo ${v.todo.id}: ${v.command} (until ${v.contract.expiresAt})`);
       })),
     "loopx contract verify --contract c-0123456789 --todo t-abc123 -- 'npm test'",
+  );
+
+  example(
+    program.command('status-server').description('serve the status read-only over HTTP on 127.0.0.1 (bearer token, GET only) until stopped')
+      .option('--port <n>', 'port (0 picks a free one)', num('--port'), 8080).option('--host <host>', 'address to bind', '127.0.0.1')
+      .option('--unsafe-allow-non-loopback', 'allow binding an address other than loopback (exposes the status beyond this machine)')
+      .action(act(async (ctx, o: { port: number; host: string; unsafeAllowNonLoopback?: boolean }) => {
+        const store = ctx.store();
+        const { startStatusServer } = await import('../server/status-server');
+        const server = await startStatusServer({ workspace: store.workspace, port: o.port, host: o.host, allowUnsafeHost: o.unsafeAllowNonLoopback, log: (line) => io.stderr(`${line}\n`) });
+        ctx.print({ url: server.url, port: server.port, token: server.token }, () => `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`);
+        await new Promise<void>((resolve) => {
+          const stop = () => void server.close().then(resolve);
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+      })),
+    'loopx status-server --port 8080',
   );
 
   // --- reading --------------------------------------------------------------------------------

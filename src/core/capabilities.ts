@@ -17,6 +17,7 @@ import { draft } from './events';
 import type { EventDraft } from './events';
 import { matchesGlob } from './glob';
 import { createHmac } from 'node:crypto';
+import { signatureChecker } from './approvals';
 import type { Store, CommitResult } from './store';
 
 export interface CapabilityContext {
@@ -25,6 +26,8 @@ export interface CapabilityContext {
   policy: Policy;
   /** HMAC over a canonical payload with this workspace's contract key. */
   sign: (payload: string) => string;
+  /** Verifies approval signatures (used when the policy requires signed approvals). */
+  checkSignature: SignatureCheck;
 }
 
 export interface CapabilityDeclaration {
@@ -123,10 +126,17 @@ export function policyGateFor(policy: Policy, command: string) {
   return policy.gatedActions?.find((r) => matchesGlob(r.pattern, command));
 }
 
-/** A gate counts as approved only if approved, and signed when the policy requires it. */
-export function gateApproved(gate: Gate | undefined, policy: Policy): boolean {
+/** Checks an approval's signature (see approvals.ts). */
+export type SignatureCheck = (gate: Gate) => boolean;
+
+/**
+ * A gate counts as approved only if approved, and, when the policy requires signed approvals,
+ * carrying a signature that `checkSignature` verifies (no checker: nothing verifies).
+ */
+export function gateApproved(gate: Gate | undefined, policy: Policy, checkSignature?: SignatureCheck): boolean {
   if (!gate || gate.status !== 'approved') return false;
-  return !policy.requireSignedApprovals || gate.signature !== undefined;
+  if (!policy.requireSignedApprovals) return true;
+  return gate.signature !== undefined && !!checkSignature?.(gate);
 }
 
 // -------------------------------------------------------------------------------------------
@@ -306,7 +316,7 @@ define({
     if (t.owner === 'user' && ctx.actor.kind !== 'user') {
       throw refused(`todo ${t.id} belongs to a person (owner user): an agent cannot complete it`, { todoId: t.id });
     }
-    if (t.gate && !gateApproved(s.gates.find((g) => g.id === t.gate), ctx.policy)) {
+    if (t.gate && !gateApproved(s.gates.find((g) => g.id === t.gate), ctx.policy, ctx.checkSignature)) {
       throw refused(`todo ${t.id} needs gate ${t.gate} approved first`, { todoId: t.id, gate: t.gate });
     }
     for (const e of i.evidence) if (!s.evidence.some((x) => x.id === e)) throw notFound(`goal ${s.id} has no evidence ${quote(e)}`);
@@ -364,10 +374,13 @@ define({
   actors: Humans,
   humanOnly: true,
   input: z.object({ goalId, gateId: Id, note: Text(2000).optional(), signature: ApprovalSignature.optional() }),
-  plan: (s, i) => {
+  plan: (s, i, ctx) => {
     const g = findGate(s, i.gateId);
     if (g.status !== 'pending') {
       throw refused(`gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be approved`, { gateId: g.id });
+    }
+    if (i.signature && !ctx.checkSignature({ ...g, status: 'approved', note: i.note, signature: i.signature })) {
+      throw refused(`the approval signature for gate ${g.id} does not verify against a key in .loopx/approvers/`, { gateId: g.id });
     }
     return [draft('gate.approved', { gateId: g.id, note: i.note, signature: i.signature })];
   },
@@ -609,7 +622,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   const result = store.commit(
     gid,
     (state) => {
-      const ctx: CapabilityContext = { actor, now: new Date(store.now()), policy, sign: (p) => signPayload(store, p) };
+      const ctx: CapabilityContext = { actor, now: new Date(store.now()), policy, sign: (p) => signPayload(store, p), checkSignature: signatureChecker(store, gid) };
       if (c.goal === 'create') return c.plan(undefined as unknown as GoalState, input, ctx);
       const status = effectiveStatus(state!);
       if ((status === 'closed' || status === 'cancelled') && !c.onFinishedGoal) {

@@ -9,9 +9,14 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { timingSafeEqual } from 'node:crypto';
 import { define, deniedBy, policyGateFor, gateApproved, invoke, signPayload } from './capabilities';
+import type { SignatureCheck } from './capabilities';
+import { signatureChecker } from './approvals';
 import { draft } from './events';
 import type { EventDraft } from './events';
 import { newId } from './ids';
+import { canonicalJson } from './jsonfile';
+
+export { canonicalJson };
 import { Id, Line, effectiveStatus, Contract as ContractSchema } from './model';
 import type { Actor, Contract, GoalState, Policy, Run, Todo, GoalStatus } from './model';
 import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota';
@@ -32,6 +37,8 @@ export type AgentAbility = 'exec' | 'judgment';
 export interface DecideInput {
   agent: string;
   abilities?: AgentAbility[];
+  /** Verifies approval signatures when the policy requires them. */
+  checkSignature?: SignatureCheck;
 }
 
 interface BlockedGate {
@@ -92,7 +99,7 @@ function runOutcome(goal: GoalState, run: Run): 'succeeded' | 'partial' | 'faile
 }
 
 /** Which agent todos can run now for this agent, and what blocks the others. */
-function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<AgentAbility>) {
+function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<AgentAbility>, checkSignature?: SignatureCheck) {
   const done = new Set(goal.todos.filter((t) => t.status === 'done').map((t) => t.id));
   const gates = new Map<string, BlockedGate>();
   const blockedBy: string[] = [];
@@ -111,7 +118,7 @@ function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<
       blockedBy.push(`${t.id}'s action is denied by the workspace policy`);
       continue;
     }
-    const missing = gatesFor(t, policy).filter((g) => !gateApproved(goal.gates.find((x) => x.id === g.id), policy));
+    const missing = gatesFor(t, policy).filter((g) => !gateApproved(goal.gates.find((x) => x.id === g.id), policy, checkSignature));
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
@@ -185,7 +192,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     };
   }
   base.toEnd = toEnd;
-  const analysis = analyse(goal, policy, agent, abilities);
+  const analysis = analyse(goal, policy, agent, abilities, input.checkSignature);
   base.gates = analysis.gates;
   const gateReason = base.gates.length ? [base.gates.length > 1 ? `${base.gates.length} gates wait for a person` : `gate ${base.gates[0]!.id} waits for a person`] : [];
   if (reuse) {
@@ -242,18 +249,6 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
 // ---------------------------------------------------------------------------------------------
 // Signing
 
-/** JSON with sorted keys: the bytes a signature covers do not depend on property order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 export function contractPayload(c: Omit<Contract, 'sig'> | Contract): string {
   const { sig: _sig, ...rest } = c as Contract;
   return canonicalJson(rest);
@@ -285,7 +280,7 @@ define({
     ttlMinutes: z.number().positive().max(24 * 60).optional(),
   }),
   plan: (s, i, ctx) => {
-    const d = decide(s, ctx.policy, ctx.now, { agent: i.agent, abilities: i.abilities });
+    const d = decide(s, ctx.policy, ctx.now, { agent: i.agent, abilities: i.abilities, checkSignature: ctx.checkSignature });
     const events: EventDraft[] = d.toEnd.map((e) =>
       draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
     );
@@ -456,11 +451,11 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
   if (opts.preview) {
     const { state } = store.load(opts.goalId);
     const now = new Date(store.now());
-    return render(state, decide(state, policy, now, { agent, abilities: opts.abilities }), { preview: true });
+    return render(state, decide(state, policy, now, { agent, abilities: opts.abilities, checkSignature: signatureChecker(store, opts.goalId) }), { preview: true });
   }
   const res = invoke(store, 'contract.issue', { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes }, actor);
   const now = new Date(store.now());
-  const d = decide(res.state, policy, now, { agent, abilities: opts.abilities });
+  const d = decide(res.state, policy, now, { agent, abilities: opts.abilities, checkSignature: signatureChecker(store, opts.goalId) });
   const out = render(res.state, d);
   const issued = res.events.find((e) => e.type === 'run.started');
   if (issued?.type === 'run.started' && issued.data.run.contract) rememberContract(store, issued.data.run.contract);
@@ -476,6 +471,7 @@ function pointerPath(store: Store, contractId: string) {
 }
 function rememberContract(store: Store, c: Contract) {
   const file = pointerPath(store, c.id);
+  store.ensureLocalDir();
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, c.goalId);
 }

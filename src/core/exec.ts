@@ -9,9 +9,10 @@ import { define, deniedBy, gateApproved, invoke } from './capabilities';
 import { draft } from './events';
 import { refused, notFound, quote } from './errors';
 import { checkId, newId } from './ids';
-import { Id, Line, Text, Artifact, effectiveStatus } from './model';
+import { Id, Line, Text, Artifact, effectiveStatus, Contract as ContractSchema } from './model';
 import type { Actor, Contract, GoalState, Run, Todo } from './model';
 import { contractSignatureValid, findContract, gatesFor } from './contract';
+import { signatureChecker } from './approvals';
 import type { Store } from './store';
 
 export interface Verified {
@@ -35,9 +36,17 @@ function firstDifference(a: string, b: string): number {
 /** A contract that still authorises work: found, untampered, its run open, unexpired, goal active. */
 export function checkContract(store: Store, contractId: string, now = new Date(store.now())) {
   checkId(contractId, 'contract id');
-  const found = findContract(store, contractId);
-  if (!found) throw notFound(`no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`);
-  const { goal, run, contract } = found;
+  const hint = findContract(store, contractId);
+  const forged = () => notFound(`no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`);
+  if (!hint) throw forged();
+  // Authorise on the log (hash-chained, the truth), not on goal.json: the snapshot is a derived
+  // file that is trusted while its length matches, so a hand edit there (a gate marked approved,
+  // a run marked open) must not let a command run.
+  const goal = store.replayGoal(hint.goal.id).state;
+  const run = goal.runs.find((r) => r.contract?.id === contractId);
+  if (!run?.contract) throw forged();
+  const contract = ContractSchema.parse(run.contract);
+  const found = { goal, run, contract };
   const cid = contract.id;
   if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
     throw refused(`contract ${cid} fails signature verification: it was altered after it was issued`, { contractId: cid });
@@ -109,7 +118,7 @@ export function verifyCommand(
   const denied = deniedBy(policy, command);
   if (denied) throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, { pattern: denied.pattern });
   for (const g of gatesFor(todo, policy)) {
-    if (!gateApproved(goal.gates.find((x) => x.id === g.id), policy)) {
+    if (!gateApproved(goal.gates.find((x) => x.id === g.id), policy, signatureChecker(store, goal.id))) {
       throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
     }
   }

@@ -13,3 +13,4 @@ export * from './contract';
 export * from './exec';
 export * from './status';
 export * from './repair';
+export * from './approvals';

@@ -54,3 +54,15 @@ export function writeFileAtomic(file: string, content: string | Buffer, mode = 0
 }
 
 export const writeJsonAtomic = (file: string, value: unknown) => writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');
+
+/** JSON with sorted keys: the bytes a signature covers do not depend on property order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

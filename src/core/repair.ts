@@ -4,8 +4,13 @@
  * reports the rest. Never rewrites history: a broken chain or a corrupt line is reported only.
  */
 import * as fs from 'node:fs';
-import { invoke } from './capabilities';
+import { z } from 'zod';
+import { define, invoke } from './capabilities';
+import { canonicalJson } from './jsonfile';
+import { notFound, refused, quote } from './errors';
 import type { LoopxError } from './errors';
+import { draft } from './events';
+import { Id, Text } from './model';
 import { parseLog, indexEntryOf } from './store';
 import type { Store, IndexEntry } from './store';
 import type { Actor, GoalState } from './model';
@@ -36,6 +41,30 @@ export interface RepairReport {
 
 export const SELF_REPAIR_ACTOR: Actor = { kind: 'system', id: 'self-repair', channel: 'system' };
 const DEFAULT_CLAIM_TIMEOUT_MINUTES = 120;
+
+// `run.end` refuses on a closed or cancelled goal (read-only), so a run whose contract expired
+// after its goal was closed would stay open forever. Ending it is bookkeeping, not new work (its
+// contract authorises nothing on a finished goal), so this capability allows it there too, and
+// only for a run past its contract's expiry.
+define({
+  id: 'run.abandon',
+  summary: 'Close a run left open past its contract’s expiry as abandoned (self-repair), also on a closed or cancelled goal.',
+  touches: ['runs'],
+  gates: 'none',
+  quota: 'none',
+  actors: ['system', 'user'],
+  onFinishedGoal: true,
+  input: z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() }),
+  plan: (s, i, ctx) => {
+    const r = s.runs.find((x) => x.id === i.runId);
+    if (!r) throw notFound(`goal ${s.id} has no run ${quote(i.runId)}`, { goalId: s.id, runId: i.runId });
+    if (r.endedAt) throw refused(`run ${r.id} of goal ${s.id} already ended (${r.outcome}) at ${r.endedAt}`, { runId: r.id });
+    if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {
+      throw refused(`run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`, { runId: r.id });
+    }
+    return [draft('run.ended', { runId: r.id, outcome: 'abandoned', summary: i.summary })];
+  },
+});
 
 function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor, findings: Finding[]) {
   const add = (kind: FindingKind, message: string, fixed: boolean) => findings.push({ goal_id: goalId, kind, message, fixed });
@@ -74,7 +103,9 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   let snapOk = false;
   try {
     const snap = JSON.parse(fs.readFileSync(store.snapshotPath(goalId), 'utf8'));
-    snapOk = snap.revision === replayed.revision && JSON.stringify(snap.state) === JSON.stringify(replayed.state);
+    // Canonical (sorted keys): a snapshot state that went through its zod schema has its keys in
+    // schema order, a replayed one in event order; only the values must agree.
+    snapOk = snap.revision === replayed.revision && canonicalJson(snap.state) === canonicalJson(replayed.state);
   } catch {
     snapOk = false;
   }
@@ -97,7 +128,7 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   const finished = goal.status === 'closed' || goal.status === 'cancelled';
   for (const r of goal.runs.filter((x) => !x.endedAt)) {
     if (r.contract && Date.parse(r.contract.expiresAt) <= now.getTime()) {
-      fix('run-abandoned', `run ${r.id} is open past its contract's expiry (${r.contract.expiresAt}): closed as abandoned`, 'run.end', { runId: r.id, outcome: 'abandoned', summary: 'closed by self-repair: open past its contract expiry' });
+      fix('run-abandoned', `run ${r.id} is open past its contract's expiry (${r.contract.expiresAt}): closed as abandoned`, 'run.abandon', { runId: r.id, summary: 'closed by self-repair: open past its contract expiry' });
     }
   }
   if (finished) return;

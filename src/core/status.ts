@@ -9,6 +9,8 @@ import { quotaUse, spendOf } from './quota';
 import type { QuotaUse } from './quota';
 import { gatesFor } from './contract';
 import { gateApproved } from './capabilities';
+import type { SignatureCheck } from './capabilities';
+import { signatureChecker } from './approvals';
 import type { Store, IndexEntry } from './store';
 import { invoke } from './capabilities';
 import type { Actor } from './model';
@@ -106,7 +108,7 @@ function countBy<T>(items: readonly T[], key: (t: T) => string, keys: readonly s
   return out;
 }
 
-export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse): AttentionItem[] {
+export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse, checkSignature?: SignatureCheck): AttentionItem[] {
   const status = effectiveStatus(goal);
   if (status === 'closed' || status === 'cancelled') return [];
   const items: AttentionItem[] = [];
@@ -116,7 +118,7 @@ export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse): At
   // Approved but unsigned where signatures are required: still needs a person.
   if (policy.requireSignedApprovals) {
     const needed = new Set(goal.todos.filter((t) => t.status === 'open').flatMap((t) => gatesFor(t, policy).map((g) => g.id)));
-    for (const g of goal.gates.filter((x) => x.status === 'approved' && needed.has(x.id) && !gateApproved(x, policy))) {
+    for (const g of goal.gates.filter((x) => x.status === 'approved' && needed.has(x.id) && !gateApproved(x, policy, checkSignature))) {
       items.push({ kind: 'gate', goal_id: goal.id, id: g.id, title: g.title, detail: 'approved without a signature; the policy requires a signed approval' });
     }
   }
@@ -160,7 +162,7 @@ function runOut(goal: GoalState, r: Run) {
   };
 }
 
-export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revision: number, warnings: string[] = [], lastRuns = 10): GoalStatusDoc {
+export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revision: number, warnings: string[] = [], lastRuns = 10, checkSignature?: SignatureCheck): GoalStatusDoc {
   const use = quotaUse(goal, now);
   const counted = goal.todos.filter((t) => t.status !== 'cancelled');
   let cumulative = { turns: 0, tokens: 0, costUsd: 0, wallSeconds: 0 };
@@ -183,7 +185,7 @@ export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revisi
       todos: countBy(goal.todos, (t) => t.status, ['open', 'claimed', 'done', 'cancelled']),
       gates: countBy(goal.gates, (g) => g.status, ['pending', 'approved', 'rejected', 'expired']),
     },
-    attention: attentionFor(goal, policy, use),
+    attention: attentionFor(goal, policy, use, checkSignature),
     quota: {
       budgets: use as Record<string, { used: number; limit: number; left: number }>,
       spend: spendOf(goal.runs),
@@ -216,7 +218,7 @@ export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revisi
 
 export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
   const loaded = store.load(goalId);
-  return goalStatusDoc(loaded.state, store.policy(), new Date(store.now()), loaded.revision, loaded.warnings);
+  return goalStatusDoc(loaded.state, store.policy(), new Date(store.now()), loaded.revision, loaded.warnings, 10, signatureChecker(store, goalId));
 }
 
 /** All goals from the index: no goal log is read unless the index misses it. */
@@ -262,10 +264,14 @@ export interface SummaryDoc {
   attention: AttentionItem[];
 }
 
-export function summaryAll(store: Store, goalId: string, actor: Actor): SummaryDoc {
+/**
+ * Ends the open runs of the goal (only those of `opts.agent` when given: with several agents at
+ * work, one agent's summary must not end another's turn), then summarises.
+ */
+export function summaryAll(store: Store, goalId: string, actor: Actor, opts: { agent?: string } = {}): SummaryDoc {
   const before = store.load(goalId).state;
   const ended: SummaryDoc['ended_runs'] = [];
-  for (const r of before.runs.filter((x) => !x.endedAt)) {
+  for (const r of before.runs.filter((x) => !x.endedAt && (opts.agent === undefined || x.agent === opts.agent))) {
     const ev = before.evidence.filter((e) => e.runId === r.id);
     const withCode = ev.filter((e) => e.exitCode !== undefined);
     const failed = withCode.filter((e) => e.exitCode !== 0).length;

@@ -141,6 +141,22 @@ export function parseLog(buf: Buffer, file: string, startLine = 1, prevHash: str
   return { events, hashes, completeBytes: offset };
 }
 
+/**
+ * Creates `file` with `content` unless it exists, atomically: the content is written to a temp
+ * file first and hard-linked into place, so a concurrent reader never sees it half-written.
+ */
+function createOnce(file: string, content: string): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(tmp, content, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
 export class Store {
   readonly workspace: string;
   readonly root: string;
@@ -159,9 +175,10 @@ export class Store {
   static init(workspace: string, opts?: StoreOptions): Store {
     const s = new Store(workspace, opts);
     fs.mkdirSync(path.join(s.root, 'goals'), { recursive: true });
-    fs.mkdirSync(path.join(s.root, 'local', 'locks'), { recursive: true, mode: 0o700 });
-    const ignore = path.join(s.root, 'local', '.gitignore');
-    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n');
+    s.ensureLocalDir();
+    // Committed with .loopx/, so a fresh clone ignores local/ before anything is written there.
+    const topIgnore = path.join(s.root, '.gitignore');
+    if (!fs.existsSync(topIgnore)) fs.writeFileSync(topIgnore, 'local/\n');
     const policy = s.policyPath;
     if (!fs.existsSync(policy)) writeJsonAtomic(policy, DEFAULT_POLICY);
     if (!fs.existsSync(s.indexPath)) writeJsonAtomic(s.indexPath, { v: 1, goals: [] });
@@ -197,6 +214,15 @@ export class Store {
   get localDir() {
     return path.join(this.root, 'local');
   }
+
+  /** Creates `local/` (0700) with its own `.gitignore`: keys, locks and tokens never reach git. */
+  ensureLocalDir(): string {
+    const dir = this.localDir;
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const ignore = path.join(dir, '.gitignore');
+    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n');
+    return dir;
+  }
   goalDir(goalId: string) {
     return path.join(this.root, 'goals', checkId(goalId, 'goal id'));
   }
@@ -208,7 +234,10 @@ export class Store {
   }
   private lockPath(name: string) {
     const dir = path.join(this.localDir, 'locks');
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!fs.existsSync(dir)) {
+      this.ensureLocalDir();
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    }
     return path.join(dir, `${name}.lock`);
   }
   now(): string {
@@ -223,12 +252,8 @@ export class Store {
     try {
       id = fs.readFileSync(file, 'utf8').trim();
     } catch {
-      fs.mkdirSync(this.localDir, { recursive: true, mode: 0o700 });
-      try {
-        fs.writeFileSync(file, newId('w', 12), { flag: 'wx', mode: 0o600 });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
+      this.ensureLocalDir();
+      createOnce(file, newId('w', 12));
       id = fs.readFileSync(file, 'utf8').trim();
     }
     this.cachedWriter = checkId(id, `writer id in ${file}`);
@@ -238,18 +263,18 @@ export class Store {
   /** A secret in `local/` (created on first use, mode 0600), e.g. the contract signing key. */
   localSecret(name: string, bytes = 32): Buffer {
     const file = path.join(this.localDir, checkId(name, 'secret name'));
-    try {
-      return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    fs.mkdirSync(this.localDir, { recursive: true, mode: 0o700 });
-    try {
-      fs.writeFileSync(file, randomBytes(bytes).toString('hex') + '\n', { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+    // A damaged key must not quietly become a short (or empty) one: anyone could sign with that.
+    const read = () => {
+      const text = fs.readFileSync(file, 'utf8').trim();
+      if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(text)) {
+        throw corrupt(`${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one; contracts signed with the old key stop verifying`, { file });
+      }
+      return Buffer.from(text, 'hex');
+    };
+    if (fs.existsSync(file)) return read();
+    this.ensureLocalDir();
+    createOnce(file, randomBytes(bytes).toString('hex') + '\n');
+    return read();
   }
 
   policy(): Policy {

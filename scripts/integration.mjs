@@ -1,0 +1,29 @@
+// Runs the integration suite inside a real VS Code (code-server) on a fresh demo workspace.
+// Usage: node scripts/integration.mjs
+import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
+await esbuild.build({
+  entryPoints: [join(root, 'test/integration/suite/index.ts')],
+  outfile: join(root, 'out/integration/suite.js'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['vscode', 'mocha'],
+  logLevel: 'warning',
+});
+
+const ws = mkdtempSync(join(tmpdir(), 'loopx-it-'));
+try {
+  const prep = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/demo-workspace.ts'), ws], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (prep.status !== 0) process.exit(prep.status ?? 1);
+  const r = spawnSync(process.execPath, [join(root, 'scripts/vscode-host/run-integration.mjs'), '--extension', root, '--tests', join(root, 'out/integration/suite.js'), '--workspace', ws], { cwd: root, stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
+  process.exitCode = r.status ?? 1;
+} finally {
+  rmSync(ws, { recursive: true, force: true });
+}

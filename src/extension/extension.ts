@@ -1,0 +1,90 @@
+/**
+ * Activation: builds the long-lived services once and hands them to each other by constructor.
+ * Cheap on purpose: nothing reads the store until a view or command asks. An activation error
+ * is shown to the person, never swallowed.
+ */
+import * as vscode from 'vscode';
+import { LoopxWorkspaces } from './workspaces';
+import { GoalsTreeProvider } from './tree';
+import type { Node } from './tree';
+import { GateNotifier } from './notifier';
+import { LoopxStatusBar } from './statusBar';
+import { LoopxCommands, person } from './commands';
+import { EventLogProvider, EVENT_LOG_SCHEME } from './eventLog';
+import { Approver } from './approver';
+import { StatusServerControl } from './statusServerControl';
+
+export interface LoopxApi {
+  /** How long `activate` took, in milliseconds (printed by the integration tests). */
+  activationMs: number;
+  workspaces: LoopxWorkspaces;
+  tree: GoalsTreeProvider;
+  statusBar: LoopxStatusBar;
+  notifier: GateNotifier;
+  commands: LoopxCommands;
+  statusServer: StatusServerControl;
+}
+
+export function activate(context: vscode.ExtensionContext): LoopxApi | undefined {
+  const started = performance.now();
+  const log = vscode.window.createOutputChannel('LoopX', { log: true });
+  context.subscriptions.push(log);
+  try {
+    const workspaces = new LoopxWorkspaces(log);
+    const tree = new GoalsTreeProvider(workspaces);
+    const view = vscode.window.createTreeView<Node>('loopx.goals', { treeDataProvider: tree, showCollapseAll: true });
+    const statusBar = new LoopxStatusBar(workspaces);
+    const notifier = new GateNotifier(workspaces, log);
+    const eventLog = new EventLogProvider(workspaces);
+    const approver = new Approver(context.secrets, () => person().id);
+    const statusServer = new StatusServerControl(workspaces, log);
+    const commands = new LoopxCommands({
+      workspaces,
+      approver,
+      log,
+      eventLog,
+      openDashboard: async () => vscode.window.showInformationMessage('LoopX: the dashboard is not built yet.'),
+      startStatusServer: () => statusServer.start(),
+      stopStatusServer: () => statusServer.stop(),
+    });
+    commands.register(context);
+    context.subscriptions.push(workspaces, tree, view, statusBar, notifier, eventLog, statusServer);
+    context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog));
+
+    const updateContext = () => {
+      void vscode.commands.executeCommand('setContext', 'loopx.hasWorkspace', workspaces.hasWorkspace);
+      void vscode.commands.executeCommand('setContext', 'loopx.trusted', vscode.workspace.isTrusted);
+      const pending = workspaces.goals().reduce((n, g) => n + (g.entry.status === 'closed' || g.entry.status === 'cancelled' ? 0 : g.entry.pendingGates), 0);
+      view.badge = pending ? { value: pending, tooltip: `${pending} gate${pending > 1 ? 's' : ''} waiting for approval` } : undefined;
+    };
+    context.subscriptions.push(workspaces.onDidChange(updateContext));
+    context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => workspaces.refreshNow()));
+    context.subscriptions.push(
+      view.onDidChangeSelection((e) => {
+        const n = e.selection[0];
+        if (n && 'ref' in n) {
+          statusBar.focusedGoal = n.ref.goalId;
+          statusBar.update();
+        }
+      }),
+    );
+    // The first look at the store happens after activation returns.
+    setTimeout(() => {
+      updateContext();
+      notifier.scan();
+    }, 0);
+
+    const activationMs = performance.now() - started;
+    log.info(`activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
+    return { activationMs, workspaces, tree, statusBar, notifier, commands, statusServer };
+  } catch (e) {
+    const msg = `LoopX could not start: ${(e as Error)?.message ?? e}`;
+    log.error(msg);
+    void vscode.window.showErrorMessage(msg, 'Show Log').then((c) => c && log.show());
+    return undefined;
+  }
+}
+
+export function deactivate(): void {
+  /* everything is in context.subscriptions */
+}

@@ -1,0 +1,67 @@
+/**
+ * Asks the person as soon as a gate becomes pending, whoever requested it (an agent in a
+ * terminal, the CLI, the MCP server): a notification naming the goal, the gate and the reason,
+ * with Approve, Reject and Show.
+ */
+import * as vscode from 'vscode';
+import { Disposable } from './disposable';
+import type { GoalRef, LoopxWorkspaces } from './workspaces';
+import type { Gate } from '../core/index';
+
+export interface PendingGate {
+  ref: GoalRef;
+  goalTitle: string;
+  gate: Gate;
+}
+
+export function pendingGates(workspaces: LoopxWorkspaces): PendingGate[] {
+  const out: PendingGate[] = [];
+  for (const { ref, entry } of workspaces.goals()) {
+    if (entry.pendingGates === 0 || entry.status === 'closed' || entry.status === 'cancelled') continue;
+    try {
+      const g = ref.store.load(ref.goalId).state;
+      for (const gate of g.gates.filter((x) => x.status === 'pending')) out.push({ ref, goalTitle: g.title, gate });
+    } catch {
+      /* the tree shows the broken goal */
+    }
+  }
+  return out;
+}
+
+export class GateNotifier extends Disposable {
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly workspaces: LoopxWorkspaces,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+    this._register(workspaces.onDidChange(() => this.scan()));
+  }
+
+  /** Notifies each gate that became pending since the last scan (each request once). */
+  scan(): void {
+    const level = vscode.workspace.getConfiguration('loopx').get<string>('notifications', 'all');
+    for (const p of pendingGates(this.workspaces)) {
+      const key = `${p.ref.folder.uri.fsPath}|${p.ref.goalId}|${p.gate.id}|${p.gate.requestedAt}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      this.log.info(`gate ${p.gate.id} of goal ${p.ref.goalId} is pending (requested by ${p.gate.requestedBy.kind} ${p.gate.requestedBy.id} via ${p.gate.requestedBy.channel})`);
+      if (level !== 'off') void this.ask(p);
+    }
+  }
+
+  private async ask(p: PendingGate): Promise<void> {
+    const reason = p.gate.reason ? `: ${p.gate.reason}` : '';
+    const choice = await vscode.window.showInformationMessage(
+      `LoopX: "${p.goalTitle}" waits for your approval of gate "${p.gate.id}"${reason}`,
+      'Approve',
+      'Reject',
+      'Show',
+    );
+    const args = { goalId: p.ref.goalId, gateId: p.gate.id, folder: p.ref.folder.uri.fsPath, fromNotification: true };
+    if (choice === 'Approve') await vscode.commands.executeCommand('loopx.approveGate', args);
+    else if (choice === 'Reject') await vscode.commands.executeCommand('loopx.rejectGate', args);
+    else if (choice === 'Show') await vscode.commands.executeCommand('loopx.goals.focus');
+  }
+}

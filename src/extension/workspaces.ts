@@ -1,0 +1,91 @@
+/**
+ * The workspace folders that have a `.loopx/`, their stores, and one debounced change event fed
+ * by a file watcher: any writer (this window, a CLI in a terminal, an agent, the MCP server)
+ * shows up within a second.
+ */
+import * as vscode from 'vscode';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Store, LOOPX_DIR } from '../core/index';
+import type { IndexEntry } from '../core/index';
+import { Disposable } from './disposable';
+
+export interface LoopxFolder {
+  folder: vscode.WorkspaceFolder;
+  store: Store;
+}
+
+export interface GoalRef {
+  store: Store;
+  goalId: string;
+  folder: vscode.WorkspaceFolder;
+}
+
+export class LoopxWorkspaces extends Disposable {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  /** Fires (debounced) after anything under a `.loopx/` changed, and when folders change. */
+  readonly onDidChange = this.changed.event;
+  private timer: NodeJS.Timeout | undefined;
+  private cache: LoopxFolder[] | undefined;
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    super();
+    const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${LOOPX_DIR}/**`));
+    const poke = (uri: vscode.Uri) => {
+      // Locks and temp files change on every write; the files that matter change with them.
+      if (/[\\/]local[\\/]|\.tmp-/.test(uri.fsPath)) return;
+      this.schedule();
+    };
+    this._register(watcher.onDidChange(poke));
+    this._register(watcher.onDidCreate(poke));
+    this._register(watcher.onDidDelete(poke));
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.schedule()));
+    this._register({ dispose: () => clearTimeout(this.timer) });
+  }
+
+  /** Re-reads now-ish: coalesces bursts of file events into one refresh. */
+  schedule(): void {
+    clearTimeout(this.timer);
+    const ms = vscode.workspace.getConfiguration('loopx').get<number>('refreshDebounceMs', 200);
+    this.timer = setTimeout(() => {
+      this.cache = undefined;
+      this.changed.fire();
+    }, ms);
+  }
+
+  /** Folders that have a `.loopx/`. Cheap: one stat per folder, cached until the next change. */
+  folders(): LoopxFolder[] {
+    if (!this.cache) {
+      this.cache = (vscode.workspace.workspaceFolders ?? [])
+        .filter((f) => f.uri.scheme === 'file' && fs.existsSync(path.join(f.uri.fsPath, LOOPX_DIR, 'goals')))
+        .map((folder) => ({ folder, store: new Store(folder.uri.fsPath) }));
+    }
+    return this.cache;
+  }
+
+  get hasWorkspace(): boolean {
+    return this.folders().length > 0;
+  }
+
+  /** Every goal of every folder, from the indexes. Unreadable goals are logged, not hidden. */
+  goals(): { ref: GoalRef; entry: IndexEntry }[] {
+    const out: { ref: GoalRef; entry: IndexEntry }[] = [];
+    for (const f of this.folders()) {
+      const { goals, errors } = f.store.listGoals();
+      for (const e of errors) this.log.warn(`${f.folder.name}: goal ${e.goalId}: ${e.message}`);
+      for (const entry of goals) out.push({ ref: { store: f.store, goalId: entry.id, folder: f.folder }, entry });
+    }
+    return out;
+  }
+
+  find(goalId: string, folderPath?: string): GoalRef | undefined {
+    const f = this.folders().find((x) => (folderPath ? x.folder.uri.fsPath === folderPath : x.store.exists(goalId)));
+    return f && f.store.exists(goalId) ? { store: f.store, goalId, folder: f.folder } : undefined;
+  }
+
+  refreshNow(): void {
+    clearTimeout(this.timer);
+    this.cache = undefined;
+    this.changed.fire();
+  }
+}
