@@ -16,8 +16,17 @@ const common = {
   define: { LOOPX_VERSION: JSON.stringify(pkg.version) },
 };
 
+// The MCP server (and its SDK) is a bundle of its own, loaded only by `loopx mcp` and the
+// extension's MCP provider: every other CLI call starts without parsing it.
+const mcpExternal = {
+  name: 'mcp-external',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]server[\\/]mcp$/ }, () => ({ path: './mcp.js', external: true }));
+  },
+};
 const builds = [
-  { ...common, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { ...common, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', plugins: [mcpExternal] },
+  { ...common, entryPoints: ['src/server/mcp.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
 ];
 if (existsSync('src/extension/extension.ts')) {
   builds.push({
@@ -28,6 +37,7 @@ if (existsSync('src/extension/extension.ts')) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    plugins: [mcpExternal],
   });
 }
 if (existsSync('webview/main.ts')) {

@@ -15,3 +15,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+
+# The real VS Code for the integration tests and the UI checks: code-server and Node 24 from npm,
+# Debian's Chromium (cached under ~/.cache/loopx-vscode-host; a few minutes the first time).
+node scripts/vscode-host/install.mjs >/dev/null

@@ -18,6 +18,8 @@ export interface Io {
   cwd: string;
   /** Whether standard input is a terminal: a person may be there. */
   interactive: boolean;
+  /** Reads all of standard input (hook events arrive there). */
+  readStdin?: () => Promise<string>;
 }
 
 /** Documented exit codes (README, "Exit codes"). */

@@ -7,6 +7,16 @@ const io = {
   env: process.env,
   cwd: process.cwd(),
   interactive: !!process.stdin.isTTY,
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of process.stdin) {
+      size += (c as Buffer).length;
+      if (size > 4 * 1024 * 1024) throw new Error('standard input is larger than 4 MB');
+      chunks.push(c as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  },
 };
 
 run(process.argv.slice(2), io).then(

@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import {
   invoke, shouldRun, execUnderContract, verifyCommand, checkJudgment, goalStatus, statusAll, summaryAll, repair,
   listCapabilities, Store, LoopxError, refused, usageError, quote, checkId, checkContract,
+  HOOK_EVENTS, HookPayload, preToolUse, sessionStart, stop,
 } from '../core/index';
 import type { Actor, InvokeResult } from '../core/index';
 import { CliContext, EXIT, exitCodeFor } from './context';
@@ -410,6 +411,49 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'loopx status-server --port 8080',
   );
 
+  // --- agents ---------------------------------------------------------------------------------
+  example(
+    program.command('mcp').description('run the LoopX MCP server over stdio (agent tools and status resources; nothing human-only)')
+      .option('--agent <name>', 'the agent name recorded on its events (default: the MCP client’s name)')
+      .action(act(async (ctx, o: { agent?: string }) => {
+        const { serveMcp } = await import('../server/mcp');
+        await serveMcp(ctx.store(), { version: VERSION, agent: o.agent ?? io.env.LOOPX_AGENT });
+      })),
+    'claude mcp add loopx -- loopx mcp',
+  );
+  example(
+    program.command('hook').description('answer an agent host’s hook event (JSON on stdin): pre-tool-use, session-start, stop')
+      .argument('<event>', 'pre-tool-use | session-start | stop')
+      .option('--agent <name>', 'the agent name (default: LOOPX_AGENT or "agent")').option('--goal-id <id>', 'the goal (default: LOOPX_GOAL, or the only active goal)')
+      .action(act(async (ctx, event: string, o: { agent?: string; goalId?: string }) => {
+        const normalized = event.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase().replace(/_/g, '-');
+        if (!(HOOK_EVENTS as readonly string[]).includes(normalized)) throw usageError(`unknown hook event ${quote(event)}: use ${HOOK_EVENTS.join(', ')}`);
+        const raw = await (io.readStdin?.() ?? Promise.resolve(''));
+        let payload: HookPayload;
+        try {
+          payload = HookPayload.parse(raw.trim() ? JSON.parse(raw) : {});
+        } catch (e) {
+          // A guard that cannot read its input must not wave the tool through.
+          const reason = `LoopX: the hook input is not valid JSON (${(e as Error).message.slice(0, 200)}); refusing`;
+          if (normalized === 'pre-tool-use') {
+            io.stdout(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }) + '\n');
+            io.stderr(reason + '\n');
+            return 2;
+          }
+          throw usageError(reason);
+        }
+        const store = ctx.store();
+        const agent = o.agent ?? io.env.LOOPX_AGENT ?? 'agent';
+        const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
+        const goalId = o.goalId ?? (io.env.LOOPX_GOAL || undefined);
+        const answer = normalized === 'pre-tool-use' ? preToolUse(store, payload) : normalized === 'session-start' ? sessionStart(store, { goalId, agent }, actor) : stop(store, { goalId, agent, sessionId: payload.session_id }, actor);
+        io.stdout(JSON.stringify(answer.output) + '\n');
+        if (answer.reason) io.stderr(answer.reason + '\n');
+        return answer.exitCode;
+      })),
+    'echo \'{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}\' | loopx hook pre-tool-use',
+  );
+
   // --- reading --------------------------------------------------------------------------------
   example(
     program.command('status').description('every goal, or one goal in full').option('--goal-id <id>', 'one goal').action(act((ctx, o: { goalId?: string }) => {
@@ -427,8 +471,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     "loopx status --goal-id G --json | jq -r .status",
   );
   example(
-    program.command('summary_all').alias('summary-all').description('end the open run, summarise its evidence, and show the goal’s progress').requiredOption('--goal-id <id>', 'the goal').action(act((ctx, o: { goalId: string }) => {
-      const doc = summaryAll(ctx.store(), o.goalId, ctx.actor());
+    program.command('summary_all').alias('summary-all').description('end the open run, summarise its evidence, and show the goal’s progress').requiredOption('--goal-id <id>', 'the goal').option('--agent <name>', 'end only this agent’s run (default: LOOPX_AGENT, else every open run)').action(act((ctx, o: { goalId: string; agent?: string }) => {
+      const doc = summaryAll(ctx.store(), o.goalId, ctx.actor(), { agent: o.agent ?? (io.env.LOOPX_AGENT || undefined) });
       ctx.print(doc, () => summaryText(doc));
     })),
     'loopx summary_all --goal-id G',

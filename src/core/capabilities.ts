@@ -126,6 +126,21 @@ export function policyGateFor(policy: Policy, command: string) {
   return policy.gatedActions?.find((r) => matchesGlob(r.pattern, command));
 }
 
+/**
+ * The gates a todo needs: its own, any gate requested to guard it, and the one the policy
+ * requires for its action.
+ */
+export function gatesFor(todo: Todo, policy: Policy, gates: readonly Gate[] = []): { id: string; pattern?: string }[] {
+  const out: { id: string; pattern?: string }[] = [];
+  if (todo.gate) out.push({ id: todo.gate });
+  for (const g of gates) if (g.guards.includes(todo.id) && !out.some((x) => x.id === g.id)) out.push({ id: g.id });
+  if (todo.action) {
+    const rule = policyGateFor(policy, todo.action);
+    if (rule && !out.some((x) => x.id === rule.gate)) out.push({ id: rule.gate, pattern: rule.pattern });
+  }
+  return out;
+}
+
 /** Checks an approval's signature (see approvals.ts). */
 export type SignatureCheck = (gate: Gate) => boolean;
 
@@ -137,6 +152,15 @@ export function gateApproved(gate: Gate | undefined, policy: Policy, checkSignat
   if (!gate || gate.status !== 'approved') return false;
   if (!policy.requireSignedApprovals) return true;
   return gate.signature !== undefined && !!checkSignature?.(gate);
+}
+
+/** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
+function reviewGateFor(ctx: CapabilityContext, todoId: string, action: string | undefined): string | undefined {
+  if (!action || ctx.actor.kind !== 'agent') return undefined;
+  const mode = ctx.policy.reviewAgentActions ?? 'tools';
+  const fromTool = ctx.actor.channel === 'lm-tool' || ctx.actor.channel === 'mcp' || ctx.actor.channel === 'hook';
+  if (mode === 'none' || (mode === 'tools' && !fromTool)) return undefined;
+  return `review-${todoId}`.slice(0, 64);
 }
 
 // -------------------------------------------------------------------------------------------
@@ -221,6 +245,7 @@ define({
     if (s.todos.some((t) => t.id === todoId)) throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId });
     for (const d of i.dependsOn) findTodo(s, d);
     let gate = i.gate;
+    let policyGate: string | undefined;
     if (i.action) {
       const denied = deniedBy(ctx.policy, i.action);
       if (denied) {
@@ -229,22 +254,29 @@ define({
           { pattern: denied.pattern },
         );
       }
-      gate ??= policyGateFor(ctx.policy, i.action)?.gate;
+      policyGate = policyGateFor(ctx.policy, i.action)?.gate;
+      gate ??= policyGate;
     }
     const events = [
       draft('todo.added', {
         todo: { id: todoId, title: i.title, owner: i.owner, priority: i.priority, action: i.action, gate, dependsOn: i.dependsOn },
       }),
     ];
-    if (gate) {
-      const existing = s.gates.find((g) => g.id === gate);
+    const review = reviewGateFor(ctx, todoId, i.action);
+    if (review) {
+      events.push(draft('gate.requested', { gate: { id: review, title: `Review the command ${todoId} proposes`, reason: `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed the command: ${i.action}`.slice(0, 2000), guards: [todoId] } }));
+    }
+    // The todo's own gate and, when it names another one, the gate the policy puts on its action:
+    // completion needs both (gatesFor), so both are asked for now, while other work goes on.
+    for (const need of new Set([gate, policyGate].filter((x): x is string => x !== undefined))) {
+      const existing = s.gates.find((g) => g.id === need);
       if (existing?.status === 'rejected') {
-        throw refused(`gate ${gate} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`, { gate });
+        throw refused(`gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`, { gate: need });
       }
       if (!existing || existing.status !== 'approved') {
         events.push(
           draft('gate.requested', {
-            gate: { id: gate, title: existing?.title ?? `Approve ${gate}`, reason: `needed by todo ${todoId}: ${i.title}`.slice(0, 2000), guards: [todoId] },
+            gate: { id: need, title: existing?.title ?? `Approve ${need}`, reason: `needed by todo ${todoId}: ${i.title}`.slice(0, 2000), guards: [todoId] },
           }),
         );
       }
@@ -316,8 +348,10 @@ define({
     if (t.owner === 'user' && ctx.actor.kind !== 'user') {
       throw refused(`todo ${t.id} belongs to a person (owner user): an agent cannot complete it`, { todoId: t.id });
     }
-    if (t.gate && !gateApproved(s.gates.find((g) => g.id === t.gate), ctx.policy, ctx.checkSignature)) {
-      throw refused(`todo ${t.id} needs gate ${t.gate} approved first`, { todoId: t.id, gate: t.gate });
+    for (const need of gatesFor(t, ctx.policy, s.gates)) {
+      if (!gateApproved(s.gates.find((g) => g.id === need.id), ctx.policy, ctx.checkSignature)) {
+        throw refused(`todo ${t.id} needs gate ${need.id} approved first`, { todoId: t.id, gate: need.id });
+      }
     }
     for (const e of i.evidence) if (!s.evidence.some((x) => x.id === e)) throw notFound(`goal ${s.id} has no evidence ${quote(e)}`);
     if (i.runId) openRun(s, i.runId);
@@ -395,10 +429,13 @@ define({
   actors: Humans,
   humanOnly: true,
   input: z.object({ goalId, gateId: Id, note: Text(2000).optional() }),
-  plan: (s, i) => {
+  plan: (s, i, ctx) => {
     const g = findGate(s, i.gateId);
     if (g.status !== 'pending') throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, { gateId: g.id });
-    const cancelled = s.todos.filter((t) => t.gate === g.id && (t.status === 'open' || t.status === 'claimed')).map((t) => t.id);
+    // Everything that needed the gate: its own todos, what it was requested for, and todos whose
+    // action the policy gates behind it.
+    const needs = (t: Todo) => t.gate === g.id || g.guards.includes(t.id) || (!!t.action && policyGateFor(ctx.policy, t.action)?.gate === g.id);
+    const cancelled = s.todos.filter((t) => needs(t) && (t.status === 'open' || t.status === 'claimed')).map((t) => t.id);
     return [draft('gate.rejected', { gateId: g.id, note: i.note, cancelled })];
   },
 });
@@ -535,7 +572,7 @@ define({
       if (i.quota.cooldownSeconds < old.cooldownSeconds) loosened.push('cooldownSeconds');
       if (JSON.stringify(i.quota.window) !== JSON.stringify(old.window)) loosened.push('window');
       if (loosened.length) {
-        throw refused(`an ${ctx.actor.kind} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`, { loosened });
+        throw refused(`${ctx.actor.kind === 'agent' ? 'an agent' : 'the system'} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`, { loosened });
       }
     }
     return [draft('quota.set', { quota: i.quota })];

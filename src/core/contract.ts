@@ -8,7 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { timingSafeEqual } from 'node:crypto';
-import { define, deniedBy, policyGateFor, gateApproved, invoke, signPayload } from './capabilities';
+import { define, deniedBy, gatesFor, gateApproved, invoke, signPayload } from './capabilities';
+
+export { gatesFor };
 import type { SignatureCheck } from './capabilities';
 import { signatureChecker } from './approvals';
 import { draft } from './events';
@@ -75,16 +77,6 @@ export function sortTodos(todos: Todo[]): Todo[] {
     .map(([t]) => t);
 }
 
-/** The gates a todo needs: its own, and the one the policy requires for its action. */
-export function gatesFor(todo: Todo, policy: Policy): { id: string; pattern?: string }[] {
-  const out: { id: string; pattern?: string }[] = [];
-  if (todo.gate) out.push({ id: todo.gate });
-  if (todo.action) {
-    const rule = policyGateFor(policy, todo.action);
-    if (rule && rule.gate !== todo.gate) out.push({ id: rule.gate, pattern: rule.pattern });
-  }
-  return out;
-}
 
 /** Whether a todo's contract work is still to do for this agent. */
 function stillOpenFor(todo: Todo | undefined, agent: string): boolean {
@@ -118,7 +110,7 @@ function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<
       blockedBy.push(`${t.id}'s action is denied by the workspace policy`);
       continue;
     }
-    const missing = gatesFor(t, policy).filter((g) => !gateApproved(goal.gates.find((x) => x.id === g.id), policy, checkSignature));
+    const missing = gatesFor(t, policy, goal.gates).filter((g) => !gateApproved(goal.gates.find((x) => x.id === g.id), policy, checkSignature));
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
@@ -286,7 +278,7 @@ define({
     );
     // A gate the policy requires but nobody requested yet: ask the person now.
     for (const g of d.gates.filter((x) => x.status === 'missing')) {
-      const guards = s.todos.filter((t) => gatesFor(t, ctx.policy).some((x) => x.id === g.id)).map((t) => t.id);
+      const guards = s.todos.filter((t) => gatesFor(t, ctx.policy, s.gates).some((x) => x.id === g.id)).map((t) => t.id);
       events.push(draft('gate.requested', { gate: { id: g.id, title: g.title, reason: g.reason, guards } }));
     }
     if (d.decision === 'run' && !d.reuse) {

@@ -34,5 +34,6 @@ export function quote(value: unknown, max = 60): string {
   let s = typeof value === 'string' ? value : String(value);
   const long = s.length > max;
   if (long) s = s.slice(0, max);
-  return JSON.stringify(s) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '');
+  // JSON.stringify escapes C0 controls; C1 controls and line separators can still steer a terminal.
+  return JSON.stringify(s).replace(/[\u0080-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '');
 }

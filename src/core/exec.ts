@@ -117,7 +117,7 @@ export function verifyCommand(
   const policy = store.policy();
   const denied = deniedBy(policy, command);
   if (denied) throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, { pattern: denied.pattern });
-  for (const g of gatesFor(todo, policy)) {
+  for (const g of gatesFor(todo, policy, goal.gates)) {
     if (!gateApproved(goal.gates.find((x) => x.id === g.id), policy, signatureChecker(store, goal.id))) {
       throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
     }

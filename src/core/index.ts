@@ -14,3 +14,5 @@ export * from './exec';
 export * from './status';
 export * from './repair';
 export * from './approvals';
+export * from './agent-tools';
+export * from './hooks';

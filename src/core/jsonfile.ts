@@ -30,7 +30,9 @@ export function parseJsonText<S extends z.ZodType>(text: string, schema: S, file
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw corrupt(`${file}${jsonErrorLine(text, e)}: not valid JSON: ${(e as Error).message}`, { file });
+    // A caller that already names the line (one line of a multi-line file) keeps its label.
+    const line = /\(line \d+\)$/.test(file) ? '' : jsonErrorLine(text, e);
+    throw corrupt(`${file}${line}: not valid JSON: ${(e as Error).message}`, { file });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw corrupt(`${file}: ${describeIssues(parsed.error)}`, { file });

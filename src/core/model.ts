@@ -249,6 +249,12 @@ export const Policy = z.strictObject({
   claimTimeoutMinutes: z.number().positive().optional(),
   /** A pending gate older than this expires (self-repair). Unset: gates never expire. */
   gateExpiryHours: z.number().positive().optional(),
+  /**
+   * Whether a command an agent proposes for itself (a todo action added by an agent) waits for a
+   * person's review gate before any contract lists it: `tools` (default) for language-model and
+   * MCP tools, `all` also for agents using the CLI without a terminal, `none` never.
+   */
+  reviewAgentActions: z.enum(['tools', 'all', 'none']).optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 export const DEFAULT_POLICY: Policy = { v: 1, defaultQuota: DEFAULT_QUOTA, contractTtlMinutes: 30 };

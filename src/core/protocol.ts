@@ -57,13 +57,18 @@ export const ATTENTION_ORDER: readonly AttentionItem['kind'][] = ['gate', 'user-
  * Merges per-folder overviews into one status message (pure: the extension and the tests build
  * the message the same way). `attention` per folder, when given, replaces the index-level one.
  */
-export function statusMessage(parts: readonly { path: string; name: string; doc: StatusDoc; attention?: AttentionItem[] }[], generatedAt = new Date().toISOString()): StatusMessage {
+export function statusMessage(
+  parts: readonly { path: string; name: string; doc: StatusDoc; attention?: AttentionItem[] }[],
+  generatedAt = new Date().toISOString(),
+): StatusMessage {
   const counts: Record<string, number> = {};
   for (const p of parts) for (const [k, v] of Object.entries(p.doc.counts)) counts[k] = (counts[k] ?? 0) + v;
   const detailed = parts.every((p) => p.attention);
   const rank = (k: AttentionItem['kind']) => ATTENTION_ORDER.indexOf(k);
   const attention: AttentionEntry[] = parts
-    .flatMap((p) => (p.attention ?? p.doc.attention).map((a) => (parts.length > 1 ? { ...a, folder: p.path } : a)))
+    .flatMap((p) =>
+      (p.attention ?? p.doc.attention).map((a) => (parts.length > 1 ? { ...a, folder: p.path } : a)),
+    )
     .map((a, i) => ({ a, i }))
     .sort((x, y) => rank(x.a.kind) - rank(y.a.kind) || x.i - y.i)
     .map((x) => x.a);
@@ -80,7 +85,9 @@ export function statusMessage(parts: readonly { path: string; name: string; doc:
     type: 'status',
     doc,
     ...(detailed ? { attention } : {}),
-    ...(parts.length > 1 ? { folders: parts.map((p) => ({ path: p.path, name: p.name, goals: p.doc.goals.length })) } : {}),
+    ...(parts.length > 1
+      ? { folders: parts.map((p) => ({ path: p.path, name: p.name, goals: p.doc.goals.length })) }
+      : {}),
   };
 }
 
@@ -98,13 +105,19 @@ export function dashboardCsp(cspSource: string, nonce: string): string {
   ].join('; ');
 }
 
-const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const attr = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * The dashboard page. No workspace data is ever in it: the data arrives by message and is
  * rendered as text. The browser test serves exactly this page.
  */
-export function dashboardHtml(o: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
+export function dashboardHtml(o: {
+  cspSource: string;
+  nonce: string;
+  scriptUri: string;
+  styleUri: string;
+}): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

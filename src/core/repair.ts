@@ -100,18 +100,13 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
     add('corrupt-log', (e as Error).message, false);
     return;
   }
-  let snapOk = false;
-  try {
-    const snap = JSON.parse(fs.readFileSync(store.snapshotPath(goalId), 'utf8'));
-    // Canonical (sorted keys): a snapshot state that went through its zod schema has its keys in
-    // schema order, a replayed one in event order; only the values must agree.
-    snapOk = snap.revision === replayed.revision && canonicalJson(snap.state) === canonicalJson(replayed.state);
-  } catch {
-    snapOk = false;
-  }
+  // Canonical (sorted keys): a snapshot state that went through its zod schema has its keys in
+  // schema order, a replayed one in event order; only the values must agree.
+  const { snap, problem } = store.readSnapshot(goalId);
+  const snapOk = !!snap && snap.revision === replayed.revision && snap.logBytes === replayed.logBytes && canonicalJson(snap.state) === canonicalJson(replayed.state);
   if (!snapOk) {
     if (!dryRun) store.rebuildSnapshot(goalId);
-    add('snapshot-stale', 'goal.json did not match events.jsonl' + (dryRun ? '' : ': rebuilt from the log'), !dryRun);
+    add('snapshot-stale', `${problem ?? 'goal.json did not match events.jsonl'}` + (dryRun ? '' : ': rebuilt from the log'), !dryRun);
   }
   const goal: GoalState = replayed.state;
   const now = new Date(store.now());

@@ -117,7 +117,7 @@ export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse, che
   }
   // Approved but unsigned where signatures are required: still needs a person.
   if (policy.requireSignedApprovals) {
-    const needed = new Set(goal.todos.filter((t) => t.status === 'open').flatMap((t) => gatesFor(t, policy).map((g) => g.id)));
+    const needed = new Set(goal.todos.filter((t) => t.status === 'open').flatMap((t) => gatesFor(t, policy, goal.gates).map((g) => g.id)));
     for (const g of goal.gates.filter((x) => x.status === 'approved' && needed.has(x.id) && !gateApproved(x, policy, checkSignature))) {
       items.push({ kind: 'gate', goal_id: goal.id, id: g.id, title: g.title, detail: 'approved without a signature; the policy requires a signed approval' });
     }

@@ -10,7 +10,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { LoopxError} from './errors';
 import { conflict, corrupt, notFound, usageError } from './errors';
@@ -24,14 +24,25 @@ import type { EventDraft } from './events';
 
 export const LOOPX_DIR = '.loopx';
 
-const Snapshot = z.object({
-  v: z.literal(1),
+/**
+ * goal.json is two lines: a header (revision, log length, hash of the last log line, and an HMAC
+ * with the workspace's local key) and the state. The fast path trusts it only when the MAC
+ * verifies and it covers the log, so a hand-edited snapshot (say, a gate flipped to approved) is
+ * ignored and the state is replayed from the log instead.
+ */
+const SnapshotHeader = z.object({
+  v: z.literal(2),
   revision: z.number().int().nonnegative(),
   logBytes: z.number().int().nonnegative(),
   lastHash: z.string().nullable(),
-  state: GoalState,
+  mac: z.string().regex(/^[0-9a-f]{64}$/),
 });
-type Snapshot = z.infer<typeof Snapshot>;
+interface Snapshot {
+  revision: number;
+  logBytes: number;
+  lastHash: string | null;
+  state: GoalState;
+}
 
 export const IndexEntry = z.object({
   id: Id,
@@ -163,6 +174,7 @@ export class Store {
   private readonly clock: () => Date;
   private readonly lockTimeoutMs: number;
   private cachedWriter?: string;
+  private readonly secrets = new Map<string, Buffer>();
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     this.workspace = path.resolve(workspace);
@@ -262,6 +274,14 @@ export class Store {
 
   /** A secret in `local/` (created on first use, mode 0600), e.g. the contract signing key. */
   localSecret(name: string, bytes = 32): Buffer {
+    const cached = this.secrets.get(name);
+    if (cached) return cached;
+    const key = this.readOrCreateSecret(name, bytes);
+    this.secrets.set(name, key);
+    return key;
+  }
+
+  private readOrCreateSecret(name: string, bytes: number): Buffer {
     const file = path.join(this.localDir, checkId(name, 'secret name'));
     // A damaged key must not quietly become a short (or empty) one: anyone could sign with that.
     const read = () => {
@@ -320,8 +340,19 @@ export class Store {
     return notFound(`no goal ${JSON.stringify(goalId)} in ${this.root}`, { goalId });
   }
 
+  private snapshotMac(revision: number, logBytes: number, lastHash: string | null, stateText: string): string {
+    return createHmac('sha256', this.localSecret('snapshot-key')).update(`${revision}\n${logBytes}\n${lastHash}\n${stateText}`).digest('hex');
+  }
+
+  private writeSnapshot(goalId: string, snap: Snapshot): void {
+    const stateText = JSON.stringify(snap.state);
+    const mac = this.snapshotMac(snap.revision, snap.logBytes, snap.lastHash, stateText);
+    const header = JSON.stringify({ v: 2, revision: snap.revision, logBytes: snap.logBytes, lastHash: snap.lastHash, mac });
+    writeFileAtomic(this.snapshotPath(goalId), `${header}\n${stateText}\n`);
+  }
+
   /** The snapshot, or why it cannot be used. Derived: a missing or broken one is rebuilt from the log. */
-  private readSnapshot(goalId: string): { snap?: Snapshot; problem?: string } {
+  readSnapshot(goalId: string): { snap?: Snapshot; problem?: string } {
     const file = this.snapshotPath(goalId);
     let text: string;
     try {
@@ -331,9 +362,34 @@ export class Store {
       return { problem: `${file}: ${(e as Error).message}` };
     }
     try {
-      return { snap: parseJsonText(text, Snapshot, file) };
+      const nl = text.indexOf('\n');
+      const header = parseJsonText(nl === -1 ? text : text.slice(0, nl), SnapshotHeader, `${file} (line 1)`);
+      const stateText = text.slice(nl + 1).replace(/\n$/, '');
+      const mac = Buffer.from(this.snapshotMac(header.revision, header.logBytes, header.lastHash, stateText), 'hex');
+      if (!timingSafeEqual(mac, Buffer.from(header.mac, 'hex'))) {
+        return { problem: `${file}: its MAC does not verify (edited by hand, or written with another clone's key)` };
+      }
+      const state = parseJsonText(stateText, GoalState, `${file} (line 2)`);
+      return { snap: { revision: header.revision, logBytes: header.logBytes, lastHash: header.lastHash, state } };
     } catch (e) {
       return { problem: (e as Error).message }; // names the file, the line (JSON syntax) or the field
+    }
+  }
+
+  /** Whether the log's last complete line (ending at `end`) hashes to `lastHash`: a cheap guard against same-length edits. */
+  private lastLineMatches(file: string, end: number, lastHash: string | null): boolean {
+    if (end === 0) return lastHash === null;
+    const fd = fs.openSync(file, 'r');
+    try {
+      const len = Math.min(end, 256 * 1024);
+      const buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, end - len);
+      if (buf[len - 1] !== 10) return false;
+      const start = buf.lastIndexOf(10, len - 2) + 1;
+      if (start === 0 && len < end) return false;
+      return sha256(buf.subarray(start, len - 1)) === lastHash;
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
@@ -352,10 +408,10 @@ export class Store {
       throw e;
     }
     const { snap, problem } = this.readSnapshot(goalId);
-    if (snap && snap.logBytes === size && snap.state.id === goalId) {
+    if (snap && snap.logBytes === size && snap.state.id === goalId && this.lastLineMatches(file, size, snap.lastHash)) {
       return { state: snap.state, revision: snap.revision, lastHash: snap.lastHash, logBytes: size, warnings: [] };
     }
-    if (snap && snap.logBytes < size && snap.state.id === goalId) {
+    if (snap && snap.logBytes < size && snap.state.id === goalId && this.lastLineMatches(file, snap.logBytes, snap.lastHash)) {
       const fd = fs.openSync(file, 'r');
       try {
         const tail = Buffer.alloc(size - snap.logBytes);
@@ -533,8 +589,7 @@ export class Store {
       }
       // Acknowledged. From here on, everything is derived and rebuilt if lost.
       const logBytes = (cur?.logBytes ?? 0) + chunk.length;
-      const snapshot: Snapshot = { v: 1, revision: seq, logBytes, lastHash: prev, state: state! };
-      writeFileAtomic(this.snapshotPath(goalId), JSON.stringify(snapshot));
+      this.writeSnapshot(goalId, { revision: seq, logBytes, lastHash: prev, state: state! });
       const entry = indexEntryOf(state!);
       if (JSON.stringify(entry) !== indexBefore) this.updateIndexEntry(entry);
       return { events, state: state!, revision: seq };
@@ -589,10 +644,7 @@ export class Store {
   /** Rewrites the snapshot from a full replay (self-repair). */
   rebuildSnapshot(goalId: string): LoadedGoal {
     const loaded = this.replayGoal(goalId);
-    writeFileAtomic(
-      this.snapshotPath(goalId),
-      JSON.stringify({ v: 1, revision: loaded.revision, logBytes: loaded.logBytes, lastHash: loaded.lastHash, state: loaded.state }),
-    );
+    this.writeSnapshot(goalId, loaded);
     return loaded;
   }
 

@@ -13,6 +13,7 @@ import type { GoalRef, LoopxWorkspaces } from './workspaces';
 import type { Node } from './tree';
 import type { Approver } from './approver';
 import type { EventLogProvider } from './eventLog';
+import { planHooks, applyHooks } from './hooksInstaller';
 
 /** What a command may be given: a tree node, or plain arguments (notifications, tests, links). */
 export interface CommandArgs {
@@ -99,6 +100,7 @@ export class LoopxCommands {
       'loopx.completeTodo': (a) => this.completeTodo(a),
       'loopx.openEvidence': (a) => this.openEvidence(a),
       'loopx.refresh': async () => this.deps.workspaces.refreshNow(),
+      'loopx.installAgentHooks': (a) => this.installAgentHooks(a),
       'loopx.openDashboard': () => this.deps.openDashboard(),
       'loopx.startStatusServer': () => this.guardTrust().then(() => this.deps.startStatusServer()),
       'loopx.stopStatusServer': () => this.deps.stopStatusServer(),
@@ -368,6 +370,35 @@ export class LoopxCommands {
     const summary = await this.input({ given: args.summary, prompt: 'What shows it is done? (recorded as evidence)', validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined) });
     invoke(ref.store, 'todo.complete', { goalId: ref.goalId, todoId, summary: summary.trim() || undefined }, person());
     return true;
+  }
+
+  /** Shows what it will write, then writes it on the person's say-so (`confirm: true` from tests). */
+  async installAgentHooks(a: Arg): Promise<string[]> {
+    await this.guardTrust();
+    const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs & { confirm?: boolean };
+    const folder = await this.pickFolder(args);
+    const plan = planHooks(folder.uri.fsPath);
+    const changes = plan.files.filter((f) => f.before !== f.after);
+    if (changes.length === 0) {
+      void vscode.window.showInformationMessage('LoopX agent hooks are already installed.');
+      return [];
+    }
+    if (!args.confirm) {
+      const preview = changes
+        .map((f) => `── ${path.relative(folder.uri.fsPath, f.path)} (${f.before === undefined ? 'new file' : 'merged into the existing file'}) ──\n${f.after}`)
+        .join('\n');
+      const doc = await vscode.workspace.openTextDocument({ language: 'jsonc', content: preview });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      const ok = await vscode.window.showInformationMessage(
+        `Write ${changes.length} file${changes.length > 1 ? 's' : ''} so VS Code agent hooks and Claude Code call \`loopx hook\` (shown in the editor)?`,
+        { modal: true, detail: changes.map((f) => path.relative(folder.uri.fsPath, f.path)).join('\n') },
+        'Install',
+      );
+      if (ok !== 'Install') throw new Cancelled();
+    }
+    const written = applyHooks({ files: changes });
+    this.deps.log.info(`installed agent hooks: ${written.join(', ')}`);
+    return written;
   }
 
   async openEvidence(a: Arg): Promise<vscode.Uri | undefined> {

@@ -31,9 +31,10 @@ interface Selected {
   folder?: string;
 }
 
-/** Attention of one goal, kept until its log, the policy or the minute changes. */
+/** Attention of one goal, kept until its files or the policy change (or, for a rolling quota window, the minute). */
 interface CachedAttention {
   stamp: string;
+  minute?: number;
   items: AttentionItem[];
 }
 
@@ -78,18 +79,26 @@ export class Dashboard extends Disposable {
       this._panel.reveal();
       return this._panel;
     }
-    const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, 'LoopX Dashboard', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      enableFindWidget: true,
-      localResourceRoots: this.resourceRoots(),
-    });
+    const panel = vscode.window.createWebviewPanel(
+      DASHBOARD_VIEW_TYPE,
+      'LoopX Dashboard',
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        retainContextWhenHidden: false,
+        enableFindWidget: true,
+        localResourceRoots: this.resourceRoots(),
+      },
+    );
     this.attach(panel);
     return panel;
   }
 
   private resourceRoots(): vscode.Uri[] {
-    return [vscode.Uri.joinPath(this.deps.extensionUri, 'dist'), vscode.Uri.joinPath(this.deps.extensionUri, 'media')];
+    return [
+      vscode.Uri.joinPath(this.deps.extensionUri, 'dist'),
+      vscode.Uri.joinPath(this.deps.extensionUri, 'media'),
+    ];
   }
 
   private attach(panel: vscode.WebviewPanel): void {
@@ -118,7 +127,8 @@ export class Dashboard extends Disposable {
   /** (Re)writes the page with a fresh nonce. */
   private render(panel: vscode.WebviewPanel): void {
     const webview = panel.webview;
-    const asUri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, ...p)).toString();
+    const asUri = (...p: string[]) =>
+      webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, ...p)).toString();
     panel.webview.html = dashboardHtml({
       cspSource: webview.cspSource,
       nonce: randomBytes(18).toString('base64url'),
@@ -133,7 +143,11 @@ export class Dashboard extends Disposable {
   private post(msg: HostMessage): void {
     if (!this._panel || !this.ready) return;
     this.lastPosted = msg;
-    void this._panel.webview.postMessage(msg).then(undefined, (e: unknown) => this.deps.log.warn(`dashboard: could not post ${msg.type}: ${String(e)}`));
+    void this._panel.webview
+      .postMessage(msg)
+      .then(undefined, (e: unknown) =>
+        this.deps.log.warn(`dashboard: could not post ${msg.type}: ${String(e)}`),
+      );
   }
 
   /** Posts the overview and, if a goal is selected, its details. Called on every change. */
@@ -148,10 +162,17 @@ export class Dashboard extends Disposable {
     try {
       const parts = this.deps.workspaces.folders().map((f) => {
         const doc = statusAll(f.store);
-        return { path: f.folder.uri.fsPath, name: f.folder.name, doc, attention: this.attention(f, doc.goals) };
+        return {
+          path: f.folder.uri.fsPath,
+          name: f.folder.name,
+          doc,
+          attention: this.attention(f, doc.goals),
+        };
       });
       this.post(statusMessage(parts));
-      this.deps.log.trace(`dashboard: status of ${parts.reduce((n, p) => n + p.doc.goals.length, 0)} goals in ${(performance.now() - started).toFixed(1)} ms`);
+      this.deps.log.trace(
+        `dashboard: status of ${parts.reduce((n, p) => n + p.doc.goals.length, 0)} goals in ${(performance.now() - started).toFixed(1)} ms`,
+      );
     } catch (e) {
       this.fail('could not read the status', e);
     }
@@ -159,8 +180,9 @@ export class Dashboard extends Disposable {
 
   /**
    * The attention queue with actionable ids (gate ids, todo ids, budgets), read from each open
-   * goal. A goal is re-read only when its log, the policy or the minute (rolling quota windows)
-   * changed, so a change costs one stat per goal plus the goals that changed.
+   * goal. A goal is re-read only when its files or the policy changed (or the minute, when its
+   * quota window rolls), so a change costs a few stats per goal plus a read of the goals that
+   * changed.
    */
   private attention(f: LoopxFolder, goals: { id: string; status: string }[]): AttentionItem[] {
     const out: AttentionItem[] = [];
@@ -172,13 +194,19 @@ export class Dashboard extends Disposable {
       if (g.status === 'closed' || g.status === 'cancelled') continue;
       const key = `${f.folder.uri.fsPath}\0${g.id}`;
       seen.add(key);
-      const stamp = `${statStamp(f.store.eventsPath(g.id))}|${statStamp(f.store.snapshotPath(g.id))}|${policyStamp}|${minute}`;
+      const stamp = `${statStamp(f.store.eventsPath(g.id))}|${statStamp(f.store.snapshotPath(g.id))}|${policyStamp}`;
       let cached = this.attentionCache.get(key);
-      if (!cached || cached.stamp !== stamp) {
+      if (!cached || cached.stamp !== stamp || (cached.minute !== undefined && cached.minute !== minute)) {
         try {
           policy ??= f.store.policy();
           const { state } = f.store.load(g.id);
-          cached = { stamp, items: attentionFor(state, policy, quotaUse(state, new Date(f.store.now())), signatureChecker(f.store, g.id)) };
+          const items = attentionFor(
+            state,
+            policy,
+            quotaUse(state, new Date(f.store.now())),
+            signatureChecker(f.store, g.id),
+          );
+          cached = { stamp, items, ...(state.quota.window.kind === 'rolling' ? { minute } : {}) };
         } catch {
           cached = { stamp, items: [] }; // a broken goal is reported in the overview's errors
         }
@@ -187,7 +215,8 @@ export class Dashboard extends Disposable {
       out.push(...cached.items);
     }
     const prefix = `${f.folder.uri.fsPath}\0`;
-    for (const key of [...this.attentionCache.keys()]) if (key.startsWith(prefix) && !seen.has(key)) this.attentionCache.delete(key);
+    for (const key of [...this.attentionCache.keys()])
+      if (key.startsWith(prefix) && !seen.has(key)) this.attentionCache.delete(key);
     return out;
   }
 
@@ -219,7 +248,9 @@ export class Dashboard extends Disposable {
     const msg = parseWebviewMessage(raw);
     if (!msg) {
       this.received.dropped++;
-      this.deps.log.warn(`dashboard: dropped a message that is not an accepted navigation intent: ${describe(raw)}`);
+      this.deps.log.warn(
+        `dashboard: dropped a message that is not an accepted navigation intent: ${describe(raw)}`,
+      );
       return;
     }
     this.received.accepted++;
@@ -238,7 +269,9 @@ export class Dashboard extends Disposable {
     }
     const ref = this.deps.workspaces.find(msg.goalId, msg.folder);
     if (!ref) {
-      this.deps.log.warn(`dashboard: ${msg.type}: no goal ${msg.goalId}${msg.folder ? ` in ${msg.folder}` : ''}`);
+      this.deps.log.warn(
+        `dashboard: ${msg.type}: no goal ${msg.goalId}${msg.folder ? ` in ${msg.folder}` : ''}`,
+      );
       this.post({ type: 'error', message: `Goal ${msg.goalId} is not in this workspace.` });
       return;
     }
@@ -256,10 +289,18 @@ export class Dashboard extends Disposable {
         await this.openEvidence(ref, msg.evidenceId);
         return;
       case 'approve-gate':
-        await vscode.commands.executeCommand('loopx.approveGate', { goalId: ref.goalId, gateId: msg.gateId, folder });
+        await vscode.commands.executeCommand('loopx.approveGate', {
+          goalId: ref.goalId,
+          gateId: msg.gateId,
+          folder,
+        });
         return;
       case 'reject-gate':
-        await vscode.commands.executeCommand('loopx.rejectGate', { goalId: ref.goalId, gateId: msg.gateId, folder });
+        await vscode.commands.executeCommand('loopx.rejectGate', {
+          goalId: ref.goalId,
+          gateId: msg.gateId,
+          folder,
+        });
         return;
     }
   }
@@ -268,7 +309,10 @@ export class Dashboard extends Disposable {
   private async openEvidence(ref: GoalRef, evidenceId: string): Promise<void> {
     const ev = ref.store.load(ref.goalId).state.evidence.find((e) => e.id === evidenceId);
     if (!ev?.artifact) {
-      this.post({ type: 'error', message: `Evidence ${evidenceId} of goal ${ref.goalId} has no artifact file.` });
+      this.post({
+        type: 'error',
+        message: `Evidence ${evidenceId} of goal ${ref.goalId} has no artifact file.`,
+      });
       return;
     }
     const dir = path.join(ref.store.goalDir(ref.goalId), 'artifacts');
@@ -279,7 +323,9 @@ export class Dashboard extends Disposable {
     }
     await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
     // Evidence is a record: this editor may not change it.
-    await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession').then(undefined, () => undefined);
+    await vscode.commands
+      .executeCommand('workbench.action.files.setActiveEditorReadonlyInSession')
+      .then(undefined, () => undefined);
   }
 }
 

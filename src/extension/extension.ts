@@ -13,6 +13,11 @@ import { LoopxCommands, person } from './commands';
 import { EventLogProvider, EVENT_LOG_SCHEME } from './eventLog';
 import { Approver } from './approver';
 import { StatusServerControl } from './statusServerControl';
+import { registerLanguageModelTools } from './lm/tools';
+import { registerMcpProvider } from './lm/mcpProvider';
+import { configureTerminals } from './terminal';
+import { registerChatParticipant, chatHandler } from './chat';
+import { Dashboard } from './dashboard';
 
 export interface LoopxApi {
   /** How long `activate` took, in milliseconds (printed by the integration tests). */
@@ -23,6 +28,9 @@ export interface LoopxApi {
   notifier: GateNotifier;
   commands: LoopxCommands;
   statusServer: StatusServerControl;
+  dashboard: Dashboard;
+  /** The `@loopx` chat handler, for tests that drive it without a language model. */
+  chatHandler: vscode.ChatRequestHandler;
 }
 
 export function activate(context: vscode.ExtensionContext): LoopxApi | undefined {
@@ -38,17 +46,31 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     const eventLog = new EventLogProvider(workspaces);
     const approver = new Approver(context.secrets, () => person().id);
     const statusServer = new StatusServerControl(workspaces, log);
+    // Built now, not on first open: its serializer must exist when a reload restores the panel.
+    const dashboard = new Dashboard({ extensionUri: context.extensionUri, workspaces, log });
     const commands = new LoopxCommands({
       workspaces,
       approver,
       log,
       eventLog,
-      openDashboard: async () => vscode.window.showInformationMessage('LoopX: the dashboard is not built yet.'),
+      openDashboard: () => dashboard.open(),
       startStatusServer: () => statusServer.start(),
       stopStatusServer: () => statusServer.stop(),
     });
     commands.register(context);
-    context.subscriptions.push(workspaces, tree, view, statusBar, notifier, eventLog, statusServer);
+    // Agent surfaces: each is optional in hosts that lack the API, and says so in the log.
+    const optional = (what: string, fn: () => void) => {
+      try {
+        fn();
+      } catch (e) {
+        log.warn(`${what} is not available in this VS Code: ${(e as Error).message}`);
+      }
+    };
+    optional('language-model tools', () => context.subscriptions.push(...registerLanguageModelTools(workspaces, log)));
+    optional('the MCP server definition provider', () => context.subscriptions.push(registerMcpProvider(context, workspaces)));
+    optional('the @loopx chat participant', () => context.subscriptions.push(registerChatParticipant(context, workspaces)));
+    configureTerminals(context, workspaces);
+    context.subscriptions.push(workspaces, tree, view, statusBar, notifier, eventLog, statusServer, dashboard);
     context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog));
 
     const updateContext = () => {
@@ -76,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
 
     const activationMs = performance.now() - started;
     log.info(`activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-    return { activationMs, workspaces, tree, statusBar, notifier, commands, statusServer };
+    return { activationMs, workspaces, tree, statusBar, notifier, commands, statusServer, dashboard, chatHandler: chatHandler(workspaces) };
   } catch (e) {
     const msg = `LoopX could not start: ${(e as Error)?.message ?? e}`;
     log.error(msg);

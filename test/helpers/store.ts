@@ -5,7 +5,10 @@ import { Store } from '../../src/core/store';
 import type { Actor } from '../../src/core/model';
 
 export const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
-export const agent: Actor = { kind: 'agent', id: 'codex', channel: 'mcp' };
+/** A shell agent (Codex, a script) using the CLI without a terminal. */
+export const agent: Actor = { kind: 'agent', id: 'codex', channel: 'cli' };
+/** An agent calling through MCP or language-model tools: its proposed commands need a review gate. */
+export const toolAgent: Actor = { kind: 'agent', id: 'copilot', channel: 'mcp' };
 export const system: Actor = { kind: 'system', id: 'self-repair', channel: 'system' };
 
 const created: string[] = [];

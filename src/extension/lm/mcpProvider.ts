@@ -1,0 +1,34 @@
+/**
+ * Registers `loopx mcp` with VS Code's MCP support, one server per LoopX folder, so agent mode
+ * finds it with no setup. It runs on the editor's own runtime (Electron as Node on desktop).
+ */
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import type { LoopxWorkspaces } from '../workspaces';
+
+export const MCP_PROVIDER_ID = 'loopx.mcp';
+
+export function mcpDefinitions(extensionPath: string, workspaces: LoopxWorkspaces, version: string): vscode.McpStdioServerDefinition[] {
+  const folders = workspaces.folders();
+  return folders.map(
+    (f) =>
+      new vscode.McpStdioServerDefinition(
+        folders.length > 1 ? `LoopX (${f.folder.name})` : 'LoopX',
+        process.execPath,
+        [path.join(extensionPath, 'dist', 'cli.js'), '--workspace', f.store.workspace, 'mcp'],
+        { ELECTRON_RUN_AS_NODE: '1', LOOPX_AGENT: 'vscode-mcp' },
+        version,
+      ),
+  );
+}
+
+export function registerMcpProvider(context: vscode.ExtensionContext, workspaces: LoopxWorkspaces): vscode.Disposable {
+  const changed = new vscode.EventEmitter<void>();
+  const sub = workspaces.onDidChange(() => changed.fire());
+  const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
+  const provider = vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: () => mcpDefinitions(context.extensionPath, workspaces, version),
+  });
+  return vscode.Disposable.from(provider, sub, changed);
+}

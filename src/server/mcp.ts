@@ -1,0 +1,92 @@
+/**
+ * `loopx mcp`: an MCP server over stdio exposing the agent tools (the same ones VS Code's agent
+ * mode gets as language-model tools), the status document and each goal as resources. Nothing
+ * human-only is exposed. The official SDK handles the protocol; the JSON schemas come from our
+ * zod schemas, and inputs are validated by the tools themselves.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AGENT_TOOLS, callAgentTool, toolInputJsonSchema, goalStatus, statusAll, checkId, LoopxError } from '../core/index';
+import type { Actor, Store } from '../core/index';
+
+export const MCP_SERVER_NAME = 'loopx';
+const STATUS_URI = 'loopx://status';
+const GOAL_URI = /^loopx:\/\/goals\/([^/?#]+)$/;
+
+export function createMcpServer(store: Store, opts: { version: string; agent?: string }): Server {
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version: opts.version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        'LoopX governs this workspace. Start every turn with loopx_get_contract; run only the shell commands its ' +
+        'cli_channel.next_cli_actions list, exactly as given; report spend with loopx_report_spend; end the turn with ' +
+        'the finish_with command. Gates, rewards and quota are a person’s decisions.',
+    },
+  );
+  /** The agent on the other end: the client's own name when it gives one. */
+  const actor = (): Actor => {
+    const client = server.getClientVersion()?.name;
+    return { kind: 'agent', id: (opts.agent ?? client ?? 'mcp-client').slice(0, 128), channel: 'mcp' };
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: AGENT_TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: toolInputJsonSchema(t) as { type: 'object' },
+      annotations: { readOnlyHint: !t.writes, destructiveHint: false, openWorldHint: false },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    try {
+      const result = callAgentTool(store, req.params.name, req.params.arguments ?? {}, actor());
+      return { content: [{ type: 'text', text: result.text }], structuredContent: { result: result.data } };
+    } catch (e) {
+      const text = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
+      return { content: [{ type: 'text', text }], isError: true };
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [
+      { uri: STATUS_URI, name: 'status', title: 'LoopX status of every goal', mimeType: 'application/json' },
+      ...store.listGoals().goals.map((g) => ({ uri: `loopx://goals/${g.id}`, name: g.id, title: g.title, mimeType: 'application/json' })),
+    ],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [{ uriTemplate: 'loopx://goals/{goalId}', name: 'goal', title: 'One LoopX goal', mimeType: 'application/json' }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    let doc: unknown;
+    if (uri === STATUS_URI) doc = statusAll(store);
+    else {
+      const m = GOAL_URI.exec(uri);
+      if (!m) throw new Error(`unknown resource ${JSON.stringify(uri.slice(0, 200))}: use ${STATUS_URI} or loopx://goals/<goal-id>`);
+      doc = goalStatus(store, checkId(decodeURIComponent(m[1]!), 'goal id'));
+    }
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(doc) }] };
+  });
+  return server;
+}
+
+/** Serves until the client closes stdin. */
+export async function serveMcp(store: Store, opts: { version: string; agent?: string; transport?: Transport }): Promise<void> {
+  const server = createMcpServer(store, opts);
+  const transport = opts.transport ?? new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
+  await server.connect(transport);
+  if (!opts.transport) process.stdin.once('end', () => void server.close());
+  await closed;
+}
