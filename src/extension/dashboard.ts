@@ -244,7 +244,8 @@ export class Dashboard extends Disposable {
   // -------------------------------------------------------------------------------------------
   // Webview -> extension: `ready` and navigation intents only
 
-  private async onMessage(raw: unknown): Promise<void> {
+  /** The one entry for messages from the webview (public so a test drives the same path). */
+  async onMessage(raw: unknown): Promise<void> {
     const msg = parseWebviewMessage(raw);
     if (!msg) {
       this.received.dropped++;

@@ -1,11 +1,13 @@
 /** Entry of the integration suite, loaded by VS Code's extension host (`extensionTestsPath`). */
 import Mocha from 'mocha';
 import { registerExtensionTests } from './extension.test';
+import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   registerExtensionTests();
+  registerAgentAndDashboardTests();
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures ? reject(new Error(`${failures} integration test${failures > 1 ? 's' : ''} failed`)) : resolve()));
   });
