@@ -24,8 +24,27 @@ const mcpExternal = {
     build.onResolve({ filter: /[\\/]server[\\/]mcp$/ }, () => ({ path: './mcp.js', external: true }));
   },
 };
+// zod's classic API re-exports every locale (about 260 KB minified); we speak English only.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales-en', namespace: 'zod-locales' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
+common.plugins = [zodEnglishOnly];
+// `import('./mcp.js')` stays a require(): bin/loopx.js runs the CLI from V8's code cache through
+// vm.Script, where a real dynamic import has no loader.
+common.supported = { 'dynamic-import': false };
+
 const builds = [
-  { ...common, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', plugins: [mcpExternal] },
+  { ...common, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', plugins: [mcpExternal, zodEnglishOnly] },
   { ...common, entryPoints: ['src/server/mcp.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
 ];
 if (existsSync('src/extension/extension.ts')) {
@@ -37,7 +56,7 @@ if (existsSync('src/extension/extension.ts')) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    plugins: [mcpExternal],
+    plugins: [mcpExternal, zodEnglishOnly],
   });
 }
 if (existsSync('webview/main.ts')) {

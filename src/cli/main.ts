@@ -325,18 +325,26 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'loopx quota show --goal-id G',
   );
   example(
-    quota.command('set').description('set the budgets (agents may only tighten them)').requiredOption('--goal-id <id>', 'the goal')
+    quota.command('set').description('change the budgets, the cooldown or the window; what is not given stays as it is (agents may only tighten)').requiredOption('--goal-id <id>', 'the goal')
       .option('--turns <n>', 'turn budget', num('--turns')).option('--tokens <n>', 'token budget', num('--tokens')).option('--cost <usd>', 'cost budget in USD', num('--cost'))
-      .option('--wall-seconds <s>', 'wall-time budget', num('--wall-seconds')).option('--cooldown <s>', 'seconds between turns', num('--cooldown'), 0)
-      .option('--window-hours <h>', 'a rolling window instead of the goal’s life', num('--window-hours'))
-      .action(act((ctx, o: { goalId: string; turns?: number; tokens?: number; cost?: number; wallSeconds?: number; cooldown: number; windowHours?: number }) => {
-        const q = {
-          budgets: { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds },
-          window: o.windowHours ? { kind: 'rolling', hours: o.windowHours } : { kind: 'life' },
-          cooldownSeconds: o.cooldown,
-        };
+      .option('--wall-seconds <s>', 'wall-time budget', num('--wall-seconds')).option('--cooldown <s>', 'seconds between turns', num('--cooldown'))
+      .option('--window-hours <h>', 'count spend over a rolling window of h hours (0: over the goal’s life)', num('--window-hours'))
+      .action(act((ctx, o: { goalId: string; turns?: number; tokens?: number; cost?: number; wallSeconds?: number; cooldown?: number; windowHours?: number }) => {
+        const given = { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds };
+        if (Object.values(given).every((v) => v === undefined) && o.cooldown === undefined && o.windowHours === undefined) {
+          throw usageError('nothing to set: give --turns, --tokens, --cost, --wall-seconds, --cooldown or --window-hours');
+        }
         const store = ctx.store();
-        invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor());
+        // Flags change what they name and nothing else: a budget not mentioned is kept, not dropped.
+        const { state, revision } = store.load(o.goalId);
+        const budgets: Record<string, number | undefined> = { ...state.quota.budgets };
+        for (const [k, v] of Object.entries(given)) if (v !== undefined) budgets[k] = v;
+        const q = {
+          budgets,
+          window: o.windowHours === undefined ? state.quota.window : o.windowHours > 0 ? { kind: 'rolling', hours: o.windowHours } : { kind: 'life' },
+          cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
+        };
+        invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), { expectRevision: revision });
         const doc = goalStatus(store, o.goalId);
         ctx.print(doc.quota, () => `quota of ${o.goalId} set`);
       })),
@@ -428,25 +436,37 @@ export async function run(argv: string[], io: Io): Promise<number> {
       .action(act(async (ctx, event: string, o: { agent?: string; goalId?: string }) => {
         const normalized = event.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase().replace(/_/g, '-');
         if (!(HOOK_EVENTS as readonly string[]).includes(normalized)) throw usageError(`unknown hook event ${quote(event)}: use ${HOOK_EVENTS.join(', ')}`);
-        const raw = await (io.readStdin?.() ?? Promise.resolve(''));
+        // A guard that cannot read its input, or find the workspace, must not wave a tool through.
+        const refuse = (why: string) => {
+          const reason = `LoopX: ${why}; refusing`;
+          io.stdout(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }) + '\n');
+          io.stderr(reason + '\n');
+          return 2;
+        };
         let payload: HookPayload;
         try {
-          payload = HookPayload.parse(raw.trim() ? JSON.parse(raw) : {});
+          const raw = await (io.readStdin?.() ?? Promise.resolve(''));
+          if (!raw.trim()) throw new Error('standard input is empty');
+          const json: unknown = JSON.parse(raw);
+          const parsed = HookPayload.safeParse(json);
+          if (!parsed.success) throw new Error('the hook input is not a JSON object');
+          payload = parsed.data;
         } catch (e) {
-          // A guard that cannot read its input must not wave the tool through.
-          const reason = `LoopX: the hook input is not valid JSON (${(e as Error).message.slice(0, 200)}); refusing`;
-          if (normalized === 'pre-tool-use') {
-            io.stdout(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }) + '\n');
-            io.stderr(reason + '\n');
-            return 2;
-          }
-          throw usageError(reason);
+          if (normalized === 'pre-tool-use') return refuse(`cannot read the hook input (${(e as Error).message.slice(0, 200)})`);
+          throw usageError(`cannot read the hook input: ${(e as Error).message.slice(0, 200)}`);
         }
-        const store = ctx.store();
         const agent = o.agent ?? io.env.LOOPX_AGENT ?? 'agent';
         const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
         const goalId = o.goalId ?? (io.env.LOOPX_GOAL || undefined);
-        const answer = normalized === 'pre-tool-use' ? preToolUse(store, payload) : normalized === 'session-start' ? sessionStart(store, { goalId, agent }, actor) : stop(store, { goalId, agent, sessionId: payload.session_id }, actor);
+        const sessionId = payload.session_id ?? (typeof payload.sessionId === 'string' ? payload.sessionId : undefined);
+        let answer;
+        try {
+          const store = ctx.store();
+          answer = normalized === 'pre-tool-use' ? preToolUse(store, payload) : normalized === 'session-start' ? sessionStart(store, { goalId, agent }, actor) : stop(store, { goalId, agent, sessionId }, actor);
+        } catch (e) {
+          if (normalized === 'pre-tool-use') return refuse((e as Error).message);
+          throw e;
+        }
         io.stdout(JSON.stringify(answer.output) + '\n');
         if (answer.reason) io.stderr(answer.reason + '\n');
         return answer.exitCode;

@@ -440,14 +440,16 @@ export interface ShouldRunOptions {
 export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): ShouldRunOutput {
   const agent = opts.agent ?? actor.id;
   const policy = store.policy();
-  if (opts.preview) {
-    const { state } = store.load(opts.goalId);
-    const now = new Date(store.now());
-    return render(state, decide(state, policy, now, { agent, abilities: opts.abilities, checkSignature: signatureChecker(store, opts.goalId) }), { preview: true });
-  }
+  const checkSignature = signatureChecker(store, opts.goalId);
+  const { state } = store.load(opts.goalId);
+  const first = decide(state, policy, new Date(store.now()), { agent, abilities: opts.abilities, checkSignature });
+  // Most calls are an agent polling: the same open run, a wait, a stop. They write nothing, so
+  // they take no lock. Only a decision that must write goes through the capability, which
+  // decides again under the goal's lock.
+  const mustWrite = (first.decision === 'run' && !first.reuse) || first.toEnd.length > 0 || first.gates.some((g) => g.status === 'missing');
+  if (opts.preview || !mustWrite) return render(state, first, { preview: opts.preview });
   const res = invoke(store, 'contract.issue', { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes }, actor);
-  const now = new Date(store.now());
-  const d = decide(res.state, policy, now, { agent, abilities: opts.abilities, checkSignature: signatureChecker(store, opts.goalId) });
+  const d = decide(res.state, policy, new Date(store.now()), { agent, abilities: opts.abilities, checkSignature });
   const out = render(res.state, d);
   const issued = res.events.find((e) => e.type === 'run.started');
   if (issued?.type === 'run.started' && issued.data.run.contract) rememberContract(store, issued.data.run.contract);

@@ -75,7 +75,7 @@ export function acquireLock(path: string, { timeoutMs = 15000, staleMs = 30000 }
   const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), at: Date.now() };
   const body = JSON.stringify(owner);
   const deadline = Date.now() + timeoutMs;
-  let wait = 1;
+  let wait = 0.25;
   for (;;) {
     try {
       const fd = fs.openSync(path, 'wx', 0o600);
@@ -112,6 +112,6 @@ export function acquireLock(path: string, { timeoutMs = 15000, staleMs = 30000 }
     }
     // Jittered backoff keeps many waiting writers from waking in lock-step.
     sleepMs(wait + Math.random() * wait);
-    wait = Math.min(wait * 2, 20);
+    wait = Math.min(wait * 2, 2);
   }
 }

@@ -12,13 +12,29 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { LoopxError} from './errors';
+import type { LoopxError } from './errors';
 import { conflict, corrupt, notFound, usageError } from './errors';
 import { checkId, newId } from './ids';
-import { sha256, describeIssues, readJsonFile, writeFileAtomic, writeJsonAtomic, parseJsonText } from './jsonfile';
+import {
+  sha256,
+  describeIssues,
+  readJsonFile,
+  writeFileAtomic,
+  writeJsonAtomic,
+  parseJsonText,
+} from './jsonfile';
 import { withLock } from './lock';
-import { Actor, GoalState, Policy, DEFAULT_POLICY, effectiveStatus, Id, GoalStatus, Timestamp } from './model';
-import type { Artifact } from './model';
+import {
+  Actor,
+  Policy,
+  DEFAULT_POLICY,
+  effectiveStatus,
+  Id,
+  GoalStatus,
+  Timestamp,
+} from './model';
+import type { Artifact ,
+  GoalState} from './model';
 import { EVENT_VERSION, LoopxEvent, applyInPlace } from './events';
 import type { EventDraft } from './events';
 
@@ -64,7 +80,16 @@ export interface LoadedGoal {
   logBytes: number;
   /** Things a person should know that did not stop the load (a torn tail, a stale snapshot). */
   warnings: string[];
+  /** Events in the log after the snapshot that was used (0 after a full replay or when current). */
+  snapshotLag?: number;
 }
+
+/**
+ * A commit rewrites goal.json only once the log has run this many events past it: loading reads
+ * the few lines after the snapshot anyway, and rewriting the whole state on every event would
+ * make each write cost as much as the goal is large.
+ */
+export const SNAPSHOT_EVERY = 8;
 
 export interface ParsedLog {
   events: LoopxEvent[];
@@ -82,6 +107,11 @@ export interface CommitOptions {
   expectRevision?: number;
   /** The goal must not exist yet (goal creation). */
   create?: boolean;
+  /**
+   * Leave index.json alone (bulk generation: the caller rebuilds the index once at the end).
+   * Listing stays correct meanwhile: it reconciles the index with the goal folders.
+   */
+  deferIndex?: boolean;
 }
 
 export interface CommitResult {
@@ -109,7 +139,12 @@ export function indexEntryOf(state: GoalState): IndexEntry {
 }
 
 /** Parses a log's bytes into events, checking each line's schema, seq and hash link. */
-export function parseLog(buf: Buffer, file: string, startLine = 1, prevHash: string | null = null): ParsedLog {
+export function parseLog(
+  buf: Buffer,
+  file: string,
+  startLine = 1,
+  prevHash: string | null = null,
+): ParsedLog {
   const events: LoopxEvent[] = [];
   const hashes: string[] = [];
   let offset = 0;
@@ -118,7 +153,12 @@ export function parseLog(buf: Buffer, file: string, startLine = 1, prevHash: str
   while (offset < buf.length) {
     const nl = buf.indexOf(10, offset);
     if (nl === -1) {
-      return { events, hashes, completeBytes: offset, torn: { line: lineNo, offset, bytes: buf.length - offset } };
+      return {
+        events,
+        hashes,
+        completeBytes: offset,
+        torn: { line: lineNo, offset, bytes: buf.length - offset },
+      };
     }
     const line = buf.toString('utf8', offset, nl);
     const where = `${file}:${lineNo}`;
@@ -132,10 +172,13 @@ export function parseLog(buf: Buffer, file: string, startLine = 1, prevHash: str
     if (!parsed.success) throw corrupt(`${where}: ${describeIssues(parsed.error)}`, { file, line: lineNo });
     const ev = parsed.data as LoopxEvent;
     if (ev.seq !== lineNo) {
-      throw corrupt(`${where}: field seq: is ${ev.seq}, expected ${lineNo} (a line was removed, inserted or moved)`, {
-        file,
-        line: lineNo,
-      });
+      throw corrupt(
+        `${where}: field seq: is ${ev.seq}, expected ${lineNo} (a line was removed, inserted or moved)`,
+        {
+          file,
+          line: lineNo,
+        },
+      );
     }
     if (ev.prev !== prev) {
       throw corrupt(
@@ -201,7 +244,9 @@ export class Store {
   static open(workspace: string, opts?: StoreOptions): Store {
     const s = new Store(workspace, opts);
     if (!fs.existsSync(path.join(s.root, 'goals'))) {
-      throw notFound(`no LoopX workspace at ${s.workspace} (no ${LOOPX_DIR}/goals): run \`loopx init\` there first`);
+      throw notFound(
+        `no LoopX workspace at ${s.workspace} (no ${LOOPX_DIR}/goals): run \`loopx init\` there first`,
+      );
     }
     return s;
   }
@@ -232,7 +277,8 @@ export class Store {
     const dir = this.localDir;
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const ignore = path.join(dir, '.gitignore');
-    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n');
+    if (!fs.existsSync(ignore))
+      fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n');
     return dir;
   }
   goalDir(goalId: string) {
@@ -287,7 +333,10 @@ export class Store {
     const read = () => {
       const text = fs.readFileSync(file, 'utf8').trim();
       if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(text)) {
-        throw corrupt(`${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one; contracts signed with the old key stop verifying`, { file });
+        throw corrupt(
+          `${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one; contracts signed with the old key stop verifying`,
+          { file },
+        );
       }
       return Buffer.from(text, 'hex');
     };
@@ -335,19 +384,34 @@ export class Store {
 
   private missing(goalId: string): LoopxError {
     if (fs.existsSync(this.goalDir(goalId))) {
-      return corrupt(`goal ${goalId}: its folder has no events.jsonl (${this.eventsPath(goalId)})`, { goalId });
+      return corrupt(`goal ${goalId}: its folder has no events.jsonl (${this.eventsPath(goalId)})`, {
+        goalId,
+      });
     }
     return notFound(`no goal ${JSON.stringify(goalId)} in ${this.root}`, { goalId });
   }
 
-  private snapshotMac(revision: number, logBytes: number, lastHash: string | null, stateText: string): string {
-    return createHmac('sha256', this.localSecret('snapshot-key')).update(`${revision}\n${logBytes}\n${lastHash}\n${stateText}`).digest('hex');
+  private snapshotMac(
+    revision: number,
+    logBytes: number,
+    lastHash: string | null,
+    stateText: string,
+  ): string {
+    return createHmac('sha256', this.localSecret('snapshot-key'))
+      .update(`${revision}\n${logBytes}\n${lastHash}\n${stateText}`)
+      .digest('hex');
   }
 
   private writeSnapshot(goalId: string, snap: Snapshot): void {
     const stateText = JSON.stringify(snap.state);
     const mac = this.snapshotMac(snap.revision, snap.logBytes, snap.lastHash, stateText);
-    const header = JSON.stringify({ v: 2, revision: snap.revision, logBytes: snap.logBytes, lastHash: snap.lastHash, mac });
+    const header = JSON.stringify({
+      v: 2,
+      revision: snap.revision,
+      logBytes: snap.logBytes,
+      lastHash: snap.lastHash,
+      mac,
+    });
     writeFileAtomic(this.snapshotPath(goalId), `${header}\n${stateText}\n`);
   }
 
@@ -365,12 +429,25 @@ export class Store {
       const nl = text.indexOf('\n');
       const header = parseJsonText(nl === -1 ? text : text.slice(0, nl), SnapshotHeader, `${file} (line 1)`);
       const stateText = text.slice(nl + 1).replace(/\n$/, '');
-      const mac = Buffer.from(this.snapshotMac(header.revision, header.logBytes, header.lastHash, stateText), 'hex');
+      const mac = Buffer.from(
+        this.snapshotMac(header.revision, header.logBytes, header.lastHash, stateText),
+        'hex',
+      );
       if (!timingSafeEqual(mac, Buffer.from(header.mac, 'hex'))) {
-        return { problem: `${file}: its MAC does not verify (edited by hand, or written with another clone's key)` };
+        return {
+          problem: `${file}: its MAC does not verify (edited by hand, or written with another clone's key)`,
+        };
       }
-      const state = parseJsonText(stateText, GoalState, `${file} (line 2)`);
-      return { snap: { revision: header.revision, logBytes: header.logBytes, lastHash: header.lastHash, state } };
+      // The MAC says we wrote these bytes after validating them: parse, do not re-validate.
+      let state: GoalState;
+      try {
+        state = JSON.parse(stateText) as GoalState;
+      } catch (e) {
+        return { problem: `${file} (line 2): not valid JSON: ${(e as Error).message}` };
+      }
+      return {
+        snap: { revision: header.revision, logBytes: header.logBytes, lastHash: header.lastHash, state },
+      };
     } catch (e) {
       return { problem: (e as Error).message }; // names the file, the line (JSON syntax) or the field
     }
@@ -381,17 +458,22 @@ export class Store {
     if (end === 0) return lastHash === null;
     const fd = fs.openSync(file, 'r');
     try {
-      const len = Math.min(end, 256 * 1024);
-      const buf = Buffer.alloc(len);
-      fs.readSync(fd, buf, 0, len, end - len);
-      if (buf[len - 1] !== 10) return false;
-      const start = buf.lastIndexOf(10, len - 2) + 1;
-      if (start === 0 && len < end) return false;
-      return sha256(buf.subarray(start, len - 1)) === lastHash;
+      // Read backwards in small steps: a line is usually well under 4 KB.
+      let len = Math.min(end, 4096);
+      for (;;) {
+        const buf = Buffer.alloc(len);
+        fs.readSync(fd, buf, 0, len, end - len);
+        if (buf[len - 1] !== 10) return false;
+        const nl = buf.lastIndexOf(10, len - 2);
+        if (nl !== -1 || len === end) return sha256(buf.subarray(nl + 1, len - 1)) === lastHash;
+        if (len >= 1024 * 1024) return false;
+        len = Math.min(end, len * 4);
+      }
     } finally {
       fs.closeSync(fd);
     }
   }
+
 
   /**
    * The goal's current state. Fast path: the snapshot, when it covers the whole log (same byte
@@ -408,10 +490,27 @@ export class Store {
       throw e;
     }
     const { snap, problem } = this.readSnapshot(goalId);
-    if (snap && snap.logBytes === size && snap.state.id === goalId && this.lastLineMatches(file, size, snap.lastHash)) {
-      return { state: snap.state, revision: snap.revision, lastHash: snap.lastHash, logBytes: size, warnings: [] };
+    if (
+      snap &&
+      snap.logBytes === size &&
+      snap.state.id === goalId &&
+      this.lastLineMatches(file, size, snap.lastHash)
+    ) {
+      return {
+        state: snap.state,
+        revision: snap.revision,
+        lastHash: snap.lastHash,
+        logBytes: size,
+        warnings: [],
+        snapshotLag: 0,
+      };
     }
-    if (snap && snap.logBytes < size && snap.state.id === goalId && this.lastLineMatches(file, snap.logBytes, snap.lastHash)) {
+    if (
+      snap &&
+      snap.logBytes < size &&
+      snap.state.id === goalId &&
+      this.lastLineMatches(file, snap.logBytes, snap.lastHash)
+    ) {
       const fd = fs.openSync(file, 'r');
       try {
         const tail = Buffer.alloc(size - snap.logBytes);
@@ -425,6 +524,7 @@ export class Store {
           lastHash: parsed.hashes.at(-1) ?? snap.lastHash,
           logBytes: snap.logBytes + parsed.completeBytes,
           warnings: parsed.torn ? [this.tornWarning(goalId, parsed.torn)] : [],
+          snapshotLag: parsed.events.length,
         };
       } catch {
         // The tail does not continue the snapshot (log rewritten or truncated): replay it all.
@@ -452,18 +552,28 @@ export class Store {
   /** Full replay of the log (no snapshot). */
   replayGoal(goalId: string, warnings: string[] = []): LoadedGoal {
     const log = this.readLog(goalId);
-    if (log.events.length === 0) throw corrupt(`goal ${goalId}: ${this.eventsPath(goalId)} has no complete event`, { goalId });
+    if (log.events.length === 0)
+      throw corrupt(`goal ${goalId}: ${this.eventsPath(goalId)} has no complete event`, { goalId });
     let state: GoalState | undefined;
     log.events.forEach((ev, i) => {
       try {
         state = applyInPlace(state, ev, goalId);
       } catch (e) {
-        throw corrupt(`${this.eventsPath(goalId)}:${i + 1}: ${(e as Error).message}`, { goalId, line: i + 1 });
+        throw corrupt(`${this.eventsPath(goalId)}:${i + 1}: ${(e as Error).message}`, {
+          goalId,
+          line: i + 1,
+        });
       }
     });
     const w = [...warnings];
     if (log.torn) w.push(this.tornWarning(goalId, log.torn));
-    return { state: state!, revision: log.events.length, lastHash: log.hashes.at(-1) ?? null, logBytes: log.completeBytes, warnings: w };
+    return {
+      state: state!,
+      revision: log.events.length,
+      lastHash: log.hashes.at(-1) ?? null,
+      logBytes: log.completeBytes,
+      warnings: w,
+    };
   }
 
   /** The goal list: the index, reconciled with the goal folders so a stale index cannot hide or invent a goal. */
@@ -496,20 +606,24 @@ export class Store {
 
   /** Rewrites `index.json` from the goals themselves. Returns goals that could not be read. */
   rebuildIndex(): { goalId: string; message: string }[] {
-    return withLock(this.lockPath('index'), () => {
-      const errors: { goalId: string; message: string }[] = [];
-      const goals: IndexEntry[] = [];
-      for (const id of this.goalIds()) {
-        try {
-          goals.push(indexEntryOf(this.load(id).state));
-        } catch (e) {
-          errors.push({ goalId: id, message: (e as Error).message });
+    return withLock(
+      this.lockPath('index'),
+      () => {
+        const errors: { goalId: string; message: string }[] = [];
+        const goals: IndexEntry[] = [];
+        for (const id of this.goalIds()) {
+          try {
+            goals.push(indexEntryOf(this.load(id).state));
+          } catch (e) {
+            errors.push({ goalId: id, message: (e as Error).message });
+          }
         }
-      }
-      goals.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-      writeJsonAtomic(this.indexPath, { v: 1, goals });
-      return errors;
-    }, { timeoutMs: this.lockTimeoutMs });
+        goals.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+        writeJsonAtomic(this.indexPath, { v: 1, goals });
+        return errors;
+      },
+      { timeoutMs: this.lockTimeoutMs },
+    );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -533,67 +647,107 @@ export class Store {
     checkId(goalId, 'goal id');
     const actor = Actor.parse(opts.actor);
     if (opts.create) fs.mkdirSync(this.goalDir(goalId), { recursive: true });
-    return this.withGoalLock(goalId, () => {
-      const file = this.eventsPath(goalId);
-      const exists = fs.existsSync(file);
-      if (opts.create && exists) throw conflict(`goal ${goalId} already exists`, { goalId });
-      if (!opts.create && !exists) throw this.missing(goalId);
-      // A torn tail is not part of the state (load leaves it out), so plan against the state first
-      // and quarantine only once the call is not refused: a refusal must change nothing, and the
-      // quarantine is then recorded by the `log.quarantined` event of the write that does it.
-      const cur: LoadedGoal | undefined = exists ? this.load(goalId) : undefined;
-      const revision = cur?.revision ?? 0;
-      if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
-        throw conflict(
-          `goal ${goalId} is at revision ${revision}, not ${opts.expectRevision} as expected: it changed since you read it; read it again and retry`,
-          { goalId, revision, expected: opts.expectRevision },
-        );
-      }
-      // The plan sees a private copy: a refusal half-way must not leave a changed state behind.
-      const planned = plan(cur ? structuredClone(cur.state) : undefined, revision);
-      const quarantined = exists ? this.quarantineTornTail(goalId) : undefined;
-      const drafts: EventDraft[] = quarantined ? [quarantined, ...planned] : planned;
-      if (drafts.length === 0) return { events: [], state: cur!.state, revision };
-      const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
-      const writer = this.writerId();
-      const ts = this.now();
-      let state = cur?.state;
-      let prev = cur?.lastHash ?? null;
-      let seq = revision;
-      const events: LoopxEvent[] = [];
-      const lines: string[] = [];
-      for (const d of drafts) {
-        const candidate = { v: EVENT_VERSION, seq: ++seq, id: newId('ev', 10), ts, writer, actor, prev, type: d.type, data: d.data };
-        const checked = LoopxEvent.safeParse(candidate);
-        if (!checked.success) {
-          throw usageError(`refused to write an invalid ${d.type} event: ${describeIssues(checked.error)}`, { goalId });
-        }
-        const ev = checked.data as LoopxEvent;
+    let pendingSync: number | undefined;
+    try {
+      return this.withGoalLock(goalId, () =>
+        this.commitLocked(goalId, plan, opts, actor, (fd) => (pendingSync = fd)),
+      );
+    } finally {
+      if (pendingSync !== undefined) {
         try {
-          state = applyInPlace(state, ev, goalId);
-        } catch (e) {
-          throw usageError(`refused to write ${d.type}: ${(e as Error).message}`, { goalId });
+          fs.fsyncSync(pendingSync);
+        } finally {
+          fs.closeSync(pendingSync);
         }
-        const line = JSON.stringify(ev);
-        lines.push(line);
-        prev = sha256(line);
-        events.push(ev);
       }
-      const chunk = Buffer.from(lines.join('\n') + '\n', 'utf8');
-      const fd = fs.openSync(file, 'a', 0o644);
+    }
+  }
+
+  private commitLocked(
+    goalId: string,
+    plan: (state: GoalState | undefined, revision: number) => EventDraft[],
+    opts: CommitOptions,
+    actor: Actor,
+    syncLater: (fd: number) => void,
+  ): CommitResult {
+    const file = this.eventsPath(goalId);
+    const exists = fs.existsSync(file);
+    if (opts.create && exists) throw conflict(`goal ${goalId} already exists`, { goalId });
+    if (!opts.create && !exists) throw this.missing(goalId);
+    // A torn tail is not part of the state (load leaves it out), so plan against the state first
+    // and quarantine only once the call is not refused: a refusal must change nothing, and the
+    // quarantine is then recorded by the `log.quarantined` event of the write that does it.
+    const cur: LoadedGoal | undefined = exists ? this.load(goalId) : undefined;
+    const revision = cur?.revision ?? 0;
+    if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
+      throw conflict(
+        `goal ${goalId} is at revision ${revision}, not ${opts.expectRevision} as expected: it changed since you read it; read it again and retry`,
+        { goalId, revision, expected: opts.expectRevision },
+      );
+    }
+    // The plan sees a private copy: a refusal half-way must not leave a changed state behind.
+    const planned = plan(cur ? structuredClone(cur.state) : undefined, revision);
+    const quarantined = exists ? this.quarantineTornTail(goalId) : undefined;
+    const drafts: EventDraft[] = quarantined ? [quarantined, ...planned] : planned;
+    if (drafts.length === 0) return { events: [], state: cur!.state, revision };
+    const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
+    const writer = this.writerId();
+    const ts = this.now();
+    let state = cur?.state;
+    let prev = cur?.lastHash ?? null;
+    let seq = revision;
+    const events: LoopxEvent[] = [];
+    const lines: string[] = [];
+    for (const d of drafts) {
+      const candidate = {
+        v: EVENT_VERSION,
+        seq: ++seq,
+        id: newId('ev', 10),
+        ts,
+        writer,
+        actor,
+        prev,
+        type: d.type,
+        data: d.data,
+      };
+      const checked = LoopxEvent.safeParse(candidate);
+      if (!checked.success) {
+        throw usageError(`refused to write an invalid ${d.type} event: ${describeIssues(checked.error)}`, {
+          goalId,
+        });
+      }
+      const ev = checked.data as LoopxEvent;
       try {
-        fs.writeSync(fd, chunk);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
+        state = applyInPlace(state, ev, goalId);
+      } catch (e) {
+        throw usageError(`refused to write ${d.type}: ${(e as Error).message}`, { goalId });
       }
-      // Acknowledged. From here on, everything is derived and rebuilt if lost.
-      const logBytes = (cur?.logBytes ?? 0) + chunk.length;
+      const line = JSON.stringify(ev);
+      lines.push(line);
+      prev = sha256(line);
+      events.push(ev);
+    }
+    const chunk = Buffer.from(lines.join('\n') + '\n', 'utf8');
+    const fd = fs.openSync(file, 'a', 0o644);
+    try {
+      fs.writeSync(fd, chunk);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+    // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
+    // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
+    // fsync flushes everything written to the file before it, so no later event is durable
+    // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
+    syncLater(fd);
+    const logBytes = (cur?.logBytes ?? 0) + chunk.length;
+    const lag = (cur?.snapshotLag ?? 0) + events.length;
+    if (!cur || cur.snapshotLag === undefined || lag >= SNAPSHOT_EVERY) {
       this.writeSnapshot(goalId, { revision: seq, logBytes, lastHash: prev, state: state! });
-      const entry = indexEntryOf(state!);
-      if (JSON.stringify(entry) !== indexBefore) this.updateIndexEntry(entry);
-      return { events, state: state!, revision: seq };
-    });
+    }
+    const entry = indexEntryOf(state!);
+    if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore) this.updateIndexEntry(entry);
+    return { events, state: state!, revision: seq };
   }
 
   private updateIndexEntry(entry: IndexEntry) {

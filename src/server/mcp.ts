@@ -32,10 +32,14 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
         'the finish_with command. Gates, rewards and quota are a person’s decisions.',
     },
   );
-  /** The agent on the other end: the client's own name when it gives one. */
+  /**
+   * The agent on the other end: the client's own name when it gives one. The name is whatever the
+   * client sent: control characters and blanks would make every event fail validation, so they go.
+   */
   const actor = (): Actor => {
-    const client = server.getClientVersion()?.name;
-    return { kind: 'agent', id: (opts.agent ?? client ?? 'mcp-client').slice(0, 128), channel: 'mcp' };
+    const raw = opts.agent || server.getClientVersion()?.name || '';
+    const id = raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '').trim().slice(0, 128).trim();
+    return { kind: 'agent', id: id || 'mcp-client', channel: 'mcp' };
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

@@ -127,6 +127,7 @@ export function parseWrapped(line: string): WrappedAction {
  * header (and so its MAC) as it was.
  */
 export function forgeSnapshotState(store: Store, goalId: string, edit: (state: GoalState) => void): void {
+  store.rebuildSnapshot(goalId); // a snapshot may lag the log by a few events: start from a current one
   const file = store.snapshotPath(goalId);
   const [header, stateText] = fs.readFileSync(file, 'utf8').split('\n');
   const state = JSON.parse(stateText!) as GoalState;

@@ -4,7 +4,7 @@ import { registerExtensionTests } from './extension.test';
 import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec', grep: process.env.LOOPX_TEST_GREP || undefined });
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   registerExtensionTests();
   registerAgentAndDashboardTests();

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// `npm run package`: builds dist/ and packs the extension into a .vsix with @vscode/vsce, after
+// checking that the package holds exactly what runs (the list below) and nothing else.
+//
+//   node scripts/package.mjs [-o loopx.vsix] [--no-build]
+//
+// The .vsix installs in a desktop VS Code (`code --install-extension loopx.vsix`) and in
+// code-server (`npm start` and test/ui use it that way). Also importable:
+//   const { packageVsix } = await import('./package.mjs'); await packageVsix({ out });
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Files the extension needs at run time; `media/**` is matched as a folder. */
+export const REQUIRED = [
+  'package.json',
+  'README.md',
+  'CHANGELOG.md',
+  'dist/extension.js',
+  'dist/cli.js',
+  'dist/mcp.js',
+  'dist/webview.js',
+  'bin/loopx',
+  'bin/loopx.js',
+  'media/loopx.svg',
+  'media/dashboard.css',
+];
+const OPTIONAL = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'];
+const allowed = (f) => REQUIRED.includes(f) || OPTIONAL.includes(f) || f.startsWith('media/');
+
+function vsceCommand() {
+  const local = path.join(ROOT, 'node_modules', '.bin', 'vsce');
+  return fs.existsSync(local) ? [local] : ['npx', '--no-install', 'vsce'];
+}
+
+function run(cmd, args, what) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error) throw new Error(`${what}: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** The files `vsce` would pack, checked against REQUIRED and the allowed extras. */
+export function packageFiles() {
+  const [cmd, ...pre] = vsceCommand();
+  const out = run(cmd, [...pre, 'ls', '--no-dependencies'], 'vsce ls');
+  const files = out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .sort();
+  const missing = REQUIRED.filter((f) => !files.includes(f));
+  const extra = files.filter((f) => !allowed(f));
+  if (missing.length || extra.length) {
+    throw new Error(
+      `the .vsix would not hold exactly what runs (see .vscodeignore; run \`npm run build\` first?)` +
+        (missing.length ? `\n  missing: ${missing.join(', ')}` : '') +
+        (extra.length ? `\n  not needed: ${extra.join(', ')}` : ''),
+    );
+  }
+  return files;
+}
+
+/**
+ * Builds (unless build is false), checks the file list, packs. Returns the .vsix path, its size
+ * and the packed files.
+ * @param {{ out?: string, build?: boolean, log?: (msg: string) => void }} [opts]
+ */
+export function packageVsix(opts = {}) {
+  const out = path.resolve(ROOT, opts.out ?? 'loopx.vsix');
+  const log = opts.log ?? (() => {});
+  if (opts.build !== false) {
+    log('building dist/ ...');
+    run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], 'npm run build');
+  }
+  const files = packageFiles();
+  const [cmd, ...pre] = vsceCommand();
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  log(`packing ${files.length} files ...`);
+  run(
+    cmd,
+    [
+      ...pre,
+      'package',
+      '--no-dependencies', // dist/ is bundled: node_modules is not needed at run time
+      '--allow-missing-repository',
+      // README images point into the repository (docs/screenshots/), which has no public URL:
+      // keep the links as they are instead of failing on them.
+      '--no-rewrite-relative-links',
+      '-o',
+      out,
+    ],
+    'vsce package',
+  );
+  return { file: out, bytes: fs.statSync(out).size, files };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const o = args.indexOf('-o');
+  try {
+    const res = packageVsix({
+      out: o >= 0 ? args[o + 1] : undefined,
+      build: !args.includes('--no-build'),
+      log: (m) => console.error(m),
+    });
+    console.log(res.files.map((f) => `  ${f}`).join('\n'));
+    const rel = path.relative(process.cwd(), res.file);
+    const shown = rel && !rel.startsWith('..') ? rel : res.file;
+    console.log(`${shown}: ${(res.bytes / 1024).toFixed(0)} KB, ${res.files.length} files`);
+    console.log(`Install it in VS Code with: code --install-extension ${shown}`);
+  } catch (err) {
+    console.error(`package: ${err.message}`);
+    process.exit(1);
+  }
+}

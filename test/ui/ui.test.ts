@@ -1,0 +1,448 @@
+/**
+ * The packaged extension in a real VS Code, driven like a person would: the .vsix that
+ * `npm run package` makes is installed into a fresh code-server (scripts/vscode-host) on a fresh
+ * demo workspace (scripts/demo-workspace.ts), and headless Chromium (playwright-core) clicks
+ * through the workbench: the Command Palette, the LoopX view, the gate notification and the
+ * dashboard webview (inside its nested iframes), in the dark and the light theme. What the UI
+ * did is checked in the workspace's `.loopx/` with the core.
+ *
+ *   node --import tsx --test test/ui/ui.test.ts
+ *
+ * Screenshots (1280x800): docs/screenshots/{palette,tree,gate-notification,dashboard-dark,
+ * dashboard-light}.png (the README shows them) and the same files under test-results/ui/.
+ * The first run on a machine installs the host (scripts/vscode-host/install.mjs, minutes);
+ * after that the file takes about a minute and a half.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { Store, loadApprovers, approvalSignatureValid } from '../../src/core/index';
+import { prepareDemo } from '../../scripts/demo-workspace';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const SHOT_DIRS = [path.join(REPO, 'docs', 'screenshots'), path.join(REPO, 'test-results', 'ui')];
+const VIEWPORT = { width: 1280, height: 800 };
+const GOAL = 'refactor-payment-module';
+const GATE = 'staging-deploy';
+const HOSTILE = '<img src=x onerror=alert(1)>';
+
+// Bounds for every wait (the machine may be busy: these are ceilings, not sleeps).
+const ACTIVATION_MS = 90_000;
+const UI_MS = 20_000;
+const LIVE_MS = 5_000; // "a change by any writer appears within a few seconds"
+
+// ---------------------------------------------------------------------------------------------
+// The host scripts are plain ES modules: typed here by what this file uses.
+
+interface CodeServer {
+  url: string;
+  origin: string;
+  port: number;
+  tmpRoot: string;
+  stop(): Promise<void>;
+}
+interface HostModule {
+  startCodeServer(opts: {
+    workspace?: string;
+    vsix?: string;
+    settings?: Record<string, unknown>;
+    onOutput?: (line: string) => void;
+  }): Promise<CodeServer>;
+  launchChromium(server: CodeServer): Promise<Browser>;
+}
+interface InstallModule {
+  ensureHost(): { node24: string; codeServerEntry: string; chromium: string };
+}
+interface PackageModule {
+  packageVsix(opts: { out: string; build?: boolean }): { file: string; bytes: number; files: string[] };
+}
+const load = <T>(rel: string): Promise<T> => import(pathToFileURL(path.join(REPO, rel)).href) as Promise<T>;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** Polls `fn` until it returns something truthy; fails naming `what` after `timeoutMs`. */
+async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = UI_MS, everyMs = 100): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const visible = (l: Locator) => l.isVisible().catch(() => false);
+
+/** Both inputs of one decision, used by the test and shown when it fails. */
+function gateEvents(ws: string) {
+  const store = new Store(ws);
+  return store.readLog(GOAL).events.filter((e) => e.type === 'gate.approved' || e.type === 'gate.rejected');
+}
+
+function goalsByTitle(ws: string, title: string): string[] {
+  const store = new Store(ws);
+  return store.goalIds().filter((id) => {
+    try {
+      return store.load(id).state.title === title;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function cli(ws: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [path.join(REPO, 'bin', 'loopx.js'), '--workspace', ws, ...args], {
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)', () => {
+  let tmp = '';
+  let ws = '';
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const serverLog: string[] = [];
+  const shots: string[] = [];
+  const timings: Record<string, number> = {};
+  let settingsFile = '';
+
+  async function shot(name: string): Promise<void> {
+    const png = await page.screenshot({ animations: 'disabled' });
+    for (const dir of SHOT_DIRS) {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, name), png);
+    }
+    shots.push(`${name} (${(png.length / 1024).toFixed(0)} KB)`);
+  }
+
+  /** it(), plus a screenshot of the window under test-results/ui/ when the step fails. */
+  function step(name: string, timeout: number, fn: () => Promise<void>): void {
+    it(name, { timeout }, async () => {
+      try {
+        await fn();
+      } catch (e) {
+        const file = path.join(SHOT_DIRS[1]!, `failed-${name.slice(1, 2)}.png`);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        await page?.screenshot({ path: file }).catch(() => {});
+        throw e;
+      }
+    });
+  }
+
+  /** Escape until no quick input, menu or dialog is open (a failed step may leave one). */
+  async function closeOverlays(): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      if (!(await visible(page.locator('.quick-input-widget')))) break;
+      await page.keyboard.press('Escape');
+    }
+  }
+
+  /**
+   * Runs a command through the Command Palette: F1, type `label`, pick the row with exactly that
+   * label. Before the extension host has registered the command the palette says "No matching
+   * commands": close it and try again (bounded). `beforePick` runs with the list showing.
+   */
+  async function runFromPalette(label: string, beforePick?: () => Promise<void>, timeoutMs = 45_000): Promise<void> {
+    const widget = page.locator('.quick-input-widget');
+    // The row of exactly that command (its aria-label may go on with a keybinding), not a near match.
+    const exact = widget.locator(
+      `.quick-input-list .monaco-list-row:is([aria-label=${JSON.stringify(label)}], [aria-label^=${JSON.stringify(`${label}, `)}])`,
+    );
+    await until(`the Command Palette to offer "${label}"`, async () => {
+      await closeOverlays();
+      await page.keyboard.press('F1');
+      await widget.waitFor({ state: 'visible', timeout: 5000 });
+      await page.keyboard.type(label);
+      // Either the command shows up or "No matching commands" does: poll for both, briefly.
+      const found = await until(
+        'the palette to settle',
+        async () => ((await visible(exact.first())) ? 'found' : (await widget.innerText()).includes('No matching commands') ? 'none' : ''),
+        5000,
+      ).catch(() => 'none');
+      if (found === 'found') return true;
+      await page.keyboard.press('Escape');
+      return false;
+    }, timeoutMs, 500);
+    await beforePick?.();
+    await exact.first().click({ timeout: 5000 });
+  }
+
+  /** Answers the input box whose prompt matches `prompt`. */
+  async function answerInput(prompt: RegExp, text: string): Promise<void> {
+    const widget = page.locator('.quick-input-widget');
+    await until(`an input box asking ${prompt}`, async () => (await visible(widget)) && prompt.test(await widget.innerText()));
+    await page.keyboard.type(text);
+    await page.keyboard.press('Enter');
+  }
+
+  /** The dashboard's page: the webview's outer iframe, then its content frame. */
+  const dashboard = (): FrameLocator => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+
+  before(async () => {
+    const t0 = Date.now();
+    // Installs code-server, Node 24 and Chromium when the cache is empty (minutes, once).
+    (await load<InstallModule>('scripts/vscode-host/install.mjs')).ensureHost();
+    timings.host = Date.now() - t0;
+    const host = await load<HostModule>('scripts/vscode-host/server.mjs');
+    const { packageVsix } = await load<PackageModule>('scripts/package.mjs');
+
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-ui-'));
+    const t1 = Date.now();
+    const vsix = packageVsix({ out: path.join(tmp, 'loopx.vsix') });
+    timings.package = Date.now() - t1;
+    assert.ok(vsix.files.includes('dist/extension.js') && vsix.bytes > 0);
+    ws = path.join(tmp, 'demo');
+    await prepareDemo(ws);
+    assert.deepEqual(new Store(ws).load(GOAL).state.gates.map((g) => [g.id, g.status]), [[GATE, 'pending']]);
+
+    const t2 = Date.now();
+    server = await host.startCodeServer({
+      workspace: ws,
+      vsix: vsix.file,
+      settings: {
+        'workbench.colorTheme': 'Dark Modern',
+        'workbench.startupEditor': 'none',
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'workbench.tips.enabled': false,
+      },
+      onOutput: (line) => {
+        serverLog.push(line);
+        if (serverLog.length > 200) serverLog.shift();
+      },
+    });
+    settingsFile = path.join(server.tmpRoot, 'user-data', 'User', 'settings.json');
+    browser = await host.launchChromium(server);
+    page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    page.on('dialog', (d) => void d.dismiss().catch(() => {}));
+    await page.goto(server.url, { timeout: ACTIVATION_MS });
+    // The LoopX icon in the activity bar: the extension is installed and its views are known.
+    await page.locator('.activitybar .action-label[aria-label^="LoopX"]').first().waitFor({ timeout: ACTIVATION_MS });
+    timings.workbench = Date.now() - t2;
+  }, { timeout: 900_000 });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await server?.stop();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    const t = Object.entries(timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`).join(', ');
+    console.log(`ui: ${t}\nui: screenshots ${shots.join(', ')} in ${SHOT_DIRS.map((d) => path.relative(REPO, d)).join(' and ')}`);
+  });
+
+  step('(a) runs "LoopX: Create Goal" from the Command Palette; the goal lands in .loopx/', 60_000, async () => {
+    const title = 'Ship the retry dashboard';
+    const objective = 'Operators see retries per provider; alert above 5%.';
+    assert.deepEqual(goalsByTitle(ws, title), [], 'no such goal before');
+    const t = Date.now();
+    // The screenshot shows every LoopX command, then the filter narrows to Create Goal.
+    await runFromPalette('LoopX: Create Goal', async () => {
+      for (let i = 0; i < 'Create Goal'.length; i++) await page.keyboard.press('Backspace');
+      await until('the LoopX commands list', async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'LoopX:' }).count()) >= 5);
+      await shot('palette.png');
+      await page.keyboard.type('Create Goal');
+      await until('"LoopX: Create Goal" on top', async () => /LoopX: Create Goal/.test(await page.locator('.quick-input-list .monaco-list-row').first().innerText()));
+    });
+    await answerInput(/Goal title/, title);
+    await answerInput(/Objective/, objective);
+    const [id] = await until('the new goal in .loopx/', () => {
+      const ids = goalsByTitle(ws, title);
+      return ids.length ? ids : undefined;
+    }, 10_000);
+    timings.palette = Date.now() - t;
+    const store = new Store(ws);
+    const g = store.load(id!).state;
+    assert.equal(g.objective, objective);
+    assert.equal(g.status, 'active');
+    const created = store.readLog(id!).events[0]!;
+    assert.equal(created.type, 'goal.created');
+    assert.equal(created.actor.kind, 'user');
+    assert.equal(created.actor.channel, 'vscode', 'made in VS Code');
+  });
+
+  step('(b) opens the LoopX view from the activity bar and expands "Refactor Payment Module"', 60_000, async () => {
+    await closeOverlays();
+    const sidebar = page.locator('.part.sidebar');
+    // A tree row by its label (the row's own aria-label adds the description).
+    const rowNamed = (label: string) =>
+      sidebar.locator('.monaco-list-row[role="treeitem"]', { has: page.locator(`.monaco-icon-label[aria-label=${JSON.stringify(label)}]`) });
+    const expand = async (row: Locator) => {
+      if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.monaco-tl-twistie').click();
+      await until('the row to expand', async () => (await row.getAttribute('aria-expanded')) === 'true');
+    };
+    // Clicking the icon of the view container that is already open would close it.
+    if (!(await visible(sidebar.locator('.pane-header', { hasText: 'Goals' })))) {
+      // The tab itself: its badge (pending gates) covers the icon's corner.
+      await page.locator('.activitybar li.action-item', { has: page.locator('.action-label[aria-label^="LoopX"]') }).first().click();
+    }
+    const goal = rowNamed('Refactor Payment Module');
+    await goal.waitFor({ timeout: UI_MS });
+    // Every goal of the workspace is there: the demo's two and the one made from the palette.
+    for (const t of ['Refresh the onboarding docs', 'Ship the retry dashboard']) {
+      await rowNamed(t).waitFor({ timeout: UI_MS });
+    }
+    await expand(goal);
+    for (const child of ['Todos', 'Gates', 'Evidence', 'Runs']) {
+      const row = rowNamed(child);
+      await row.waitFor({ timeout: UI_MS });
+      assert.ok(await row.isVisible(), `${child} is visible`);
+      assert.equal(await row.getAttribute('aria-level'), '2', `${child} is a child of the goal`);
+    }
+    // Todos, then Gates: the pending gate is listed under its goal.
+    await expand(rowNamed('Todos'));
+    await rowNamed('Deploy to staging').waitFor({ timeout: UI_MS });
+    await rowNamed('List the retry call sites').waitFor({ timeout: UI_MS });
+    await shot('tree.png');
+  });
+
+  step('(c) the gate notification for staging-deploy: Approve records a signed approval by a user in VS Code', 60_000, async () => {
+    await closeOverlays();
+    const toastText = `waits for your approval of gate "${GATE}"`;
+    let toast = page.locator('.notification-toast', { hasText: toastText });
+    // A toast may have been hidden (it was raised at activation): the notification centre keeps it.
+    if (!(await visible(toast.first()))) {
+      await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar [aria-label*="Notifications"]').first().click();
+      toast = page.locator('.notifications-center .notification-list-item', { hasText: toastText });
+    }
+    await toast.first().waitFor({ timeout: UI_MS });
+    const text = await toast.first().innerText();
+    assert.match(text, /Refactor Payment Module/);
+    assert.match(text, /Deploy to staging/, 'the reason names the todo it guards');
+    await shot('gate-notification.png');
+    assert.deepEqual(gateEvents(ws), [], 'not decided yet');
+
+    await toast.first().getByRole('button', { name: 'Approve' }).click();
+    const [ev] = await until('gate.approved in the log', () => {
+      const evs = gateEvents(ws);
+      return evs.length ? evs : undefined;
+    }, 10_000);
+    assert.equal(ev!.type, 'gate.approved');
+    assert.deepEqual({ kind: ev!.actor.kind, channel: ev!.actor.channel }, { kind: 'user', channel: 'vscode' });
+    const data = ev!.data as { gateId: string; signature?: { keyId: string; sig: string } };
+    assert.equal(data.gateId, GATE);
+    assert.ok(data.signature?.sig, 'the approval carries a signature');
+    const store = new Store(ws);
+    const gate = store.load(GOAL).state.gates.find((g) => g.id === GATE)!;
+    assert.equal(gate.status, 'approved');
+    assert.equal(approvalSignatureValid(GOAL, gate, loadApprovers(store)), true, 'the signature checks against .loopx/approvers/');
+    await until('the notification to go away', async () => !(await visible(toast.first())), 10_000);
+  });
+
+  step('(d) the dashboard: attention queue and goals; a CLI change shows up live, a hostile title as text', 90_000, async () => {
+    await closeOverlays();
+    await runFromPalette('LoopX: Open Dashboard');
+    const d = dashboard();
+    const refactor = d.locator(`.goal-row[data-goal="${GOAL}"]`);
+    await refactor.waitFor({ timeout: UI_MS });
+    assert.equal(await refactor.locator('.goal-title').textContent(), 'Refactor Payment Module');
+    assert.equal(await refactor.locator('.goal-count').textContent(), '1/5');
+    await d.locator('.goal-row[data-goal="docs-refresh"]').waitFor({ timeout: UI_MS });
+    // What needs me: the todo only a person can do, and the goal that has no plan yet.
+    const attention = d.locator('.attention');
+    await until('the attention queue', async () => (await attention.locator('.att').count()) >= 2);
+    const att = await attention.innerText();
+    assert.match(att, /Needs you/);
+    assert.match(att, /Review the public API change/);
+    assert.match(att, /Needs a plan/);
+    assert.doesNotMatch(att, new RegExp(GATE), 'the approved gate left the queue');
+
+    // Another writer: the CLI, as an agent in a terminal would. Timed from the last write.
+    cli(ws, 'todo', 'add', '--goal-id', GOAL, '--title', 'Deploy to production', '--gate', 'prod-deploy', '--priority', 'P1');
+    const hostileId = (JSON.parse(cli(ws, 'project_prompt', 'create', '--title', HOSTILE, '--description', 'A title that tries to be HTML.', '--json')) as { id: string }).id;
+    const t = Date.now();
+    const hostile = d.locator(`.goal-row[data-goal="${hostileId}"]`);
+    await until('the CLI changes in the open dashboard', async () =>
+      (await refactor.locator('.goal-count').textContent()) === '1/6' && (await visible(hostile)) &&
+      (await attention.innerText()).includes('prod-deploy'), LIVE_MS, 50);
+    timings.liveUpdate = Date.now() - t;
+    assert.equal(await hostile.locator('.goal-title').textContent(), HOSTILE, 'the title is shown as text');
+    await hostile.click();
+    await until('the hostile goal details', async () => (await d.locator('.details h2').first().textContent()) === HOSTILE);
+    const elements = await d.locator(':root').evaluate(() => {
+      let img = 0;
+      const roots: (Document | ShadowRoot)[] = [document];
+      while (roots.length) {
+        const root = roots.pop()!;
+        img += root.querySelectorAll('img').length;
+        for (const el of Array.from(root.querySelectorAll('*'))) if (el.shadowRoot) roots.push(el.shadowRoot);
+      }
+      return { img };
+    });
+    assert.deepEqual(elements, { img: 0 }, 'no element came from the title');
+
+    // The picture: the whole window for the dashboard, the demo goal selected with its charts,
+    // the new gate in the queue.
+    await runFromPalette('View: Close Primary Side Bar');
+    await until('the side bar to close', async () => !(await visible(page.locator('.part.sidebar'))));
+    await refactor.click();
+    await until('the goal details', async () => (await d.locator('.details h2').first().textContent()) === 'Refactor Payment Module');
+    await dismissToasts();
+    await shot('dashboard-dark.png');
+  });
+
+  /** Clears notifications (the new gate raised one) so the dashboard shots show the dashboard. */
+  async function dismissToasts(): Promise<void> {
+    await until('no notification toast', async () => {
+      const toasts = page.locator('.notification-toast');
+      if ((await toasts.count()) === 0 || !(await visible(toasts.first()))) return true;
+      await page.keyboard.press('Escape');
+      await page.locator('.notification-toast .codicon-notifications-clear, .notification-toast [aria-label^="Clear Notification"]').first().click({ timeout: 1000 }).catch(() => {});
+      return false;
+    }, 10_000, 250);
+  }
+
+  step('(e) the same dashboard in the light theme', 60_000, async () => {
+    const d = dashboard();
+    await d.locator('.details h2').first().waitFor({ timeout: UI_MS });
+    // The theme reaches the page as a body class and VS Code's colour variables.
+    const colours = () =>
+      d.locator('body').evaluate((b) => ({
+        cls: b.className,
+        bg: getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim(),
+        fg: getComputedStyle(b).color,
+      }));
+    const dark = await colours();
+    assert.match(dark.cls, /vscode-dark/);
+    // The server starts with the dark theme in its user settings (startCodeServer's `settings`;
+    // VS Code 1.139 names the themes "Dark Modern" and "Light Modern"). A person switches with
+    // Preferences: Color Theme, which writes the same setting; the open webview follows live.
+    // (Writing settings.json from outside is not picked up by code-server: the picker is the way.)
+    const before = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    assert.equal(before['workbench.colorTheme'], 'Dark Modern');
+    await runFromPalette('Preferences: Color Theme');
+    const lightModern = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' });
+    await lightModern.first().waitFor({ timeout: UI_MS });
+    await page.keyboard.type('Light Modern');
+    await until('"Light Modern" on top', async () => /Light Modern/.test(await page.locator('.quick-input-list .monaco-list-row').first().innerText()));
+    await page.keyboard.press('Enter');
+    const light = await until('the light theme in the webview', async () => {
+      const c = await colours();
+      return /vscode-light/.test(c.cls) ? c : undefined;
+    }, UI_MS, 200);
+    const after = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    assert.equal(after['workbench.colorTheme'], 'Light Modern', 'the choice is in the user settings');
+    assert.ok(dark.bg && light.bg && light.bg !== dark.bg, `the background changed: ${dark.bg} -> ${light.bg}`);
+    assert.notEqual(light.fg, dark.fg, 'the text colour changed');
+    const workbench = await page.locator('.monaco-workbench').evaluate((el) => Array.from(el.classList));
+    assert.ok(workbench.includes('vs') && !workbench.includes('vs-dark'), `a light workbench: ${workbench.join(' ')}`);
+    await d.locator(`.goal-row[data-goal="${GOAL}"]`).waitFor({ timeout: UI_MS });
+    await dismissToasts();
+    await shot('dashboard-light.png');
+  });
+});
