@@ -46,13 +46,7 @@ export interface CapabilityDeclaration {
   input: unknown;
 }
 
-interface Capability<S extends z.ZodType = z.ZodType> {
-  id: string;
-  summary: string;
-  touches: string[];
-  gates: string;
-  quota: string;
-  actors: Actor['kind'][];
+interface Capability<S extends z.ZodType = z.ZodType> extends Omit<CapabilityDeclaration, 'humanOnly' | 'input'> {
   humanOnly?: boolean;
   input: S;
   /** 'create' makes a new goal; the others need an existing one. */

@@ -391,8 +391,10 @@ describe('pre-tool-use: file tools and no contract', { concurrency: true }, () =
 describe('hook input and usage', { concurrency: true }, () => {
   it('pre-tool-use with stdin that is not a JSON object denies with exit 2', async () => {
     const { dir } = governed();
-    const results = await Promise.all(['not json', 'null'].map((i) => hook('pre-tool-use', i, { cwd: dir })));
-    results.forEach((r) => denied(r, /the hook input is not valid JSON/, /refusing/));
+    const results = await Promise.all(['not json', 'null', ''].map((i) => hook('pre-tool-use', i, { cwd: dir })));
+    denied(results[0]!, /cannot read the hook input \(.*JSON/, /refusing/);
+    denied(results[1]!, /cannot read the hook input \(the hook input is not a JSON object\)/, /refusing/);
+    denied(results[2]!, /cannot read the hook input \(standard input is empty\)/, /refusing/);
   });
 
   it('an unknown event is a usage error (exit 2) with nothing on stdout', async () => {
@@ -409,7 +411,7 @@ describe('hook input and usage', { concurrency: true }, () => {
     const r = await hook('stop', '{oops', { cwd: dir, env: { LOOPX_AGENT: 'claude-code' } });
     assert.equal(r.code, 2, show(r));
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^loopx: .*the hook input is not valid JSON/);
+    assert.match(r.stderr, /^loopx: cannot read the hook input: .*JSON/);
     assert.equal(store.readLog('g').events.length, before, 'nothing written');
   });
 });
