@@ -14,7 +14,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { LoopxError } from './errors';
 import { conflict, corrupt, notFound, usageError } from './errors';
-import { checkId, newId } from './ids';
+import { ID_PATTERN, ID_RULE, checkId, newId } from './ids';
 import {
   sha256,
   describeIssues,
@@ -314,7 +314,11 @@ export class Store {
       createOnce(file, newId('w', 12));
       id = fs.readFileSync(file, 'utf8').trim();
     }
-    this.cachedWriter = checkId(id, `writer id in ${file}`);
+    // A damaged file in local/ is a corrupt store (exit 6, naming the file), not a usage error.
+    if (!ID_PATTERN.test(id)) {
+      throw corrupt(`${file} does not hold a valid writer id (${ID_RULE}): delete it and a new one is made`, { file });
+    }
+    this.cachedWriter = id;
     return this.cachedWriter;
   }
 
@@ -334,7 +338,7 @@ export class Store {
       const text = fs.readFileSync(file, 'utf8').trim();
       if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(text)) {
         throw corrupt(
-          `${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one; contracts signed with the old key stop verifying`,
+          `${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one (what the old key signed stops verifying)`,
           { file },
         );
       }
@@ -645,7 +649,13 @@ export class Store {
     opts: CommitOptions,
   ): CommitResult {
     checkId(goalId, 'goal id');
-    const actor = Actor.parse(opts.actor);
+    // The actor comes from outside (LOOPX_ACTOR, LOOPX_AGENT, --agent, a client's name): a bad one
+    // is the caller's error, not a crash.
+    const checkedActor = Actor.safeParse(opts.actor);
+    if (!checkedActor.success) {
+      throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checkedActor.error)}`, { goalId });
+    }
+    const actor = checkedActor.data;
     if (opts.create) fs.mkdirSync(this.goalDir(goalId), { recursive: true });
     let pendingSync: number | undefined;
     try {

@@ -410,7 +410,7 @@ describe('status server: token', () => {
   it('refuses a token file that holds no token', async () => {
     const store = workspace();
     fs.writeFileSync(path.join(store.localDir, TOKEN_FILE), 'not hex at all\n', { mode: 0o600 });
-    await assert.rejects(serve(store), (e: Error) => /status-token does not hold a token/.test(e.message));
+    await assert.rejects(serve(store), (e: Error) => /status-token is not a valid key .*delete it to make a new one/.test(e.message));
   });
 
   it('refuses a workspace without .loopx/', async () => {
