@@ -39,7 +39,8 @@ function vsceCommand() {
 function run(cmd, args, what) {
   const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error) throw new Error(`${what}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
   return r.stdout;
 }
 

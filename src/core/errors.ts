@@ -11,6 +11,9 @@ export type ErrorKind =
   | 'corrupt' // a file on disk that does not parse or validate
   | 'internal';
 
+/** A brand shared by every copy of this class in one process (see `Symbol.hasInstance` below). */
+const BRAND = Symbol.for('loopx.LoopxError');
+
 export class LoopxError extends Error {
   constructor(
     readonly kind: ErrorKind,
@@ -20,6 +23,17 @@ export class LoopxError extends Error {
   ) {
     super(message);
     this.name = 'LoopxError';
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /**
+   * `instanceof` by brand, not by class identity: dist/mcp.js bundles its own copy of the core, and
+   * `loopx mcp` hands it a Store from dist/cli.js, so an error thrown by the store (a goal not
+   * found, a corrupt file, a lock conflict) comes from the other copy of this class. Without the
+   * brand the MCP server reported those as "unexpected error".
+   */
+  static override [Symbol.hasInstance](value: unknown): value is LoopxError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 }
 
@@ -34,6 +48,6 @@ export function quote(value: unknown, max = 60): string {
   let s = typeof value === 'string' ? value : String(value);
   const long = s.length > max;
   if (long) s = s.slice(0, max);
-  // JSON.stringify escapes C0 controls; C1 controls and line separators can still steer a terminal.
-  return JSON.stringify(s).replace(/[\u0080-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '');
+  // JSON.stringify escapes C0 controls; DEL, C1 controls and line separators it leaves raw.
+  return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '');
 }

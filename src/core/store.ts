@@ -656,12 +656,25 @@ export class Store {
       throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checkedActor.error)}`, { goalId });
     }
     const actor = checkedActor.data;
-    if (opts.create) fs.mkdirSync(this.goalDir(goalId), { recursive: true });
+    // `made`: this call created the goal's folder, so a refused creation removes it again (while
+    // still empty) instead of leaving a goal that never existed, listed as broken from then on.
+    const made = opts.create ? fs.mkdirSync(this.goalDir(goalId), { recursive: true }) !== undefined : false;
     let pendingSync: number | undefined;
     try {
-      return this.withGoalLock(goalId, () =>
-        this.commitLocked(goalId, plan, opts, actor, (fd) => (pendingSync = fd)),
-      );
+      return this.withGoalLock(goalId, () => {
+        try {
+          return this.commitLocked(goalId, plan, opts, actor, (fd) => (pendingSync = fd));
+        } catch (e) {
+          if (made && pendingSync === undefined) {
+            try {
+              fs.rmdirSync(this.goalDir(goalId));
+            } catch {
+              /* not empty: leave it */
+            }
+          }
+          throw e;
+        }
+      });
     } finally {
       if (pendingSync !== undefined) {
         try {
@@ -702,6 +715,9 @@ export class Store {
     if (drafts.length === 0) return { events: [], state: cur!.state, revision };
     const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
     const writer = this.writerId();
+    // The snapshot key is needed after the append: a damaged one must refuse the call before
+    // anything is written, not report an error for an event that was appended anyway.
+    this.localSecret('snapshot-key');
     const ts = this.now();
     let state = cur?.state;
     let prev = cur?.lastHash ?? null;

@@ -93,6 +93,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     // The first look at the store happens after activation returns.
     setTimeout(() => {
       updateContext();
+      statusBar.update();
       notifier.scan();
     }, 0);
 

@@ -6,7 +6,7 @@ import { quotaBadge } from './tree';
 
 export class LoopxStatusBar extends Disposable {
   private readonly item = this._register(vscode.window.createStatusBarItem('loopx.status', vscode.StatusBarAlignment.Left, 50));
-  /** The goal the person last looked at in the tree; else the newest active goal. */
+  /** The goal the person last selected in the tree. */
   focusedGoal: string | undefined;
 
   constructor(private readonly workspaces: LoopxWorkspaces) {
@@ -14,7 +14,7 @@ export class LoopxStatusBar extends Disposable {
     this.item.name = 'LoopX';
     this.item.command = 'loopx.goals.focus';
     this._register(workspaces.onDidChange(() => this.update()));
-    this.update();
+    // The first update reads the store: left to the caller, after activation has returned.
   }
 
   update(): void {
@@ -25,7 +25,8 @@ export class LoopxStatusBar extends Disposable {
     const goals = this.workspaces.goals();
     const pending = goals.reduce((n, g) => n + (g.entry.status === 'closed' || g.entry.status === 'cancelled' ? 0 : g.entry.pendingGates), 0);
     const active = goals.filter((g) => g.entry.status === 'active');
-    const focus = goals.find((g) => g.entry.id === this.focusedGoal) ?? active[active.length - 1];
+    // The goal the person picked in the tree; else one that waits for them; else the newest.
+    const focus = goals.find((g) => g.entry.id === this.focusedGoal) ?? active.find((g) => g.entry.pendingGates > 0) ?? active[active.length - 1];
     let quota = '';
     if (focus) {
       try {

@@ -90,7 +90,21 @@ export async function serveMcp(store: Store, opts: { version: string; agent?: st
   const server = createMcpServer(store, opts);
   const transport = opts.transport ?? new StdioServerTransport();
   const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
+  if (!opts.transport) {
+    // Say why a session ends or a line is dropped (a line that is not JSON, a message over the
+    // SDK's 10 MiB limit): stderr is the MCP host's log.
+    server.onerror = (e) => void process.stderr.write(`loopx mcp: ${sanitize(e.message)}\n`);
+  }
   await server.connect(transport);
   if (!opts.transport) process.stdin.once('end', () => void server.close());
   await closed;
+  // The SDK's stdio transport closes itself on a message over its size limit and only pauses
+  // stdin, which keeps the process alive but deaf while the client waits: end stdin, so that
+  // `loopx mcp` exits and the client sees the connection close.
+  if (!opts.transport) process.stdin.destroy();
+}
+
+function sanitize(s: string): string {
+  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+  return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
 }

@@ -500,7 +500,9 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     return sendError(res, 404, 'not_found', `no route ${JSON.stringify(sanitizeForLog(pathname))}: try /status, /goals/<id>, /events or /healthz`);
   }
 
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  // Node checks headersTimeout/requestTimeout only every `connectionsCheckingInterval` (30 s by
+  // default): a slow client would hold its connection (one of maxConnections) for up to 35 s, not 5.
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1000 }, (req, res) => {
     const started = process.hrtime.bigint();
     const rawUrl = req.url ?? '';
     const q = rawUrl.indexOf('?');
