@@ -21,6 +21,10 @@ try {
   process.stderr.write(`loopx: the CLI is not built yet: run \`npm run build\` in ${path.dirname(__dirname)}\n`);
   process.exit(1);
 }
+if (!source.includes('loopx')) {
+  process.stderr.write(`loopx: ${file} is empty or incomplete (a build in progress?): run \`npm run build\`\n`);
+  process.exit(1);
+}
 
 const uid = typeof process.getuid === 'function' ? process.getuid() : 'u';
 const cacheDir = path.join(os.tmpdir(), `loopx-code-cache-${uid}`);

@@ -79,7 +79,7 @@ function transition(state: GoalState, t: GoalTransition): GoalStatus {
   if (!to) {
     const allowed = Object.keys(GOAL_TRANSITIONS[from]);
     throw refused(
-      `cannot ${t} goal ${state.id}: it is ${from}, and a ${from} goal can ` +
+      `cannot ${t} goal ${state.id}: it is ${from}, and ${/^[aeiou]/.test(from) ? 'an' : 'a'} ${from} goal can ` +
         (allowed.length ? `only ${allowed.join(' or ')}` : 'not change any more (closed and cancelled are final)'),
       { goalId: state.id, from, transition: t },
     );
@@ -521,6 +521,8 @@ define({
   gates: 'none',
   quota: 'the spend reported',
   actors: AllActors,
+  // Closing a goal does not end its runs: their summary still belongs in the record.
+  onFinishedGoal: true,
   input: z.object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() }).merge(SpendInput),
   plan: (s, i) => {
     openRun(s, i.runId);

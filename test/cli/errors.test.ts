@@ -1,0 +1,159 @@
+/**
+ * Hostile input and broken files: ids that try to leave `.loopx/` or reach a shell are refused
+ * (exit 2) naming the flag, and nothing is created anywhere; a corrupt policy or event log is
+ * reported naming the file and the line (exit 6); never a stack trace.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { GoalStatusDoc, StatusDoc } from '../../src/core/index';
+import { Ws, tempDir, removeTempDirs, loopxMany, listTree, ok, fails, json } from './helpers';
+
+after(removeTempDirs);
+
+const HOSTILE = ['../x', 'a/b', '$(touch pwned)', 'x'.repeat(10_000)];
+const show = (id: string) => (id.length > 40 ? `${id.slice(0, 8)}… (${id.length} chars)` : id);
+
+describe('errors', { concurrency: true }, () => {
+  describe('hostile ids', { concurrency: 1 }, () => {
+    // The workspace sits in a folder of its own, so "nothing created outside .loopx" is checkable.
+    const parent = tempDir();
+    const ws = new Ws(path.join(parent, 'ws'));
+    let treeBefore: string[];
+    let goalsBefore: string[];
+    before(async () => {
+      fs.mkdirSync(ws.dir);
+      ok(await ws.run('goal', 'create', '--title', 'Target', '--goal-id', 'g'));
+      ok(await ws.run('todo', 'add', '--goal-id', 'g', '--title', 'Real', '--todo-id', 't1', '--action', 'true'));
+      treeBefore = listTree(parent, ['ws/.loopx']);
+      goalsBefore = fs.readdirSync(ws.file('.loopx', 'goals'));
+    });
+
+    it('every id flag refuses each hostile id with exit 2, naming the flag; nothing is created in or outside .loopx', async () => {
+      const calls: { flag: string; id: string; args: string[] }[] = [];
+      const each = (flag: string, make: (id: string) => string[], ids = HOSTILE) => ids.forEach((id) => calls.push({ flag, id, args: make(id) }));
+      // Every hostile id on a read and on the brief's goal creation; then one on each command
+      // that takes --goal-id, and one or two on every other id flag (the check is shared).
+      const [dots, slash, subst, long] = HOSTILE as [string, string, string, string];
+      each('--goal-id', (id) => ['status', '--goal-id', id]);
+      each('--goal-id', (id) => ['project_prompt', 'create', '--title', 'T', '--goal-id', id], [subst, long]);
+      each('--goal-id', (id) => ['todo', 'add', '--goal-id', id, '--title', 'T'], [subst]);
+      each('--goal-id', (id) => ['quota', 'should-run', '--goal-id', id], [dots]);
+      each('--goal-id', (id) => ['gate', 'approve', '--goal-id', id, '--gate-id', 'prod'], [slash]);
+      each('--goal-id', (id) => ['summary_all', '--goal-id', id], [subst]);
+      each('--goal-id', (id) => ['self-repair', '--goal-id', id], [dots]);
+      each('--goal-id', (id) => ['verify', '--goal-id', id], [subst]);
+      each('--goal-id', (id) => ['log', '--goal-id', id], [long]);
+      each('--goal-id', (id) => ['project_prompt', 'close', '--goal-id', id], [dots]);
+      each('--todo-id', (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--todo-id', id], [dots]);
+      each('--gate', (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--gate', id], [slash]);
+      each('--depends-on', (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--depends-on', `t1,${id}`], [subst]);
+      each('--gate-id', (id) => ['gate', 'request', '--goal-id', 'g', '--gate-id', id], [subst]);
+      each('--guards', (id) => ['gate', 'request', '--goal-id', 'g', '--gate-id', 'ok', '--guards', id], [slash]);
+      each('--run-id', (id) => ['run', 'spend', '--goal-id', 'g', '--run-id', id, '--tokens', '1'], [dots]);
+      each('--run-id', (id) => ['evidence', 'add', '--goal-id', 'g', '--summary', 's', '--run-id', id], [subst]);
+      each('--evidence', (id) => ['todo', 'done', '--goal-id', 'g', '--todo-id', 't1', '--evidence', id], [slash]);
+      each('--contract', (id) => ['exec', '--contract', id, '--todo', 't1', '--', 'touch pwned'], [subst]);
+      each('--todo', (id) => ['exec', '--contract', 'c-0000000000', '--todo', id, '--', 'touch pwned'], [dots]);
+      each('--contract', (id) => ['contract', 'verify', '--contract', id], [long]);
+
+      const results = await loopxMany(calls.map((c) => ({ args: c.args, o: { cwd: ws.dir } })));
+      const problems: string[] = [];
+      results.forEach((r, i) => {
+        const { flag, id, args } = calls[i]!;
+        const name = `${args.slice(0, 2).join(' ')} ${flag} ${show(id)}`;
+        try {
+          fails(r, 2, new RegExp(`^loopx: ${flag} `), /is (not a valid id|too long)/, /ids are 1-64 letters/);
+          assert.ok(r.stderr.length < 600, `the message repeats the whole id (${r.stderr.length} chars)`);
+        } catch (e) {
+          problems.push(`${name}: ${(e as Error).message.split('\n').slice(0, 6).join(' | ')}`);
+        }
+      });
+      assert.deepEqual(problems, []);
+      assert.deepEqual(listTree(parent, ['ws/.loopx']), treeBefore, 'a file appeared outside .loopx');
+      assert.deepEqual(fs.readdirSync(ws.file('.loopx', 'goals')), goalsBefore, 'a goal folder appeared');
+      assert.equal(fs.existsSync(path.join(parent, 'x')), false);
+      assert.equal(fs.existsSync(ws.file('pwned')), false);
+    });
+
+    it('a hostile title or objective is kept as text, never run; the goal id made from it is a safe slug', async () => {
+      const doc = await ws.json(GoalStatusDoc, 'project_prompt', 'create', '--title', '$(touch pwned) `touch pwned2`; ../../x', '--description', '$(touch pwned3)');
+      assert.match(doc.id, /^touch-pwned-touch-pwned2-x-[0-9a-z]{4}$/);
+      assert.equal(doc.title, '$(touch pwned) `touch pwned2`; ../../x');
+      const text = ok(await ws.run('status', '--goal-id', doc.id)).stdout;
+      assert.ok(text.includes('$(touch pwned) `touch pwned2`; ../../x'));
+      for (const f of ['pwned', 'pwned2', 'pwned3']) assert.equal(fs.existsSync(ws.file(f)), false);
+      assert.deepEqual(listTree(parent, ['ws/.loopx']), treeBefore);
+    });
+
+    it('a title with control characters (a terminal escape) is refused, naming the field', async () => {
+      fails(await ws.run('todo', 'add', '--goal-id', 'g', '--title', 'evil\u001b[2Jtitle'), 2, /title/, /control characters/);
+    });
+  });
+
+  describe('broken files', { concurrency: 1 }, () => {
+    const ws = new Ws();
+    before(async () => {
+      ok(await ws.run('goal', 'create', '--title', 'Healthy', '--goal-id', 'healthy'));
+      ok(await ws.run('goal', 'create', '--title', 'Broken', '--goal-id', 'broken'));
+      ok(await ws.run('todo', 'add', '--goal-id', 'broken', '--title', 'Something', '--todo-id', 't1'));
+    });
+
+    it('a policy.json that is not JSON: exit 6 naming the file and the line; one with an unknown key: naming the key', async () => {
+      const policy = ws.file('.loopx', 'policy.json');
+      const good = fs.readFileSync(policy, 'utf8');
+      fs.writeFileSync(policy, '{\n  "v": 1,\n  oops\n}\n');
+      const syntax = await ws.run('todo', 'add', '--goal-id', 'healthy', '--title', 'x');
+      fs.writeFileSync(policy, '{ "v": 1, "deniedActionz": [] }\n');
+      const key = await ws.run('quota', 'should-run', '--goal-id', 'healthy');
+      fs.writeFileSync(policy, good);
+      fails(syntax, 6, new RegExp(`${policy.replace(/[.]/g, '\\.')} \\(line 3\\): not valid JSON`));
+      fails(key, 6, /policy\.json/, /deniedActionz/);
+      assert.equal(ws.events('healthy').length, 1, 'nothing was written under a broken policy');
+    });
+
+    it('a tampered event log: exit 6 naming events.jsonl and the line, from status, log, verify and self-repair; other goals still work', async () => {
+      const file = ws.file('.loopx', 'goals', 'broken', 'events.jsonl');
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      // Edit the first event in place: the second line's `prev` hash no longer matches.
+      lines[0] = lines[0]!.replace('"title":"Broken"', '"title":"Hacked"');
+      fs.writeFileSync(file, lines.join('\n'));
+      fs.rmSync(ws.file('.loopx', 'goals', 'broken', 'goal.json'));
+      const [status, log, verify, repair, healthy, all] = await Promise.all([
+        ws.run('status', '--goal-id', 'broken'),
+        ws.run('log', '--goal-id', 'broken'),
+        ws.run('verify', '--json'),
+        ws.run('self-repair', '--goal-id', 'broken'),
+        ws.run('status', '--goal-id', 'healthy', '--json'),
+        ws.run('status', '--json'),
+      ]);
+      const where = /events\.jsonl:2: field prev/;
+      fails(status, 6, where);
+      fails(log, 6, where);
+      assert.equal(verify.code, 6, verify.stderr);
+      const v = JSON.parse(verify.stdout) as { ok: boolean; goals: { goal_id: string; ok: boolean; error?: string }[] };
+      assert.equal(v.ok, false);
+      assert.deepEqual(v.goals.map((g) => [g.goal_id, g.ok]), [['broken', false], ['healthy', true]]);
+      assert.match(v.goals[0]!.error!, where);
+      assert.equal(repair.code, 6, repair.stdout + repair.stderr);
+      assert.match(repair.stdout, /found +corrupt-log broken: .*events\.jsonl:2/);
+      assert.match(repair.stdout, /never rewritten/);
+      assert.equal(json(healthy, GoalStatusDoc).status, 'active');
+      json(all, StatusDoc);
+    });
+
+    it('an unknown goal is exit 3 and an unknown todo or gate names the goal and the id', async () => {
+      const [goal, todo, gate] = await Promise.all([
+        ws.run('todo', 'claim', '--goal-id', 'ghost', '--todo-id', 't1'),
+        ws.run('todo', 'cancel', '--goal-id', 'healthy', '--todo-id', 'ghost'),
+        ws.tty('gate', 'approve', '--goal-id', 'healthy', '--gate-id', 'ghost'),
+      ]);
+      fails(goal, 3, /no goal "ghost"/);
+      fails(todo, 3, /goal healthy has no todo "ghost"/);
+      assert.equal(gate.code, 3, gate.output);
+      assert.match(gate.output, /goal healthy has no gate "ghost"/);
+      assert.doesNotMatch(gate.output, /^\s{4}at /m);
+    });
+  });
+});
