@@ -1374,7 +1374,7 @@ describe('quota capabilities', () => {
 describe('finished goals', () => {
   for (const end of ['close', 'cancel'] as const) {
     const status = end === 'close' ? 'closed' : 'cancelled';
-    it(`a ${status} goal is read-only for every capability but reward.add`, () => {
+    it(`a ${status} goal is read-only for every capability but reward.add and ending its runs`, () => {
       const store = withGoal();
       invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a', gate: 'x' }, agent);
       invoke(store, 'run.start', { goalId: 'g', runId: 'r1', agent: 'codex' }, agent);
@@ -1396,7 +1396,6 @@ describe('finished goals', () => {
         ['evidence.add', { summary: 's' }, agent],
         ['run.start', { agent: 'codex' }, agent],
         ['run.spend', { runId: 'r1', tokens: 1 }, agent],
-        ['run.end', { runId: 'r1', outcome: 'abandoned' }, agent],
         ['quota.set', { quota: { budgets: {}, window: { kind: 'life' }, cooldownSeconds: 0 } }, human],
         ['quota.grant', { budgets: { turns: 1 } }, human],
       ];
@@ -1425,6 +1424,10 @@ describe('finished goals', () => {
       );
       assert.equal(state(store).status, status);
       assert.equal(state(store).rewards.length, 1);
+      // A run left open when the goal was finished can still be ended (summary_all, self-repair).
+      const ended = invoke(store, 'run.end', { goalId: 'g', runId: 'r1', outcome: 'abandoned' }, agent);
+      assert.deepEqual(ended.events.map((ev) => ev.type), ['run.ended']);
+      assert.equal(state(store).status, status);
     });
   }
 });
