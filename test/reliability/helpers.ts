@@ -59,20 +59,7 @@ export function hashTree(dir: string, skip: string[] = []): Record<string, strin
   return out;
 }
 
-/** Every path under `dir`, relative, sorted; folders named in `skip` (relative) are not entered. */
-export function listTree(dir: string, skip: string[] = []): string[] {
-  const out: string[] = [];
-  (function walk(d: string) {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      const rel = path.relative(dir, p);
-      if (skip.includes(rel)) continue;
-      out.push(rel);
-      if (e.isDirectory()) walk(p);
-    }
-  })(dir);
-  return out.sort();
-}
+export { listTree } from '../cli/helpers';
 
 // ---------------------------------------------------------------------------------------------
 // The command
