@@ -94,7 +94,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       act((ctx) => {
         // Like `git init`: here (or the folder named), not the workspace found above.
         const store = Store.init(ctx.givenWorkspaceDir() ?? io.cwd);
-        ctx.print({ workspace: store.workspace, root: store.root }, () => `LoopX workspace ready in ${store.root}`);
+        ctx.print({ schema: 'loopx.init/1', workspace: store.workspace, root: store.root }, () => `LoopX workspace ready in ${store.root}`);
       }),
     ),
     'loopx init',
@@ -164,7 +164,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const todoResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
     const todoId = (res.input.todoId as string) ?? '';
     const t = res.state.todos.find((x) => x.id === todoId);
-    ctx.print({ goal_id: res.goalId, revision: res.revision, todo: t }, () => `${verb} todo ${todoId}${t ? `: ${t.title} (${t.status})` : ''}${t?.gate && res.state.gates.find((g) => g.id === t.gate)?.status === 'pending' ? `\ngate ${t.gate} is pending: a person approves it with loopx gate approve --goal-id ${res.goalId} --gate-id ${t.gate}` : ''}`);
+    ctx.print({ schema: 'loopx.todo-change/1', goal_id: res.goalId, revision: res.revision, todo: t }, () => `${verb} todo ${todoId}${t ? `: ${t.title} (${t.status})` : ''}${t?.gate && res.state.gates.find((g) => g.id === t.gate)?.status === 'pending' ? `\ngate ${t.gate} is pending: a person approves it with loopx gate approve --goal-id ${res.goalId} --gate-id ${t.gate}` : ''}`);
   };
   example(
     todo
@@ -237,7 +237,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const gate = example(program.command('gate').description('approval gates: work that waits for a person'), 'loopx gate list --goal-id G', 'loopx gate approve --goal-id G --gate-id prod --note "reviewed the plan"');
   const gateResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
     const g = res.state.gates.find((x) => x.id === res.input.gateId);
-    ctx.print({ goal_id: res.goalId, revision: res.revision, gate: g }, () => `${verb} gate ${res.input.gateId as string}${g ? ` (${g.status})` : ''}`);
+    ctx.print({ schema: 'loopx.gate-change/1', goal_id: res.goalId, revision: res.revision, gate: g }, () => `${verb} gate ${res.input.gateId as string}${g ? ` (${g.status})` : ''}`);
   };
   example(
     gate.command('request').description('ask a person to approve something').requiredOption('--goal-id <id>', 'the goal').requiredOption('--gate-id <id>', 'the gate').option('--title <title>', 'what is asked').option('--reason <text>', 'why it needs a person').option('--guards <todo-ids>', 'the todos it guards (comma-separated)', list).action(act((ctx, o: { goalId: string; gateId: string; title?: string; reason?: string; guards?: string[] }) => {
@@ -276,7 +276,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       .option('--exit-code <n>', 'its exit code', num('--exit-code')).option('--duration-ms <n>', 'how long it took', num('--duration-ms'))
       .action(act((ctx, o: Record<string, unknown>) => {
         const res = invoke(ctx.store(), 'evidence.add', o, ctx.actor());
-        ctx.print({ goal_id: res.goalId, revision: res.revision, evidence_id: res.input.evidenceId }, () => `recorded evidence ${res.input.evidenceId as string}`);
+        ctx.print({ schema: 'loopx.evidence-change/1', goal_id: res.goalId, revision: res.revision, evidence_id: res.input.evidenceId }, () => `recorded evidence ${res.input.evidenceId as string}`);
       })),
     'loopx evidence add --goal-id G --todo-id t-abc123 --kind test --summary "42 passed" --exit-code 0',
   );
@@ -287,7 +287,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       .action(act((ctx, o: { goalId: string; runId: string; tokens?: number; cost?: number; wallSeconds?: number }) => {
         const res = invoke(ctx.store(), 'run.spend', { goalId: o.goalId, runId: o.runId, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds }, ctx.actor());
         const r = res.state.runs.find((x) => x.id === o.runId);
-        ctx.print({ goal_id: res.goalId, run: r }, () => `run ${o.runId} spent ${JSON.stringify(r?.spend)}`);
+        ctx.print({ schema: 'loopx.run-change/1', goal_id: res.goalId, run: r }, () => `run ${o.runId} spent ${JSON.stringify(r?.spend)}`);
       })),
     'loopx run spend --goal-id G --run-id run-7k2f9x3a --tokens 12000 --cost 0.04',
   );
@@ -298,7 +298,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       .action(act((ctx, o: { goalId: string; runId: string; score: number; comment: string; lesson?: string }) => {
         const actor = requireHuman(ctx, 'record a reward', 'LoopX: Record Reward');
         const res = invoke(ctx.store(), 'reward.add', o, actor);
-        ctx.print({ goal_id: res.goalId, reward_id: res.input.rewardId, revision: res.revision }, () => `recorded reward ${res.input.rewardId as string} (${o.score}) for run ${o.runId}`);
+        ctx.print({ schema: 'loopx.reward-change/1', goal_id: res.goalId, reward_id: res.input.rewardId, revision: res.revision }, () => `recorded reward ${res.input.rewardId as string} (${o.score}) for run ${o.runId}`);
       })),
     'loopx reward add --goal-id G --run-id run-7k2f9x3a --score 0.8 --comment "Good approach but needs more edge case handling."',
   );
@@ -320,7 +320,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   example(
     quota.command('show').description('budgets, spend and what is left').requiredOption('--goal-id <id>', 'the goal').action(act((ctx, o: { goalId: string }) => {
       const doc = goalStatus(ctx.store(), o.goalId);
-      ctx.print(doc.quota, () => [`window: ${doc.quota.window}, cooldown ${doc.quota.cooldown_seconds} s`, ...Object.entries(doc.quota.budgets).map(([k, u]) => `${k.padEnd(12)} ${u.used} of ${u.limit} used, ${u.left} left`), `spent in all: ${JSON.stringify(doc.quota.spend)}`].join('\n'));
+      ctx.print({ schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota }, () => [`window: ${doc.quota.window}, cooldown ${doc.quota.cooldown_seconds} s`, ...Object.entries(doc.quota.budgets).map(([k, u]) => `${k.padEnd(12)} ${u.used} of ${u.limit} used, ${u.left} left`), `spent in all: ${JSON.stringify(doc.quota.spend)}`].join('\n'));
     })),
     'loopx quota show --goal-id G',
   );
@@ -346,7 +346,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         };
         invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), { expectRevision: revision });
         const doc = goalStatus(store, o.goalId);
-        ctx.print(doc.quota, () => `quota of ${o.goalId} set`);
+        ctx.print({ schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota }, () => `quota of ${o.goalId} set`);
       })),
     'loopx quota set --goal-id G --turns 50 --cost 5 --cooldown 60',
   );
@@ -359,7 +359,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         const store = ctx.store();
         invoke(store, 'quota.grant', { goalId: o.goalId, budgets: { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds }, note: o.note }, actor);
         const doc = goalStatus(store, o.goalId);
-        ctx.print(doc.quota, () => `granted; now ${Object.entries(doc.quota.budgets).map(([k, u]) => `${k} ${u.left} left`).join(', ')}`);
+        ctx.print({ schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota }, () => `granted; now ${Object.entries(doc.quota.budgets).map(([k, u]) => `${k} ${u.left} left`).join(', ')}`);
       })),
     'loopx quota grant --goal-id G --turns 20 --note "one more day"',
   );
@@ -390,13 +390,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
           const { goal, run, contract } = checkContract(store, o.contract);
           const actions = contract.actions.map((a) => ({ todo_id: a.todoId, command: a.command }));
           ctx.print(
-            { valid: true, contract_id: contract.id, goal_id: goal.id, run_id: run.id, expires_at: contract.expiresAt, actions, judgment: contract.judgment },
+            { schema: 'loopx.contract-verify/1', valid: true, contract_id: contract.id, goal_id: goal.id, run_id: run.id, expires_at: contract.expiresAt, actions, judgment: contract.judgment },
             () => [`ok: contract ${contract.id} of goal ${goal.id} (run ${run.id}) is valid until ${contract.expiresAt}`, ...actions.map((a) => `  ${a.todo_id}: ${a.command}`), ...contract.judgment.map((t) => `  ${t}: (judgment)`)].join('\n'),
           );
           return;
         }
         const v = verifyCommand(store, { contractId: o.contract, todoId: o.todo, command: words.length ? words.join(' ') : undefined });
-        ctx.print({ valid: true, contract_id: v.contract.id, goal_id: v.goal.id, run_id: v.run.id, todo_id: v.todo.id, command: v.command, expires_at: v.contract.expiresAt }, () => `ok: contract ${v.contract.id} allows todo ${v.todo.id}: ${v.command} (until ${v.contract.expiresAt})`);
+        ctx.print({ schema: 'loopx.contract-verify/1', valid: true, contract_id: v.contract.id, goal_id: v.goal.id, run_id: v.run.id, todo_id: v.todo.id, command: v.command, expires_at: v.contract.expiresAt }, () => `ok: contract ${v.contract.id} allows todo ${v.todo.id}: ${v.command} (until ${v.contract.expiresAt})`);
       })),
     "loopx contract verify --contract c-0123456789 --todo t-abc123 -- 'npm test'",
   );
@@ -409,7 +409,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         const store = ctx.store();
         const { startStatusServer } = await import('../server/status-server');
         const server = await startStatusServer({ workspace: store.workspace, port: o.port, host: o.host, allowUnsafeHost: o.unsafeAllowNonLoopback, log: (line) => io.stderr(`${line}\n`) });
-        ctx.print({ url: server.url, port: server.port, token: server.token }, () => `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`);
+        ctx.print({ schema: 'loopx.status-server/1', url: server.url, port: server.port, token: server.token }, () => `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`);
         await new Promise<void>((resolve) => {
           const stop = () => void server.close().then(resolve);
           process.once('SIGINT', stop);
@@ -519,7 +519,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
           return { goal_id: id, ok: false, error: (e as Error).message };
         }
       });
-      ctx.print({ ok: results.every((r) => r.ok), goals: results }, () => results.map((r) => ('events' in r ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}` : `BROKEN  ${r.goal_id}: ${r.error}`)).join('\n') || 'no goals');
+      ctx.print({ schema: 'loopx.verify/1', ok: results.every((r) => r.ok), goals: results }, () => results.map((r) => ('events' in r ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}` : `BROKEN  ${r.goal_id}: ${r.error}`)).join('\n') || 'no goals');
       return results.every((r) => r.ok) ? EXIT.ok : EXIT.corrupt;
     })),
     'loopx verify',

@@ -221,8 +221,8 @@ describe('the command surface', { concurrency: true }, () => {
   describe('init', { concurrency: 1 }, () => {
     it('creates .loopx/ with its policy, index and a git-ignored local/; a second init keeps a hand-edited policy', async () => {
       const ws = new Ws();
-      const first = z.strictObject({ workspace: z.string(), root: z.string() }).parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
-      assert.deepEqual(first, { workspace: ws.dir, root: ws.file('.loopx') });
+      const first = z.strictObject({ schema: z.literal('loopx.init/1'), workspace: z.string(), root: z.string() }).parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
+      assert.deepEqual(first, { schema: 'loopx.init/1', workspace: ws.dir, root: ws.file('.loopx') });
       for (const p of ['goals', 'policy.json', 'index.json', 'local/.gitignore']) assert.ok(fs.existsSync(ws.file('.loopx', p)), `.loopx/${p} missing`);
       Policy.parse(JSON.parse(fs.readFileSync(ws.file('.loopx', 'policy.json'), 'utf8')));
       assert.match(fs.readFileSync(ws.file('.loopx', 'local', '.gitignore'), 'utf8'), /^\*$/m);

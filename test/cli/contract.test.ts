@@ -52,6 +52,7 @@ const RepairSchema = z.strictObject({
 }) satisfies z.ZodType<RepairReport>;
 
 const VerifyContract = z.strictObject({
+  schema: z.literal('loopx.contract-verify/1'),
   valid: z.literal(true),
   contract_id: z.string(),
   goal_id: z.string(),
@@ -61,6 +62,7 @@ const VerifyContract = z.strictObject({
   judgment: z.array(z.string()),
 });
 const VerifyCommand = z.strictObject({
+  schema: z.literal('loopx.contract-verify/1'),
   valid: z.literal(true),
   contract_id: z.string(),
   goal_id: z.string(),
@@ -70,6 +72,7 @@ const VerifyCommand = z.strictObject({
   expires_at: z.string(),
 });
 const VerifyDoc = z.strictObject({
+  schema: z.literal('loopx.verify/1'),
   ok: z.boolean(),
   goals: z.array(z.strictObject({ goal_id: z.string(), ok: z.boolean(), events: z.number().optional(), error: z.string().optional(), torn_tail_line: z.number().optional() })),
 });
@@ -240,7 +243,7 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('run spend reports tokens and cost on the open run; an unknown run is exit 3', async () => {
-      const RunOut = z.strictObject({ goal_id: z.string(), run: Run });
+      const RunOut = z.strictObject({ schema: z.literal('loopx.run-change/1'), goal_id: z.string(), run: Run });
       const [spent, unknown] = await Promise.all([
         ws.run('run', 'spend', '--goal-id', 'c', '--run-id', runId, '--tokens', '1200', '--cost', '0.04', '--json'),
         ws.run('run', 'spend', '--goal-id', 'c', '--run-id', 'run-zzzzzzzz', '--tokens', '1'),
@@ -251,7 +254,7 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('evidence add records a note or a test result for a run and a todo; bad values are usage errors', async () => {
-      const Added = z.strictObject({ goal_id: z.string(), revision: z.number(), evidence_id: z.string().regex(/^ev-[0-9a-z]{8}$/) });
+      const Added = z.strictObject({ schema: z.literal('loopx.evidence-change/1'), goal_id: z.string(), revision: z.number(), evidence_id: z.string().regex(/^ev-[0-9a-z]{8}$/) });
       const [added, kind, code] = await Promise.all([
         ws.run('evidence', 'add', '--goal-id', 'c', '--run-id', runId, '--todo-id', 'fail', '--kind', 'test', '--summary', 'flaky on CI', '--exit-code', '1', '--duration-ms', '5', '--json'),
         ws.run('evidence', 'add', '--goal-id', 'c', '--summary', 'x', '--kind', 'rumour'),
@@ -349,7 +352,7 @@ describe('contract and evidence', { concurrency: true }, () => {
 
     it('verify checks every goal’s hash chain (or one): ok; an unknown goal is exit 3', async () => {
       const [all, one, unknown] = await Promise.all([ws.run('verify', '--json'), ws.run('verify', '--goal-id', 'v'), ws.run('verify', '--goal-id', 'nope')]);
-      assert.deepEqual(json(all, VerifyDoc), { ok: true, goals: [{ goal_id: 'v', ok: true, events: 3 }] });
+      assert.deepEqual(json(all, VerifyDoc), { schema: 'loopx.verify/1', ok: true, goals: [{ goal_id: 'v', ok: true, events: 3 }] });
       assert.match(ok(one).stdout, /^ok +v: 3 events$/m);
       fails(unknown, 3, /no goal "nope"/);
     });

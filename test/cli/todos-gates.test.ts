@@ -12,8 +12,8 @@ import { Ws, removeTempDirs, loopx, loopxTty, ok, fails, json } from './helpers'
 
 after(removeTempDirs);
 
-const TodoResult = z.strictObject({ goal_id: z.string(), revision: z.number().int().positive(), todo: Todo });
-const GateResult = z.strictObject({ goal_id: z.string(), revision: z.number().int().positive(), gate: Gate });
+const TodoResult = z.strictObject({ schema: z.literal('loopx.todo-change/1'), goal_id: z.string(), revision: z.number().int().positive(), todo: Todo });
+const GateResult = z.strictObject({ schema: z.literal('loopx.gate-change/1'), goal_id: z.string(), revision: z.number().int().positive(), gate: Gate });
 const TodoList = GoalStatusDoc.shape.todos;
 const GateList = GoalStatusDoc.shape.gates;
 
