@@ -41,6 +41,28 @@ export class LoopxWorkspaces extends Disposable {
     this._register(watcher.onDidDelete(poke));
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.schedule()));
     this._register({ dispose: () => clearTimeout(this.timer) });
+    // File watchers can miss events (a remote host under load, a watcher still starting). A
+    // once-a-second look at each index.json (one stat per folder) catches what changes the
+    // list, the gates and the counts even then.
+    const poll = setInterval(() => this.pollIndexes(), 1000);
+    this._register({ dispose: () => clearInterval(poll) });
+  }
+
+  private indexStamps = new Map<string, string>();
+
+  private pollIndexes(): void {
+    for (const f of this.folders()) {
+      let stamp = '';
+      try {
+        const st = fs.statSync(f.store.indexPath);
+        stamp = `${st.mtimeMs}:${st.size}`;
+      } catch {
+        stamp = 'missing';
+      }
+      const before = this.indexStamps.get(f.store.root);
+      this.indexStamps.set(f.store.root, stamp);
+      if (before !== undefined && before !== stamp) this.schedule();
+    }
   }
 
   /** Re-reads now-ish: coalesces bursts of file events into one refresh. */

@@ -65,7 +65,9 @@ export function registerExtensionTests(): void {
       }) as typeof vscode.window.showInformationMessage, async () => {
         const r = loopxCli(['todo', 'add', '--goal-id', GOAL, '--todo-id', 'prod-migrate', '--title', 'Run the prod migration', '--action', 'echo migrate', '--gate', 'prod-db']);
         assert.equal(r.status, 0, r.stderr);
-        await until('the notification', () => asked.find((m) => m.includes('prod-db')), 10_000);
+        await until(`the notification (asked so far: ${JSON.stringify(asked)})`, () => asked.find((m) => m.includes('prod-db')), 10_000).catch((e) => {
+          throw new Error(`${(e as Error).message}; asked: ${JSON.stringify(asked)}; cli: ${r.stdout.slice(0, 300)}`);
+        });
       });
       assert.match(asked.find((m) => m.includes('prod-db'))!, /"Refactor Payment Module" waits for your approval of gate "prod-db": needed by todo prod-migrate/);
       const goal = tree.getChildren().find((n) => n.kind === 'goal' && n.entry.id === GOAL)!;
