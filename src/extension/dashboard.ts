@@ -290,14 +290,9 @@ export class Dashboard extends Disposable {
         await this.openEvidence(ref, msg.evidenceId);
         return;
       case 'approve-gate':
-        await vscode.commands.executeCommand('loopx.approveGate', {
-          goalId: ref.goalId,
-          gateId: msg.gateId,
-          folder,
-        });
-        return;
       case 'reject-gate':
-        await vscode.commands.executeCommand('loopx.rejectGate', {
+        // A navigation to the extension's own command, which asks the person there.
+        await vscode.commands.executeCommand(msg.type === 'approve-gate' ? 'loopx.approveGate' : 'loopx.rejectGate', {
           goalId: ref.goalId,
           gateId: msg.gateId,
           folder,

@@ -27,6 +27,7 @@ export class LoopxWorkspaces extends Disposable {
   readonly onDidChange = this.changed.event;
   private timer: NodeJS.Timeout | undefined;
   private cache: LoopxFolder[] | undefined;
+  private goalsCache: { ref: GoalRef; entry: IndexEntry }[] | undefined;
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
@@ -71,6 +72,7 @@ export class LoopxWorkspaces extends Disposable {
     const ms = vscode.workspace.getConfiguration('loopx').get<number>('refreshDebounceMs', 200);
     this.timer = setTimeout(() => {
       this.cache = undefined;
+      this.goalsCache = undefined;
       this.changed.fire();
     }, ms);
   }
@@ -89,8 +91,17 @@ export class LoopxWorkspaces extends Disposable {
     return this.folders().length > 0;
   }
 
-  /** Every goal of every folder, from the indexes. Unreadable goals are logged, not hidden. */
+  /**
+   * Every goal of every folder, from the indexes. Unreadable goals are logged, not hidden.
+   * Cached until the next change: the tree, status bar, notifier and view badge all ask after
+   * each change, and one read of each index serves them all.
+   */
   goals(): { ref: GoalRef; entry: IndexEntry }[] {
+    this.goalsCache ??= this.readGoals();
+    return this.goalsCache;
+  }
+
+  private readGoals(): { ref: GoalRef; entry: IndexEntry }[] {
     const out: { ref: GoalRef; entry: IndexEntry }[] = [];
     for (const f of this.folders()) {
       const { goals, errors } = f.store.listGoals();
@@ -108,6 +119,7 @@ export class LoopxWorkspaces extends Disposable {
   refreshNow(): void {
     clearTimeout(this.timer);
     this.cache = undefined;
+    this.goalsCache = undefined;
     this.changed.fire();
   }
 }

@@ -20,7 +20,7 @@ import '../../src/core/index';
 import { Store } from '../../src/core/store';
 import { invoke } from '../../src/core/capabilities';
 import { shouldRun } from '../../src/core/contract';
-import type { Actor, Contract } from '../../src/core/model';
+import type { Contract } from '../../src/core/model';
 import { rewriteLog } from '../helpers/contract-kit';
 import {
   figure,
@@ -35,9 +35,8 @@ import {
   tempDir,
 } from './helpers';
 import type { Result } from './helpers';
+import { human, agent } from '../helpers/store';
 
-const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
-const agent: Actor = { kind: 'agent', id: 'codex', channel: 'cli' };
 
 let dir = '';
 let ws = '';

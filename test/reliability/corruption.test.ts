@@ -29,7 +29,6 @@ import { shouldRun } from '../../src/core/contract';
 import { execUnderContract } from '../../src/core/exec';
 import { repair } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
-import type { Actor } from '../../src/core/model';
 import {
   Budget,
   figure,
@@ -43,9 +42,8 @@ import {
   tempDir,
 } from './helpers';
 import type { Result } from './helpers';
+import { human, agent } from '../helpers/store';
 
-const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
-const agent: Actor = { kind: 'agent', id: 'codex', channel: 'cli' };
 const GOALS = ['alpha', 'beta', 'gamma', 'delta'];
 const SCRATCH = 'scratch';
 const CREATED = 'created-later';

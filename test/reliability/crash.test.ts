@@ -22,10 +22,9 @@ import { replay } from '../../src/core/events';
 import { repair } from '../../src/core/repair';
 import type { FindingKind } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
-import type { Actor } from '../../src/core/model';
 import { Budget, REPO, WRITER, figure, removeTempDirs, tempDir } from './helpers';
+import { human } from '../helpers/store';
 
-const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
 const LANES = 5;
 const KILLS_PER_LANE = 10;
 /** Kill 0..MAX_DELAY_MS after the writer's first acknowledgement: under way, at a random point. */

@@ -49,8 +49,8 @@ import {
   tempDir,
 } from './helpers';
 import type { Result } from './helpers';
+import { human } from '../helpers/store';
 
-const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
 const lmAgent: Actor = { kind: 'agent', id: 'copilot', channel: 'lm-tool' };
 
 let sandbox = '';

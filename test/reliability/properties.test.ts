@@ -30,8 +30,8 @@ import { repair } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
 import type { Actor, GoalState } from '../../src/core/model';
 import { Budget, figure } from './helpers';
+import { human } from '../helpers/store';
 
-const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
 const vscodeHuman: Actor = { kind: 'user', id: 'bob', channel: 'vscode' };
 const shellAgent: Actor = { kind: 'agent', id: 'codex', channel: 'cli' };
 const toolAgent: Actor = { kind: 'agent', id: 'copilot', channel: 'mcp' };

@@ -21,7 +21,6 @@ import * as path from 'node:path';
 import '../../src/core/index';
 import { Store } from '../../src/core/store';
 import { invoke } from '../../src/core/capabilities';
-import type { Actor } from '../../src/core/model';
 import {
   BIN,
   Budget,
@@ -35,8 +34,8 @@ import {
   sleep,
   tempDir,
 } from './helpers';
+import { human } from '../helpers/store';
 
-const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
 
 let ws = '';
 let store: Store;
