@@ -7,7 +7,21 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        __dirname: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -17,7 +31,9 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
-    languageOptions: { globals: { URLSearchParams: 'readonly', fetch: 'readonly', AbortController: 'readonly' } },
+    languageOptions: {
+      globals: { URLSearchParams: 'readonly', fetch: 'readonly', AbortController: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
@@ -25,7 +41,10 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     rules: {
       'no-console': 'error',
-      'no-restricted-imports': ['error', { paths: ['vscode'], patterns: ['../cli/*', '../server/*', '../extension/*'] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: ['vscode'], patterns: ['../cli/*', '../server/*', '../extension/*'] },
+      ],
       'no-restricted-properties': ['error', { object: 'process', property: 'exit' }],
     },
   },

@@ -18,7 +18,9 @@ const BIN = path.join(ROOT, 'bin', 'loopx.js');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const withHost = !args.includes('--no-host');
-const sizesArg = args.find((a) => a.startsWith('--sizes='))?.slice(8) ?? (args.includes('--sizes') ? args[args.indexOf('--sizes') + 1] : undefined);
+const sizesArg =
+  args.find((a) => a.startsWith('--sizes='))?.slice(8) ??
+  (args.includes('--sizes') ? args[args.indexOf('--sizes') + 1] : undefined);
 const SIZES = (sizesArg ?? (quick ? '1,100,1000' : '1,100,1000,10000')).split(',').map(Number);
 const REPS = quick ? 7 : 15;
 
@@ -41,34 +43,83 @@ interface Sample {
 function runOnce(cmd: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Sample {
   const full = hasTime ? ['/usr/bin/time', '-f', '%M', ...cmd] : cmd;
   const t = performance.now();
-  const r = spawnSync(full[0]!, full.slice(1), { cwd, env: { ...process.env, ...env, LOOPX_WORKSPACE: '' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(full[0]!, full.slice(1), {
+    cwd,
+    env: { ...process.env, ...env, LOOPX_WORKSPACE: '' },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
   const rssKb = hasTime ? Number(r.stderr.trim().split('\n').at(-1)) : NaN;
   return { ms, rssMb: Number.isFinite(rssKb) ? rssKb / 1024 : undefined, bytes: Buffer.byteLength(r.stdout) };
 }
 
-const results: Record<string, unknown> = { machine: { cpus: os.cpus().length, node: process.version, load: os.loadavg().map((x) => round(x)) }, started: new Date().toISOString() };
+const results: Record<string, unknown> = {
+  machine: { cpus: os.cpus().length, node: process.version, load: os.loadavg().map((x) => round(x)) },
+  started: new Date().toISOString(),
+};
 const table: [string, string, string, string][] = [];
-const row = (what: string, value: string, ratio: string, target: string) => table.push([what, value, ratio, target]);
+const row = (what: string, value: string, ratio: string, target: string) =>
+  table.push([what, value, ratio, target]);
 
 // ---------------------------------------------------------------------------------------------
 // Stores, generated through the core: each goal is one commit of its whole history.
 
 function goalHistory(i: number): EventDraft[] {
   const drafts: EventDraft[] = [
-    draft('goal.created', { title: `Goal ${i}`, objective: `Objective of goal ${i}`, quota: { budgets: { turns: 500, costUsd: 50 }, window: { kind: 'life' }, cooldownSeconds: 0 }, handoff: [] }),
+    draft('goal.created', {
+      title: `Goal ${i}`,
+      objective: `Objective of goal ${i}`,
+      quota: { budgets: { turns: 500, costUsd: 50 }, window: { kind: 'life' }, cooldownSeconds: 0 },
+      handoff: [],
+    }),
   ];
   for (let t = 0; t < 20; t++) {
-    drafts.push(draft('todo.added', { todo: { id: `t${t}`, title: `Todo ${t} of goal ${i}`, owner: t === 19 ? 'user' : 'agent', priority: (['P0', 'P1', 'P2', 'P3'] as const)[t % 4]!, action: t % 3 === 0 ? undefined : `echo step-${t}`, gate: t === 18 ? 'release' : undefined, dependsOn: [] } }));
+    drafts.push(
+      draft('todo.added', {
+        todo: {
+          id: `t${t}`,
+          title: `Todo ${t} of goal ${i}`,
+          owner: t === 19 ? 'user' : 'agent',
+          priority: (['P0', 'P1', 'P2', 'P3'] as const)[t % 4]!,
+          action: t % 3 === 0 ? undefined : `echo step-${t}`,
+          gate: t === 18 ? 'release' : undefined,
+          dependsOn: [],
+        },
+      }),
+    );
   }
-  drafts.push(draft('gate.requested', { gate: { id: 'release', title: 'Approve release', reason: 'ships to users', guards: ['t18'] } }));
+  drafts.push(
+    draft('gate.requested', {
+      gate: { id: 'release', title: 'Approve release', reason: 'ships to users', guards: ['t18'] },
+    }),
+  );
   for (let r = 0; r < 3; r++) {
     drafts.push(draft('run.started', { run: { id: `run-${r}`, agent: 'bench-agent' } }));
     drafts.push(draft('todo.claimed', { todoId: `t${r}`, by: 'bench-agent' }));
-    drafts.push(draft('evidence.added', { evidence: { id: `ev-${r}`, runId: `run-${r}`, todoId: `t${r}`, kind: 'command', summary: 'exit 0 in 0.50 s\nok', command: `echo step-${r}`, exitCode: 0, durationMs: 500 } }));
+    drafts.push(
+      draft('evidence.added', {
+        evidence: {
+          id: `ev-${r}`,
+          runId: `run-${r}`,
+          todoId: `t${r}`,
+          kind: 'command',
+          summary: 'exit 0 in 0.50 s\nok',
+          command: `echo step-${r}`,
+          exitCode: 0,
+          durationMs: 500,
+        },
+      }),
+    );
     drafts.push(draft('todo.completed', { todoId: `t${r}`, evidence: [`ev-${r}`] }));
-    drafts.push(draft('run.ended', { runId: `run-${r}`, outcome: 'succeeded', spend: { tokens: 10000, costUsd: 0.1, wallSeconds: 30 } }));
+    drafts.push(
+      draft('run.ended', {
+        runId: `run-${r}`,
+        outcome: 'succeeded',
+        spend: { tokens: 10000, costUsd: 0.1, wallSeconds: 30 },
+      }),
+    );
   }
   return drafts;
 }
@@ -95,10 +146,30 @@ function floorAndCli() {
   const cases: [string, string[]][] = [
     ['node -e 0 (floor)', [process.execPath, '-e', '0']],
     ['loopx --version', [process.execPath, BIN, '--version']],
-    ['quota should-run --goal-id', [process.execPath, BIN, '--format', 'json', 'quota', 'should-run', '--goal-id', goal, '--agent', 'bench-agent']],
-    ['status --goal-id --format json', [process.execPath, BIN, 'status', '--goal-id', goal, '--format', 'json']],
+    [
+      'quota should-run --goal-id',
+      [
+        process.execPath,
+        BIN,
+        '--format',
+        'json',
+        'quota',
+        'should-run',
+        '--goal-id',
+        goal,
+        '--agent',
+        'bench-agent',
+      ],
+    ],
+    [
+      'status --goal-id --format json',
+      [process.execPath, BIN, 'status', '--goal-id', goal, '--format', 'json'],
+    ],
     ['todo add', [process.execPath, BIN, 'todo', 'add', '--goal-id', goal, '--title', 'bench todo']],
-    ['evidence add', [process.execPath, BIN, 'evidence', 'add', '--goal-id', goal, '--summary', 'bench evidence']],
+    [
+      'evidence add',
+      [process.execPath, BIN, 'evidence', 'add', '--goal-id', goal, '--summary', 'bench evidence'],
+    ],
   ];
   runOnce(cases[1]![1], dir); // warms the code cache, as any second call would find it
   const times = new Map<string, number[]>(cases.map(([n]) => [n, []]));
@@ -112,15 +183,29 @@ function floorAndCli() {
   }
   const floor = median(times.get(cases[0]![0])!);
   const out: Record<string, { medianMs: number; ratio: number }> = {};
-  const targets: Record<string, number> = { 'quota should-run --goal-id': 1.5, 'status --goal-id --format json': 1.5, 'todo add': 1.6 };
+  const targets: Record<string, number> = {
+    'quota should-run --goal-id': 1.5,
+    'status --goal-id --format json': 1.5,
+    'todo add': 1.6,
+  };
   for (const [name] of cases) {
     const m = median(times.get(name)!);
     out[name] = { medianMs: round(m, 1), ratio: round(m / floor) };
     const t = targets[name];
-    row(`CLI: ${name}`, `${round(m, 1)} ms`, name.includes('floor') ? '1.00' : `${round(m / floor)}x`, t ? `≤ ${t}x ${m / floor <= t ? 'met' : 'MISSED'}` : '');
+    row(
+      `CLI: ${name}`,
+      `${round(m, 1)} ms`,
+      name.includes('floor') ? '1.00' : `${round(m / floor)}x`,
+      t ? `≤ ${t}x ${m / floor <= t ? 'met' : 'MISSED'}` : '',
+    );
   }
   const contractBytes = sizes.get('quota should-run --goal-id') ?? 0;
-  row('should-run output size', `${contractBytes} B`, '', `< 2048 B ${contractBytes < 2048 ? 'met' : 'MISSED'}`);
+  row(
+    'should-run output size',
+    `${contractBytes} B`,
+    '',
+    `< 2048 B ${contractBytes < 2048 ? 'met' : 'MISSED'}`,
+  );
   results.cli = { floorMs: round(floor, 1), reps: REPS, commands: out, shouldRunOutputBytes: contractBytes };
   fs.rmSync(dir, { recursive: true, force: true });
   return floor;
@@ -135,20 +220,55 @@ function scale(floor: number) {
     const measure = (cmd: string[]) => {
       const xs: Sample[] = [];
       for (let r = 0; r < reps; r++) xs.push(runOnce(cmd, dir));
-      return { medianMs: round(median(xs.map((x) => x.ms)), 1), peakRssMb: round(Math.max(...xs.map((x) => x.rssMb ?? 0)), 1) };
+      return {
+        medianMs: round(median(xs.map((x) => x.ms)), 1),
+        peakRssMb: round(Math.max(...xs.map((x) => x.rssMb ?? 0)), 1),
+      };
     };
     const m = {
       generateMs: round(ms, 0),
-      shouldRun: measure([process.execPath, BIN, '--format', 'json', 'quota', 'should-run', '--goal-id', goal, '--preview']),
+      shouldRun: measure([
+        process.execPath,
+        BIN,
+        '--format',
+        'json',
+        'quota',
+        'should-run',
+        '--goal-id',
+        goal,
+        '--preview',
+      ]),
       statusGoal: measure([process.execPath, BIN, 'status', '--goal-id', goal, '--format', 'json']),
       statusAll: measure([process.execPath, BIN, 'status', '--format', 'json']),
       projectPromptList: measure([process.execPath, BIN, 'project_prompt', 'list', '--json']),
     };
     out[n] = m;
-    row(`${n} goals: should-run (one goal)`, `${m.shouldRun.medianMs} ms, ${m.shouldRun.peakRssMb} MB`, `${round(m.shouldRun.medianMs / floor)}x`, '≤ 1.5x, flat');
-    row(`${n} goals: status --goal-id`, `${m.statusGoal.medianMs} ms, ${m.statusGoal.peakRssMb} MB`, `${round(m.statusGoal.medianMs / floor)}x`, '≤ 1.5x, flat');
-    row(`${n} goals: status (all)`, `${m.statusAll.medianMs} ms, ${m.statusAll.peakRssMb} MB`, `${round(m.statusAll.medianMs / floor)}x`, n === 10000 ? `< 1000 ms, < 300 MB ${m.statusAll.medianMs < 1000 && m.statusAll.peakRssMb < 300 ? 'met' : 'MISSED'}` : '');
-    row(`${n} goals: project_prompt list`, `${m.projectPromptList.medianMs} ms, ${m.projectPromptList.peakRssMb} MB`, `${round(m.projectPromptList.medianMs / floor)}x`, '');
+    row(
+      `${n} goals: should-run (one goal)`,
+      `${m.shouldRun.medianMs} ms, ${m.shouldRun.peakRssMb} MB`,
+      `${round(m.shouldRun.medianMs / floor)}x`,
+      '≤ 1.5x, flat',
+    );
+    row(
+      `${n} goals: status --goal-id`,
+      `${m.statusGoal.medianMs} ms, ${m.statusGoal.peakRssMb} MB`,
+      `${round(m.statusGoal.medianMs / floor)}x`,
+      '≤ 1.5x, flat',
+    );
+    row(
+      `${n} goals: status (all)`,
+      `${m.statusAll.medianMs} ms, ${m.statusAll.peakRssMb} MB`,
+      `${round(m.statusAll.medianMs / floor)}x`,
+      n === 10000
+        ? `< 1000 ms, < 300 MB ${m.statusAll.medianMs < 1000 && m.statusAll.peakRssMb < 300 ? 'met' : 'MISSED'}`
+        : '',
+    );
+    row(
+      `${n} goals: project_prompt list`,
+      `${m.projectPromptList.medianMs} ms, ${m.projectPromptList.peakRssMb} MB`,
+      `${round(m.projectPromptList.medianMs / floor)}x`,
+      '',
+    );
     if (n === Math.max(...SIZES)) inProcess(store, goal, n);
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -176,11 +296,24 @@ function inProcess(store: Store, goal: string, n: number) {
     decide(state, policy, new Date(), { agent: 'poller' });
   });
   let i = 0;
-  const capUs = time(() => invoke(store, 'todo.update', { goalId: goal, todoId: 't5', note: `n${i++}` }, agent));
-  row(`in-process should-run (${n} goals, open run)`, `${pollUs} µs`, '', `< 2000 µs ${pollUs < 2000 ? 'met' : 'MISSED'}`);
+  const capUs = time(() =>
+    invoke(store, 'todo.update', { goalId: goal, todoId: 't5', note: `n${i++}` }, agent),
+  );
+  row(
+    `in-process should-run (${n} goals, open run)`,
+    `${pollUs} µs`,
+    '',
+    `< 2000 µs ${pollUs < 2000 ? 'met' : 'MISSED'}`,
+  );
   row(`in-process load + decide (${n} goals)`, `${decideUs} µs`, '', '');
   row(`in-process capability call (todo.update, with fsync)`, `${capUs} µs`, '', '');
-  results.inProcess = { goals: n, shouldRunPollUs: pollUs, loadDecideUs: decideUs, capabilityCallUs: capUs, iterations: N };
+  results.inProcess = {
+    goals: n,
+    shouldRunPollUs: pollUs,
+    loadDecideUs: decideUs,
+    capabilityCallUs: capUs,
+    iterations: N,
+  };
 }
 
 async function writers() {
@@ -191,11 +324,26 @@ async function writers() {
     invoke(store, 'goal.create', { goalId: 'w', title: 'Writers' }, person);
     const per = quick ? 100 : 250;
     const children = Array.from({ length: procs }, (_, k) =>
-      spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/writer.ts'), 'burst', dir, 'w', String(k), String(per)], { stdio: ['pipe', 'pipe', 'inherit'], cwd: ROOT }),
+      spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(ROOT, 'test/fixtures/writer.ts'),
+          'burst',
+          dir,
+          'w',
+          String(k),
+          String(per),
+        ],
+        { stdio: ['pipe', 'pipe', 'inherit'], cwd: ROOT },
+      ),
     );
     await Promise.all(children.map((c) => new Promise<void>((res) => c.stdout.once('data', () => res()))));
     const t = performance.now();
-    const done = Promise.all(children.map((c) => new Promise<number>((res) => c.on('close', (code) => res(code ?? 1)))));
+    const done = Promise.all(
+      children.map((c) => new Promise<number>((res) => c.on('close', (code) => res(code ?? 1)))),
+    );
     for (const c of children) c.stdin.write('go\n');
     const codes = await done;
     const seconds = (performance.now() - t) / 1000;
@@ -203,8 +351,22 @@ async function writers() {
     const expected = 1 + procs * per;
     const lost = expected - log.events.length;
     const rate = round((procs * per) / seconds, 0);
-    out[procs] = { events: procs * per, seconds: round(seconds, 2), eventsPerSecond: rate, lost, chainValid: !log.torn, exitCodes: codes };
-    row(`${procs} writer${procs > 1 ? 's' : ''} appending`, `${rate} events/s`, '', procs === 8 ? `> 1000/s ${rate > 1000 ? 'met' : 'MISSED'}; lost ${lost} ${lost === 0 ? 'met' : 'MISSED'}` : `lost ${lost}`);
+    out[procs] = {
+      events: procs * per,
+      seconds: round(seconds, 2),
+      eventsPerSecond: rate,
+      lost,
+      chainValid: !log.torn,
+      exitCodes: codes,
+    };
+    row(
+      `${procs} writer${procs > 1 ? 's' : ''} appending`,
+      `${rate} events/s`,
+      '',
+      procs === 8
+        ? `> 1000/s ${rate > 1000 ? 'met' : 'MISSED'}; lost ${lost} ${lost === 0 ? 'met' : 'MISSED'}`
+        : `lost ${lost}`,
+    );
     fs.rmSync(dir, { recursive: true, force: true });
   }
   results.writers = out;
@@ -217,13 +379,23 @@ function bundles() {
     if (!fs.existsSync(p)) continue;
     const buf = fs.readFileSync(p);
     out[f] = { bytes: buf.length, gzipBytes: zlib.gzipSync(buf).length };
-    row(`bundle dist/${f}`, `${round(buf.length / 1024, 1)} KB (${round(out[f]!.gzipBytes / 1024, 1)} KB gzip)`, '', f === 'extension.js' ? `< 500 KB ${buf.length < 500 * 1024 ? 'met' : 'MISSED'}` : '');
+    row(
+      `bundle dist/${f}`,
+      `${round(buf.length / 1024, 1)} KB (${round(out[f]!.gzipBytes / 1024, 1)} KB gzip)`,
+      '',
+      f === 'extension.js' ? `< 500 KB ${buf.length < 500 * 1024 ? 'met' : 'MISSED'}` : '',
+    );
   }
   results.bundles = out;
 }
 
 function hostActivation() {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/integration.mjs')], { cwd: ROOT, env: { ...process.env, LOOPX_TEST_GREP: 'activates' }, encoding: 'utf8', timeout: 15 * 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/integration.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, LOOPX_TEST_GREP: 'activates' },
+    encoding: 'utf8',
+    timeout: 15 * 60_000,
+  });
   const m = /activation time in the host: ([\d.]+) ms/.exec(r.stdout);
   if (!m) {
     row('extension activation (real host)', 'not measured', '', r.stderr.slice(-200));
@@ -243,7 +415,9 @@ function hostActivation() {
   if (withHost) hostActivation();
   void effectiveStatus;
   results.finished = new Date().toISOString();
-  const w = [0, 1, 2, 3].map((c) => Math.max(...table.map((r) => r[c]!.length), ['what', 'median', 'vs floor', 'target'][c]!.length));
+  const w = [0, 1, 2, 3].map((c) =>
+    Math.max(...table.map((r) => r[c]!.length), ['what', 'median', 'vs floor', 'target'][c]!.length),
+  );
   const line = (r: string[]) => `| ${r.map((x, c) => x.padEnd(w[c]!)).join(' | ')} |`;
   console.log(line(['what', 'median', 'vs floor', 'target']));
   console.log(line(w.map((n) => '-'.repeat(n))));

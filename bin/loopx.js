@@ -18,17 +18,24 @@ try {
   source = fs.readFileSync(file, 'utf8');
   stat = fs.statSync(file);
 } catch {
-  process.stderr.write(`loopx: the CLI is not built yet: run \`npm run build\` in ${path.dirname(__dirname)}\n`);
+  process.stderr.write(
+    `loopx: the CLI is not built yet: run \`npm run build\` in ${path.dirname(__dirname)}\n`,
+  );
   process.exit(1);
 }
 if (!source.includes('loopx')) {
-  process.stderr.write(`loopx: ${file} is empty or incomplete (a build in progress?): run \`npm run build\`\n`);
+  process.stderr.write(
+    `loopx: ${file} is empty or incomplete (a build in progress?): run \`npm run build\`\n`,
+  );
   process.exit(1);
 }
 
 const uid = typeof process.getuid === 'function' ? process.getuid() : 'u';
 const cacheDir = path.join(os.tmpdir(), `loopx-code-cache-${uid}`);
-const cacheFile = path.join(cacheDir, `cli-${stat.size}-${Math.floor(stat.mtimeMs)}-${process.version}-${process.arch}.bin`);
+const cacheFile = path.join(
+  cacheDir,
+  `cli-${stat.size}-${Math.floor(stat.mtimeMs)}-${process.version}-${process.arch}.bin`,
+);
 let cachedData;
 try {
   cachedData = fs.readFileSync(cacheFile);
@@ -36,7 +43,11 @@ try {
   cachedData = undefined;
 }
 
-const script = new vm.Script(Module.wrap(source), { filename: file, cachedData, importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+const script = new vm.Script(Module.wrap(source), {
+  filename: file,
+  cachedData,
+  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
 if (!cachedData || script.cachedDataRejected) {
   // Written after the command ran, so the functions it compiled lazily are in the cache too.
   process.once('exit', () => {

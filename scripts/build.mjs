@@ -44,8 +44,23 @@ common.plugins = [zodEnglishOnly];
 common.supported = { 'dynamic-import': false };
 
 const builds = [
-  { ...common, entryPoints: ['src/cli/index.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', plugins: [mcpExternal, zodEnglishOnly] },
-  { ...common, entryPoints: ['src/server/mcp.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
+  {
+    ...common,
+    entryPoints: ['src/cli/index.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    plugins: [mcpExternal, zodEnglishOnly],
+  },
+  {
+    ...common,
+    entryPoints: ['src/server/mcp.ts'],
+    outfile: 'dist/mcp.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
 ];
 if (existsSync('src/extension/extension.ts')) {
   builds.push({
@@ -60,7 +75,14 @@ if (existsSync('src/extension/extension.ts')) {
   });
 }
 if (existsSync('webview/main.ts')) {
-  builds.push({ ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'es2022' });
+  builds.push({
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  });
 }
 
 mkdirSync('dist', { recursive: true });

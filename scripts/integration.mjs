@@ -20,9 +20,24 @@ await esbuild.build({
 
 const ws = mkdtempSync(join(tmpdir(), 'loopx-it-'));
 try {
-  const prep = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/demo-workspace.ts'), ws], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const prep = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/demo-workspace.ts'), ws], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (prep.status !== 0) process.exit(prep.status ?? 1);
-  const r = spawnSync(process.execPath, [join(root, 'scripts/vscode-host/run-integration.mjs'), '--extension', root, '--tests', join(root, 'out/integration/suite.js'), '--workspace', ws], { cwd: root, stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(root, 'scripts/vscode-host/run-integration.mjs'),
+      '--extension',
+      root,
+      '--tests',
+      join(root, 'out/integration/suite.js'),
+      '--workspace',
+      ws,
+    ],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } },
+  );
   process.exitCode = r.status ?? 1;
 } finally {
   rmSync(ws, { recursive: true, force: true });

@@ -55,7 +55,9 @@ export class CliContext {
     if (f === undefined || f === 'text') return false;
     if (f === 'json') return true;
     // --format is checked by the parser, so a bad value here came from the environment.
-    throw usageError(`${this.globals.format !== undefined ? '--format' : 'LOOPX_FORMAT'} must be json or text, not ${JSON.stringify(f)}`);
+    throw usageError(
+      `${this.globals.format !== undefined ? '--format' : 'LOOPX_FORMAT'} must be json or text, not ${JSON.stringify(f)}`,
+    );
   }
 
   /** The workspace folder: --workspace, LOOPX_WORKSPACE, or the nearest parent with a `.loopx/`. */
@@ -68,13 +70,19 @@ export class CliContext {
     const given = this.globals.workspace ?? this.io.env.LOOPX_WORKSPACE;
     if (!given) return undefined;
     const dir = path.resolve(this.io.cwd, given);
-    if (!fs.existsSync(dir)) throw notFound(`the workspace folder ${dir} does not exist (from ${this.globals.workspace ? '--workspace' : 'LOOPX_WORKSPACE'})`);
+    if (!fs.existsSync(dir))
+      throw notFound(
+        `the workspace folder ${dir} does not exist (from ${this.globals.workspace ? '--workspace' : 'LOOPX_WORKSPACE'})`,
+      );
     return dir;
   }
 
   store(): Store {
     const dir = this.workspaceDir();
-    if (!dir) throw notFound(`no LoopX workspace here or above ${this.io.cwd}: run \`loopx init\` first (or pass --workspace DIR)`);
+    if (!dir)
+      throw notFound(
+        `no LoopX workspace here or above ${this.io.cwd}: run \`loopx init\` first (or pass --workspace DIR)`,
+      );
     return Store.open(dir);
   }
 
@@ -90,7 +98,9 @@ export class CliContext {
   /** A person at a terminal is a user; a script or an agent is an agent. */
   actor(): Actor {
     const id = (this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
-    return this.io.interactive ? { kind: 'user', id, channel: 'cli' } : { kind: 'agent', id: this.io.env.LOOPX_AGENT || id, channel: 'cli' };
+    return this.io.interactive
+      ? { kind: 'user', id, channel: 'cli' }
+      : { kind: 'agent', id: this.io.env.LOOPX_AGENT || id, channel: 'cli' };
   }
 
   agentName(flag?: string): string {

@@ -1,5 +1,12 @@
 /** Text renderings for a person at a terminal. JSON output never goes through here. */
-import type { GoalStatusDoc, StatusDoc, ShouldRunOutput, SummaryDoc, RepairReport, CapabilityDeclaration } from '../core/index';
+import type {
+  GoalStatusDoc,
+  StatusDoc,
+  ShouldRunOutput,
+  SummaryDoc,
+  RepairReport,
+  CapabilityDeclaration,
+} from '../core/index';
 
 const MARK: Record<string, string> = { open: '[ ]', claimed: '[~]', done: '[x]', cancelled: '[-]' };
 
@@ -21,21 +28,33 @@ export function goalText(d: GoalStatusDoc): string {
   if (d.todos.length) {
     out.push('', 'todos:');
     for (const t of d.todos) {
-      const extra = [t.owner === 'user' ? 'owner user' : '', t.gate ? `gate ${t.gate}` : '', t.claimed_by && t.status === 'claimed' ? `claimed by ${t.claimed_by}` : '', t.depends_on.length ? `after ${t.depends_on.join(',')}` : '']
+      const extra = [
+        t.owner === 'user' ? 'owner user' : '',
+        t.gate ? `gate ${t.gate}` : '',
+        t.claimed_by && t.status === 'claimed' ? `claimed by ${t.claimed_by}` : '',
+        t.depends_on.length ? `after ${t.depends_on.join(',')}` : '',
+      ]
         .filter(Boolean)
         .join(', ');
-      out.push(`  ${MARK[t.status] ?? '[?]'} ${t.priority} ${t.id}  ${t.title}${t.action ? `  $ ${t.action}` : ''}${extra ? `  (${extra})` : ''}`);
+      out.push(
+        `  ${MARK[t.status] ?? '[?]'} ${t.priority} ${t.id}  ${t.title}${t.action ? `  $ ${t.action}` : ''}${extra ? `  (${extra})` : ''}`,
+      );
     }
   }
   if (d.gates.length) {
     out.push('', 'gates:');
-    for (const g of d.gates) out.push(`  ${g.status.padEnd(8)} ${g.id}  ${g.title}${g.decided_by ? `  (by ${g.decided_by}${g.signed ? ', signed' : ''})` : ''}`);
+    for (const g of d.gates)
+      out.push(
+        `  ${g.status.padEnd(8)} ${g.id}  ${g.title}${g.decided_by ? `  (by ${g.decided_by}${g.signed ? ', signed' : ''})` : ''}`,
+      );
   }
   if (d.runs.length) {
     out.push('', 'recent runs:');
     for (const r of d.runs.slice(0, 5)) {
       const rw = r.rewards.map((w) => `reward ${w.score}`).join(', ');
-      out.push(`  ${r.id}  ${r.agent}  ${r.outcome ?? 'open'}  ${r.evidence.length} evidence${rw ? `  ${rw}` : ''}`);
+      out.push(
+        `  ${r.id}  ${r.agent}  ${r.outcome ?? 'open'}  ${r.evidence.length} evidence${rw ? `  ${rw}` : ''}`,
+      );
     }
   }
   for (const w of d.warnings) out.push(`warning: ${w}`);
@@ -48,7 +67,9 @@ export function statusText(d: StatusDoc): string {
   }
   const out: string[] = [];
   for (const g of d.goals) {
-    out.push(`${g.status.padEnd(10)} ${`${g.progress.done}/${g.progress.total}`.padStart(7)}  ${g.id}  ${g.title}${g.pending_gates ? `  (${g.pending_gates} gate${g.pending_gates > 1 ? 's' : ''} pending)` : ''}`);
+    out.push(
+      `${g.status.padEnd(10)} ${`${g.progress.done}/${g.progress.total}`.padStart(7)}  ${g.id}  ${g.title}${g.pending_gates ? `  (${g.pending_gates} gate${g.pending_gates > 1 ? 's' : ''} pending)` : ''}`,
+    );
   }
   for (const e of d.errors) out.push(`error      ${e.goal_id}: ${e.message}`);
   if (d.attention.length) {
@@ -60,7 +81,10 @@ export function statusText(d: StatusDoc): string {
 
 export function shouldRunText(d: ShouldRunOutput): string {
   const c = d.interaction_contract;
-  const out = [`${d.decision.toUpperCase()}  goal ${d.goal_id} (${d.status})`, ...d.reasons.map((r) => `  - ${r}`)];
+  const out = [
+    `${d.decision.toUpperCase()}  goal ${d.goal_id} (${d.status})`,
+    ...d.reasons.map((r) => `  - ${r}`),
+  ];
   if (d.retry_after_seconds) out.push(`  retry after ${d.retry_after_seconds} s`);
   if (c.id) out.push(`contract ${c.id} for run ${d.run_id}, expires ${c.expires_at}`);
   if (c.cli_channel.next_cli_actions.length) {
@@ -68,11 +92,15 @@ export function shouldRunText(d: ShouldRunOutput): string {
     for (const a of c.cli_channel.next_cli_actions) out.push(`  ${a}`);
   }
   const p = c.agent_channel.primary;
-  if (p && !p.command) out.push(`judgment todo ${p.todo_id}: ${p.title}${p.complete_with ? `\n  finish with: ${p.complete_with}` : ''}`);
+  if (p && !p.command)
+    out.push(
+      `judgment todo ${p.todo_id}: ${p.title}${p.complete_with ? `\n  finish with: ${p.complete_with}` : ''}`,
+    );
   if (c.user_channel.action_required) {
     out.push('for a person:');
     if (c.user_channel.message) out.push(`  ${c.user_channel.message}`);
-    for (const g of c.user_channel.gates) out.push(`  gate ${g.id} (${g.status}): ${g.reason}\n    ${g.approve}`);
+    for (const g of c.user_channel.gates)
+      out.push(`  gate ${g.id} (${g.status}): ${g.reason}\n    ${g.approve}`);
     for (const t of c.user_channel.todos) out.push(`  todo ${t.id}: ${t.title}`);
   }
   if (d.preview) out.push('(preview: no run was opened)');
@@ -83,10 +111,20 @@ export function summaryText(d: SummaryDoc): string {
   const out = [`goal ${d.goal_id}: ${d.status}, ${d.progress.done}/${d.progress.total} todos done`];
   for (const r of d.ended_runs) {
     out.push(`ended run ${r.id}: ${r.outcome}`);
-    for (const e of r.evidence) out.push(`  ${e.todo_id ?? '-'}  ${e.exit_code !== undefined ? `exit ${e.exit_code}` : ''}  ${e.summary}`);
+    for (const e of r.evidence)
+      out.push(
+        `  ${e.todo_id ?? '-'}  ${e.exit_code !== undefined ? `exit ${e.exit_code}` : ''}  ${e.summary}`,
+      );
   }
   if (d.ended_runs.length === 0) out.push('no open run to end');
-  out.push(`gates: ${Object.entries(d.gates).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}`);
+  out.push(
+    `gates: ${
+      Object.entries(d.gates)
+        .filter(([, n]) => n)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ') || 'none'
+    }`,
+  );
   out.push(`quota: ${quotaLine(d.quota)}`);
   if (d.rewards.count) out.push(`rewards: ${d.rewards.count}, mean ${d.rewards.mean}`);
   for (const a of d.attention) out.push(`! ${a.kind} ${a.id}: ${a.detail}`);
@@ -94,9 +132,13 @@ export function summaryText(d: SummaryDoc): string {
 }
 
 export function repairText(r: RepairReport): string {
-  if (r.findings.length === 0) return `checked ${r.checked_goals} goal${r.checked_goals === 1 ? '' : 's'}: nothing to repair`;
-  const out = [`checked ${r.checked_goals} goal${r.checked_goals === 1 ? '' : 's'}${r.dry_run ? ' (dry run: nothing changed)' : ''}:`];
-  for (const f of r.findings) out.push(`  ${f.fixed ? 'fixed ' : 'found '} ${f.kind}${f.goal_id ? ` ${f.goal_id}` : ''}: ${f.message}`);
+  if (r.findings.length === 0)
+    return `checked ${r.checked_goals} goal${r.checked_goals === 1 ? '' : 's'}: nothing to repair`;
+  const out = [
+    `checked ${r.checked_goals} goal${r.checked_goals === 1 ? '' : 's'}${r.dry_run ? ' (dry run: nothing changed)' : ''}:`,
+  ];
+  for (const f of r.findings)
+    out.push(`  ${f.fixed ? 'fixed ' : 'found '} ${f.kind}${f.goal_id ? ` ${f.goal_id}` : ''}: ${f.message}`);
   return out.join('\n');
 }
 

@@ -34,16 +34,26 @@ export interface AgentTool<S extends z.ZodObject = z.ZodObject> {
   run: (store: Store, input: z.infer<S>, actor: Actor) => AgentToolResult;
 }
 
-const goalIdOpt = Id.optional().describe('The goal id. Optional when the workspace has exactly one active goal.');
-const contractId = Id.describe('The id of your current contract (interaction_contract.id from loopx_get_contract).');
+const goalIdOpt = Id.optional().describe(
+  'The goal id. Optional when the workspace has exactly one active goal.',
+);
+const contractId = Id.describe(
+  'The id of your current contract (interaction_contract.id from loopx_get_contract).',
+);
 
 /** The goal a call is about: the one given, or the only active goal. */
 function resolveGoal(store: Store, goalId: string | undefined): string {
   if (goalId) return goalId;
   const active = store.listGoals().goals.filter((g) => g.status === 'active');
   if (active.length === 1) return active[0]!.id;
-  if (active.length === 0) throw notFound('there is no active goal: ask the person to create one (LoopX: Create Goal)');
-  throw usageError(`goalId is needed: ${active.length} goals are active (${active.slice(0, 5).map((g) => g.id).join(', ')}${active.length > 5 ? ', …' : ''})`);
+  if (active.length === 0)
+    throw notFound('there is no active goal: ask the person to create one (LoopX: Create Goal)');
+  throw usageError(
+    `goalId is needed: ${active.length} goals are active (${active
+      .slice(0, 5)
+      .map((g) => g.id)
+      .join(', ')}${active.length > 5 ? ', …' : ''})`,
+  );
 }
 
 function json(data: unknown): string {
@@ -63,10 +73,17 @@ export const AGENT_TOOLS: AgentTool[] = [
       'Returns decision run|wait|stop|done, reasons, and interaction_contract: cli_channel.next_cli_actions are the only shell commands you may run (run each exactly as given), ' +
       'agent_channel.primary is the first thing to do, user_channel lists what waits for the person. Call it at the start of every turn and again when a contract expires. ' +
       'Calling it again while your run is open returns the same contract.',
-    input: z.object({ goalId: goalIdOpt, agent: Line(128).optional().describe('Your agent name; defaults to the tool host’s name.') }),
+    input: z.object({
+      goalId: goalIdOpt,
+      agent: Line(128).optional().describe('Your agent name; defaults to the tool host’s name.'),
+    }),
     writes: false,
     run: (store, i, actor) => {
-      const out = shouldRun(store, { goalId: resolveGoal(store, i.goalId), agent: i.agent ?? actor.id }, actor);
+      const out = shouldRun(
+        store,
+        { goalId: resolveGoal(store, i.goalId), agent: i.agent ?? actor.id },
+        actor,
+      );
       return { text: json(out), data: out };
     },
   }),
@@ -98,28 +115,54 @@ export const AGENT_TOOLS: AgentTool[] = [
       dependsOn: z.array(Id).max(50).optional().describe('Todo ids that must be done first.'),
     }),
     writes: true,
-    confirmation: (i) => `Add todo "${i.title}" to ${i.goalId ?? 'the active goal'}${i.action ? ` with the command \`${i.action}\` (it waits for review)` : ''}${i.gate ? `, gated by ${i.gate}` : ''}.`,
+    confirmation: (i) =>
+      `Add todo "${i.title}" to ${i.goalId ?? 'the active goal'}${i.action ? ` with the command \`${i.action}\` (it waits for review)` : ''}${i.gate ? `, gated by ${i.gate}` : ''}.`,
     run: (store, i, actor) => {
       const goalId = resolveGoal(store, i.goalId);
-      const res = invoke(store, 'todo.add', { goalId, title: i.title, action: i.action, gate: i.gate, priority: i.priority ?? 'P2', owner: i.owner ?? 'agent', dependsOn: i.dependsOn ?? [] }, actor);
+      const res = invoke(
+        store,
+        'todo.add',
+        {
+          goalId,
+          title: i.title,
+          action: i.action,
+          gate: i.gate,
+          priority: i.priority ?? 'P2',
+          owner: i.owner ?? 'agent',
+          dependsOn: i.dependsOn ?? [],
+        },
+        actor,
+      );
       const todoId = res.input.todoId as string;
-      const waiting = res.state.gates.filter((g) => g.status === 'pending' && (g.guards.includes(todoId))).map((g) => g.id);
-      return { text: `added todo ${todoId} to goal ${goalId}${waiting.length ? `; it waits for gate${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')} (a person decides)` : ''}`, data: { goalId, todoId, waitingFor: waiting } };
+      const waiting = res.state.gates
+        .filter((g) => g.status === 'pending' && g.guards.includes(todoId))
+        .map((g) => g.id);
+      return {
+        text: `added todo ${todoId} to goal ${goalId}${waiting.length ? `; it waits for gate${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')} (a person decides)` : ''}`,
+        data: { goalId, todoId, waitingFor: waiting },
+      };
     },
   }),
   define({
     name: 'loopx_claim_todo',
     title: 'Claim a LoopX todo',
-    description: 'Claim a todo that your current contract lists, so no other agent takes it. Refused for a todo outside your contract.',
+    description:
+      'Claim a todo that your current contract lists, so no other agent takes it. Refused for a todo outside your contract.',
     input: z.object({ contractId, todoId: Id }),
     writes: true,
     confirmation: (i) => `Claim todo ${i.todoId} under contract ${i.contractId}.`,
     run: (store, i, actor) => {
       const { goal, contract } = checkContract(store, i.contractId);
       const listed = [...contract.actions.map((a) => a.todoId), ...contract.judgment];
-      if (!listed.includes(i.todoId)) throw refused(`todo ${i.todoId} is not in contract ${contract.id} (it lists ${listed.join(', ') || 'nothing'})`);
+      if (!listed.includes(i.todoId))
+        throw refused(
+          `todo ${i.todoId} is not in contract ${contract.id} (it lists ${listed.join(', ') || 'nothing'})`,
+        );
       invoke(store, 'todo.claim', { goalId: goal.id, todoId: i.todoId, by: contract.agent }, actor);
-      return { text: `claimed todo ${i.todoId} of goal ${goal.id} for ${contract.agent}`, data: { goalId: goal.id, todoId: i.todoId } };
+      return {
+        text: `claimed todo ${i.todoId} of goal ${goal.id} for ${contract.agent}`,
+        data: { goalId: goal.id, todoId: i.todoId },
+      };
     },
   }),
   define({
@@ -128,23 +171,41 @@ export const AGENT_TOOLS: AgentTool[] = [
     description:
       'Mark a judgment todo (one without a command) of your current contract done, with a summary of what you did and how you checked it; the summary is kept as evidence. ' +
       'A todo with a command is completed by running that command through `loopx exec` (next_cli_actions), not by this tool.',
-    input: z.object({ contractId, todoId: Id, summary: Text(4000).refine((s) => s.trim().length > 0, 'must say what was done').describe('What you did and how you know it works.') }),
+    input: z.object({
+      contractId,
+      todoId: Id,
+      summary: Text(4000)
+        .refine((s) => s.trim().length > 0, 'must say what was done')
+        .describe('What you did and how you know it works.'),
+    }),
     writes: true,
-    confirmation: (i) => `Mark todo ${i.todoId} done under contract ${i.contractId}, recording: "${i.summary.slice(0, 200)}".`,
+    confirmation: (i) =>
+      `Mark todo ${i.todoId} done under contract ${i.contractId}, recording: "${i.summary.slice(0, 200)}".`,
     run: (store, i, actor) => {
       const found = checkContract(store, i.contractId);
       if (found.contract.actions.some((a) => a.todoId === i.todoId)) {
-        throw refused(`todo ${i.todoId} has a command: run it with the next_cli_actions entry of contract ${i.contractId} (loopx exec) so its evidence is captured`);
+        throw refused(
+          `todo ${i.todoId} has a command: run it with the next_cli_actions entry of contract ${i.contractId} (loopx exec) so its evidence is captured`,
+        );
       }
       const { goal, run } = checkJudgment(store, i.contractId, i.todoId);
-      invoke(store, 'todo.complete', { goalId: goal.id, todoId: i.todoId, summary: i.summary, runId: run.id }, actor);
-      return { text: `todo ${i.todoId} of goal ${goal.id} is done; evidence recorded for run ${run.id}`, data: { goalId: goal.id, todoId: i.todoId, runId: run.id } };
+      invoke(
+        store,
+        'todo.complete',
+        { goalId: goal.id, todoId: i.todoId, summary: i.summary, runId: run.id },
+        actor,
+      );
+      return {
+        text: `todo ${i.todoId} of goal ${goal.id} is done; evidence recorded for run ${run.id}`,
+        data: { goalId: goal.id, todoId: i.todoId, runId: run.id },
+      };
     },
   }),
   define({
     name: 'loopx_record_evidence',
     title: 'Record LoopX evidence',
-    description: 'Record evidence for your current run: a test result, a note, a file you produced. Tie it to a todo of your contract when it is about one.',
+    description:
+      'Record evidence for your current run: a test result, a note, a file you produced. Tie it to a todo of your contract when it is about one.',
     input: z.object({
       contractId,
       todoId: Id.optional(),
@@ -153,28 +214,58 @@ export const AGENT_TOOLS: AgentTool[] = [
       exitCode: z.number().int().optional(),
     }),
     writes: true,
-    confirmation: (i) => `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
+    confirmation: (i) =>
+      `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
     run: (store, i, actor) => {
       const { goal, run, contract } = checkContract(store, i.contractId);
       if (i.todoId && ![...contract.actions.map((a) => a.todoId), ...contract.judgment].includes(i.todoId)) {
         throw refused(`todo ${i.todoId} is not in contract ${contract.id}`);
       }
-      const res = invoke(store, 'evidence.add', { goalId: goal.id, runId: run.id, todoId: i.todoId, kind: i.kind ?? 'note', summary: i.summary, exitCode: i.exitCode }, actor);
-      return { text: `recorded evidence ${res.input.evidenceId as string} for run ${run.id}`, data: { goalId: goal.id, evidenceId: res.input.evidenceId, runId: run.id } };
+      const res = invoke(
+        store,
+        'evidence.add',
+        {
+          goalId: goal.id,
+          runId: run.id,
+          todoId: i.todoId,
+          kind: i.kind ?? 'note',
+          summary: i.summary,
+          exitCode: i.exitCode,
+        },
+        actor,
+      );
+      return {
+        text: `recorded evidence ${res.input.evidenceId as string} for run ${run.id}`,
+        data: { goalId: goal.id, evidenceId: res.input.evidenceId, runId: run.id },
+      };
     },
   }),
   define({
     name: 'loopx_report_spend',
     title: 'Report LoopX spend',
-    description: 'Report what your current turn spent (tokens, cost in USD) so the goal’s quota stays true. Call it before your turn ends.',
-    input: z.object({ contractId, tokens: z.number().int().nonnegative().optional(), costUsd: z.number().nonnegative().finite().optional() }),
+    description:
+      'Report what your current turn spent (tokens, cost in USD) so the goal’s quota stays true. Call it before your turn ends.',
+    input: z.object({
+      contractId,
+      tokens: z.number().int().nonnegative().optional(),
+      costUsd: z.number().nonnegative().finite().optional(),
+    }),
     writes: true,
-    confirmation: (i) => `Add ${i.tokens ?? 0} tokens and $${i.costUsd ?? 0} to the run of contract ${i.contractId}.`,
+    confirmation: (i) =>
+      `Add ${i.tokens ?? 0} tokens and $${i.costUsd ?? 0} to the run of contract ${i.contractId}.`,
     run: (store, i, actor) => {
       const { goal, run } = checkContract(store, i.contractId);
-      const res = invoke(store, 'run.spend', { goalId: goal.id, runId: run.id, tokens: i.tokens, costUsd: i.costUsd }, actor);
+      const res = invoke(
+        store,
+        'run.spend',
+        { goalId: goal.id, runId: run.id, tokens: i.tokens, costUsd: i.costUsd },
+        actor,
+      );
       const spend = res.state.runs.find((r) => r.id === run.id)?.spend;
-      return { text: `run ${run.id} has now spent ${spend?.tokens} tokens, $${spend?.costUsd}`, data: { goalId: goal.id, runId: run.id, spend } };
+      return {
+        text: `run ${run.id} has now spent ${spend?.tokens} tokens, $${spend?.costUsd}`,
+        data: { goalId: goal.id, runId: run.id, spend },
+      };
     },
   }),
   define({
@@ -185,15 +276,25 @@ export const AGENT_TOOLS: AgentTool[] = [
     input: z.object({
       goalId: goalIdOpt,
       gateId: Id.describe('A short id, e.g. "prod-deploy".'),
-      reason: Text(2000).refine((s) => s.trim().length > 0, 'must say why a person is needed').describe('Why a person must decide, in one or two sentences.'),
+      reason: Text(2000)
+        .refine((s) => s.trim().length > 0, 'must say why a person is needed')
+        .describe('Why a person must decide, in one or two sentences.'),
       guards: z.array(Id).max(100).optional().describe('Todo ids that must wait for it.'),
     }),
     writes: true,
     confirmation: (i) => `Ask the person to approve gate "${i.gateId}": ${i.reason.slice(0, 200)}`,
     run: (store, i, actor) => {
       const goalId = resolveGoal(store, i.goalId);
-      invoke(store, 'gate.request', { goalId, gateId: i.gateId, reason: i.reason, guards: i.guards ?? [] }, actor);
-      return { text: `gate ${i.gateId} of goal ${goalId} is pending: the person has been asked; do other work meanwhile`, data: { goalId, gateId: i.gateId } };
+      invoke(
+        store,
+        'gate.request',
+        { goalId, gateId: i.gateId, reason: i.reason, guards: i.guards ?? [] },
+        actor,
+      );
+      return {
+        text: `gate ${i.gateId} of goal ${goalId} is pending: the person has been asked; do other work meanwhile`,
+        data: { goalId, gateId: i.gateId },
+      };
     },
   }),
 ];
@@ -202,7 +303,10 @@ export const AGENT_TOOL_NAMES = AGENT_TOOLS.map((t) => t.name);
 
 /** JSON schema of a tool's input, as `contributes.languageModelTools` and MCP publish it. */
 export function toolInputJsonSchema(tool: AgentTool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   return schema;
 }
@@ -210,17 +314,24 @@ export function toolInputJsonSchema(tool: AgentTool): Record<string, unknown> {
 /** Adds what to do next to a refusal, in the tools' own words. */
 export function nextStep(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
-  if (e instanceof LoopxError && /contract .*(expired|ended|fails signature)|no contract|get a new (one|contract)/.test(msg)) {
+  if (
+    e instanceof LoopxError &&
+    /contract .*(expired|ended|fails signature)|no contract|get a new (one|contract)/.test(msg)
+  ) {
     return `${msg.replace(/: get a new (one|contract) with `[^`]*`/, '')}. Next: call loopx_get_contract for a fresh contract.`;
   }
-  if (e instanceof LoopxError && e.kind === 'usage') return `${msg}. Next: fix the input and call the tool again.`;
+  if (e instanceof LoopxError && e.kind === 'usage')
+    return `${msg}. Next: fix the input and call the tool again.`;
   return msg;
 }
 
 /** Validates the input (hosts do not) and runs the tool. Throws a LoopxError with a next step. */
 export function callAgentTool(store: Store, name: string, rawInput: unknown, actor: Actor): AgentToolResult {
   const tool = AGENT_TOOLS.find((t) => t.name === name);
-  if (!tool) throw usageError(`there is no LoopX tool ${JSON.stringify(name)}; the tools are ${AGENT_TOOL_NAMES.join(', ')}`);
+  if (!tool)
+    throw usageError(
+      `there is no LoopX tool ${JSON.stringify(name)}; the tools are ${AGENT_TOOL_NAMES.join(', ')}`,
+    );
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) {
     // Bad input is the commonest refusal: it gets its next step like every other one.

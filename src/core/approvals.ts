@@ -33,12 +33,25 @@ export function keyIdOf(publicKeyPem: string): string {
   return sha256(createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' }));
 }
 
-export function approvalStatement(goalId: string, gate: Pick<Gate, 'id' | 'requestedAt'>, note: string | undefined): string {
+export function approvalStatement(
+  goalId: string,
+  gate: Pick<Gate, 'id' | 'requestedAt'>,
+  note: string | undefined,
+): string {
   return `loopx-approval/1\n${canonicalJson({ goal: goalId, gate: gate.id, requested_at: gate.requestedAt, note: note ?? '' })}`;
 }
 
-export function signApproval(privateKey: KeyObject, keyId: string, goalId: string, gate: Pick<Gate, 'id' | 'requestedAt'>, note: string | undefined): ApprovalSignatureT {
-  return { keyId, sig: sign(null, Buffer.from(approvalStatement(goalId, gate, note)), privateKey).toString('base64') };
+export function signApproval(
+  privateKey: KeyObject,
+  keyId: string,
+  goalId: string,
+  gate: Pick<Gate, 'id' | 'requestedAt'>,
+  note: string | undefined,
+): ApprovalSignatureT {
+  return {
+    keyId,
+    sig: sign(null, Buffer.from(approvalStatement(goalId, gate, note)), privateKey).toString('base64'),
+  };
 }
 
 /** Publishes an approver's public key in the workspace (once per key). */
@@ -47,7 +60,13 @@ export function writeApproverKey(store: Store, a: { keyId: string; name: string;
   if (fs.existsSync(file)) return;
   if (keyIdOf(a.publicKey) !== a.keyId) throw new Error('approver key id does not match its public key');
   fs.mkdirSync(approversDir(store), { recursive: true });
-  writeJsonAtomic(file, { v: 1, keyId: a.keyId, name: a.name, publicKey: a.publicKey, createdAt: store.now() });
+  writeJsonAtomic(file, {
+    v: 1,
+    keyId: a.keyId,
+    name: a.name,
+    publicKey: a.publicKey,
+    createdAt: store.now(),
+  });
 }
 
 /** Public keys of the workspace's approvers. A file that does not check out is ignored. */
@@ -62,7 +81,8 @@ export function loadApprovers(store: Store): Map<string, KeyObject> {
   for (const n of names) {
     try {
       const a = ApproverFile.parse(JSON.parse(fs.readFileSync(path.join(approversDir(store), n), 'utf8')));
-      if (keyIdOf(a.publicKey) === a.keyId && n === `${a.keyId}.json`) keys.set(a.keyId, createPublicKey(a.publicKey));
+      if (keyIdOf(a.publicKey) === a.keyId && n === `${a.keyId}.json`)
+        keys.set(a.keyId, createPublicKey(a.publicKey));
     } catch {
       /* not a valid approver file */
     }
@@ -76,7 +96,12 @@ export function approvalSignatureValid(goalId: string, gate: Gate, keys: Map<str
   const key = keys.get(gate.signature.keyId);
   if (!key) return false;
   try {
-    return verify(null, Buffer.from(approvalStatement(goalId, gate, gate.note)), key, Buffer.from(gate.signature.sig, 'base64'));
+    return verify(
+      null,
+      Buffer.from(approvalStatement(goalId, gate, gate.note)),
+      key,
+      Buffer.from(gate.signature.sig, 'base64'),
+    );
   } catch {
     return false;
   }

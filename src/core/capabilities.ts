@@ -9,8 +9,21 @@ import { refused, notFound, usageError, quote } from './errors';
 import { goalIdFromTitle, newId } from './ids';
 import { describeIssues } from './jsonfile';
 import {
-  Budgets, Id, Line, Text, Priority, Owner, Quota, RunOutcome, EvidenceKind, Artifact, ApprovalSignature, Contract,
-  HUMAN_CHANNELS, effectiveStatus, BUDGET_NAMES,
+  Budgets,
+  Id,
+  Line,
+  Text,
+  Priority,
+  Owner,
+  Quota,
+  RunOutcome,
+  EvidenceKind,
+  Artifact,
+  ApprovalSignature,
+  Contract,
+  HUMAN_CHANNELS,
+  effectiveStatus,
+  BUDGET_NAMES,
 } from './model';
 import type { Actor, GoalState, GoalStatus, Policy, Todo, Gate } from './model';
 import { draft } from './events';
@@ -46,7 +59,10 @@ export interface CapabilityDeclaration {
   input: unknown;
 }
 
-interface Capability<S extends z.ZodType = z.ZodType> extends Omit<CapabilityDeclaration, 'humanOnly' | 'input'> {
+interface Capability<S extends z.ZodType = z.ZodType> extends Omit<
+  CapabilityDeclaration,
+  'humanOnly' | 'input'
+> {
   humanOnly?: boolean;
   input: S;
   /** 'create' makes a new goal; the others need an existing one. */
@@ -80,7 +96,9 @@ function transition(state: GoalState, t: GoalTransition): GoalStatus {
     const allowed = Object.keys(GOAL_TRANSITIONS[from]);
     throw refused(
       `cannot ${t} goal ${state.id}: it is ${from}, and ${/^[aeiou]/.test(from) ? 'an' : 'a'} ${from} goal can ` +
-        (allowed.length ? `only ${allowed.join(' or ')}` : 'not change any more (closed and cancelled are final)'),
+        (allowed.length
+          ? `only ${allowed.join(' or ')}`
+          : 'not change any more (closed and cancelled are final)'),
       { goalId: state.id, from, transition: t },
     );
   }
@@ -107,7 +125,8 @@ function findRun(state: GoalState, runId: string) {
 }
 function openRun(state: GoalState, runId: string) {
   const r = findRun(state, runId);
-  if (r.endedAt) throw refused(`run ${runId} of goal ${state.id} already ended (${r.outcome}) at ${r.endedAt}`, { runId });
+  if (r.endedAt)
+    throw refused(`run ${runId} of goal ${state.id} already ended (${r.outcome}) at ${r.endedAt}`, { runId });
   return r;
 }
 
@@ -124,10 +143,15 @@ export function policyGateFor(policy: Policy, command: string) {
  * The gates a todo needs: its own, any gate requested to guard it, and the one the policy
  * requires for its action.
  */
-export function gatesFor(todo: Todo, policy: Policy, gates: readonly Gate[] = []): { id: string; pattern?: string }[] {
+export function gatesFor(
+  todo: Todo,
+  policy: Policy,
+  gates: readonly Gate[] = [],
+): { id: string; pattern?: string }[] {
   const out: { id: string; pattern?: string }[] = [];
   if (todo.gate) out.push({ id: todo.gate });
-  for (const g of gates) if (g.guards.includes(todo.id) && !out.some((x) => x.id === g.id)) out.push({ id: g.id });
+  for (const g of gates)
+    if (g.guards.includes(todo.id) && !out.some((x) => x.id === g.id)) out.push({ id: g.id });
   if (todo.action) {
     const rule = policyGateFor(policy, todo.action);
     if (rule && !out.some((x) => x.id === rule.gate)) out.push({ id: rule.gate, pattern: rule.pattern });
@@ -142,17 +166,26 @@ export type SignatureCheck = (gate: Gate) => boolean;
  * A gate counts as approved only if approved, and, when the policy requires signed approvals,
  * carrying a signature that `checkSignature` verifies (no checker: nothing verifies).
  */
-export function gateApproved(gate: Gate | undefined, policy: Policy, checkSignature?: SignatureCheck): boolean {
+export function gateApproved(
+  gate: Gate | undefined,
+  policy: Policy,
+  checkSignature?: SignatureCheck,
+): boolean {
   if (!gate || gate.status !== 'approved') return false;
   if (!policy.requireSignedApprovals) return true;
   return gate.signature !== undefined && !!checkSignature?.(gate);
 }
 
 /** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
-function reviewGateFor(ctx: CapabilityContext, todoId: string, action: string | undefined): string | undefined {
+function reviewGateFor(
+  ctx: CapabilityContext,
+  todoId: string,
+  action: string | undefined,
+): string | undefined {
   if (!action || ctx.actor.kind !== 'agent') return undefined;
   const mode = ctx.policy.reviewAgentActions ?? 'tools';
-  const fromTool = ctx.actor.channel === 'lm-tool' || ctx.actor.channel === 'mcp' || ctx.actor.channel === 'hook';
+  const fromTool =
+    ctx.actor.channel === 'lm-tool' || ctx.actor.channel === 'mcp' || ctx.actor.channel === 'hook';
   if (mode === 'none' || (mode === 'tools' && !fromTool)) return undefined;
   return `review-${todoId}`.slice(0, 64);
 }
@@ -190,14 +223,17 @@ define({
     draft('goal.created', {
       title: i.title,
       objective: i.objective,
-      quota: i.quota ?? ctx.policy.defaultQuota ?? { budgets: { turns: 200 }, window: { kind: 'life' }, cooldownSeconds: 0 },
+      quota: i.quota ??
+        ctx.policy.defaultQuota ?? { budgets: { turns: 200 }, window: { kind: 'life' }, cooldownSeconds: 0 },
       handoff: i.handoff,
     }),
   ],
 });
 
 for (const t of ['pause', 'resume', 'close', 'cancel'] as const) {
-  const type = ({ pause: 'goal.paused', resume: 'goal.resumed', close: 'goal.closed', cancel: 'goal.cancelled' } as const)[t];
+  const type = (
+    { pause: 'goal.paused', resume: 'goal.resumed', close: 'goal.closed', cancel: 'goal.cancelled' } as const
+  )[t];
   define({
     id: `goal.${t}`,
     summary: `${t[0]!.toUpperCase()}${t.slice(1)} the goal (state machine: ${Object.entries(GOAL_TRANSITIONS)
@@ -236,7 +272,8 @@ define({
   prepare: (i) => ({ ...i, todoId: i.todoId ?? newId('t', 6) }),
   plan: (s, i, ctx) => {
     const todoId = i.todoId!;
-    if (s.todos.some((t) => t.id === todoId)) throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId });
+    if (s.todos.some((t) => t.id === todoId))
+      throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId });
     for (const d of i.dependsOn) findTodo(s, d);
     let gate = i.gate;
     let policyGate: string | undefined;
@@ -253,24 +290,53 @@ define({
     }
     const events = [
       draft('todo.added', {
-        todo: { id: todoId, title: i.title, owner: i.owner, priority: i.priority, action: i.action, gate, dependsOn: i.dependsOn },
+        todo: {
+          id: todoId,
+          title: i.title,
+          owner: i.owner,
+          priority: i.priority,
+          action: i.action,
+          gate,
+          dependsOn: i.dependsOn,
+        },
       }),
     ];
     const review = reviewGateFor(ctx, todoId, i.action);
     if (review) {
-      events.push(draft('gate.requested', { gate: { id: review, title: `Review the command ${todoId} proposes`, reason: `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed the command: ${i.action}`.slice(0, 2000), guards: [todoId] } }));
+      events.push(
+        draft('gate.requested', {
+          gate: {
+            id: review,
+            title: `Review the command ${todoId} proposes`,
+            reason:
+              `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed the command: ${i.action}`.slice(
+                0,
+                2000,
+              ),
+            guards: [todoId],
+          },
+        }),
+      );
     }
     // The todo's own gate and, when it names another one, the gate the policy puts on its action:
     // completion needs both (gatesFor), so both are asked for now, while other work goes on.
     for (const need of new Set([gate, policyGate].filter((x): x is string => x !== undefined))) {
       const existing = s.gates.find((g) => g.id === need);
       if (existing?.status === 'rejected') {
-        throw refused(`gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`, { gate: need });
+        throw refused(
+          `gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`,
+          { gate: need },
+        );
       }
       if (!existing || existing.status !== 'approved') {
         events.push(
           draft('gate.requested', {
-            gate: { id: need, title: existing?.title ?? `Approve ${need}`, reason: `needed by todo ${todoId}: ${i.title}`.slice(0, 2000), guards: [todoId] },
+            gate: {
+              id: need,
+              title: existing?.title ?? `Approve ${need}`,
+              reason: `needed by todo ${todoId}: ${i.title}`.slice(0, 2000),
+              guards: [todoId],
+            },
           }),
         );
       }
@@ -292,7 +358,10 @@ define({
     const by = i.by ?? ctx.actor.id;
     if (t.status === 'claimed' && t.claimedBy === by) return [];
     if (t.status !== 'open') {
-      throw refused(`todo ${t.id} is ${t.status}${t.claimedBy ? ` by ${t.claimedBy} since ${t.claimedAt}` : ''}: only an open todo can be claimed`, { todoId: t.id });
+      throw refused(
+        `todo ${t.id} is ${t.status}${t.claimedBy ? ` by ${t.claimedBy} since ${t.claimedAt}` : ''}: only an open todo can be claimed`,
+        { todoId: t.id },
+      );
     }
     return [draft('todo.claimed', { todoId: t.id, by })];
   },
@@ -320,10 +389,17 @@ define({
   gates: 'none',
   quota: 'none',
   actors: AllActors,
-  input: z.object({ goalId, todoId: Id, title: Line(200).optional(), priority: Priority.optional(), note: Text(2000).optional() }),
+  input: z.object({
+    goalId,
+    todoId: Id,
+    title: Line(200).optional(),
+    priority: Priority.optional(),
+    note: Text(2000).optional(),
+  }),
   plan: (s, i) => {
     findTodo(s, i.todoId);
-    if (i.title === undefined && i.priority === undefined && i.note === undefined) throw usageError('nothing to update: give a title, a priority or a note');
+    if (i.title === undefined && i.priority === undefined && i.note === undefined)
+      throw usageError('nothing to update: give a title, a priority or a note');
     return [draft('todo.updated', { todoId: i.todoId, title: i.title, priority: i.priority, note: i.note })];
   },
 });
@@ -335,26 +411,46 @@ define({
   gates: 'the todo gate must be approved',
   quota: 'none',
   actors: AllActors,
-  input: z.object({ goalId, todoId: Id, evidence: z.array(Id).max(100).default([]), summary: Text(4000).optional(), runId: Id.optional() }),
+  input: z.object({
+    goalId,
+    todoId: Id,
+    evidence: z.array(Id).max(100).default([]),
+    summary: Text(4000).optional(),
+    runId: Id.optional(),
+  }),
   plan: (s, i, ctx) => {
     const t = findTodo(s, i.todoId);
-    if (t.status === 'done' || t.status === 'cancelled') throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
+    if (t.status === 'done' || t.status === 'cancelled')
+      throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
     if (t.owner === 'user' && ctx.actor.kind !== 'user') {
-      throw refused(`todo ${t.id} belongs to a person (owner user): an agent cannot complete it`, { todoId: t.id });
+      throw refused(`todo ${t.id} belongs to a person (owner user): an agent cannot complete it`, {
+        todoId: t.id,
+      });
     }
     for (const need of gatesFor(t, ctx.policy, s.gates)) {
-      if (!gateApproved(s.gates.find((g) => g.id === need.id), ctx.policy, ctx.checkSignature)) {
+      if (
+        !gateApproved(
+          s.gates.find((g) => g.id === need.id),
+          ctx.policy,
+          ctx.checkSignature,
+        )
+      ) {
         throw refused(`todo ${t.id} needs gate ${need.id} approved first`, { todoId: t.id, gate: need.id });
       }
     }
-    for (const e of i.evidence) if (!s.evidence.some((x) => x.id === e)) throw notFound(`goal ${s.id} has no evidence ${quote(e)}`);
+    for (const e of i.evidence)
+      if (!s.evidence.some((x) => x.id === e)) throw notFound(`goal ${s.id} has no evidence ${quote(e)}`);
     if (i.runId) openRun(s, i.runId);
     const events: EventDraft[] = [];
     const evidence = [...i.evidence];
     if (i.summary) {
       const id = newId('ev', 8);
       evidence.push(id);
-      events.push(draft('evidence.added', { evidence: { id, runId: i.runId, todoId: t.id, kind: 'note', summary: i.summary } }));
+      events.push(
+        draft('evidence.added', {
+          evidence: { id, runId: i.runId, todoId: t.id, kind: 'note', summary: i.summary },
+        }),
+      );
     }
     events.push(draft('todo.completed', { todoId: t.id, evidence }));
     return events;
@@ -371,7 +467,8 @@ define({
   input: z.object({ goalId, todoId: Id, reason: Text(2000).default('cancelled') }),
   plan: (s, i) => {
     const t = findTodo(s, i.todoId);
-    if (t.status === 'done' || t.status === 'cancelled') throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
+    if (t.status === 'done' || t.status === 'cancelled')
+      throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
     return [draft('todo.cancelled', { todoId: t.id, reason: i.reason })];
   },
 });
@@ -383,13 +480,29 @@ define({
   gates: 'none',
   quota: 'none',
   actors: AllActors,
-  input: z.object({ goalId, gateId: Id, title: Line(200).optional(), reason: Text(2000).default(''), guards: z.array(Id).max(100).default([]) }),
+  input: z.object({
+    goalId,
+    gateId: Id,
+    title: Line(200).optional(),
+    reason: Text(2000).default(''),
+    guards: z.array(Id).max(100).default([]),
+  }),
   plan: (s, i) => {
     for (const t of i.guards) findTodo(s, t);
     const existing = s.gates.find((g) => g.id === i.gateId);
     if (existing?.status === 'pending' && i.guards.every((t) => existing.guards.includes(t))) return [];
-    if (existing?.status === 'approved') throw refused(`gate ${i.gateId} of goal ${s.id} is already approved`, { gateId: i.gateId });
-    return [draft('gate.requested', { gate: { id: i.gateId, title: i.title ?? existing?.title ?? `Approve ${i.gateId}`, reason: i.reason, guards: i.guards } })];
+    if (existing?.status === 'approved')
+      throw refused(`gate ${i.gateId} of goal ${s.id} is already approved`, { gateId: i.gateId });
+    return [
+      draft('gate.requested', {
+        gate: {
+          id: i.gateId,
+          title: i.title ?? existing?.title ?? `Approve ${i.gateId}`,
+          reason: i.reason,
+          guards: i.guards,
+        },
+      }),
+    ];
   },
 });
 
@@ -401,14 +514,28 @@ define({
   quota: 'none',
   actors: Humans,
   humanOnly: true,
-  input: z.object({ goalId, gateId: Id, note: Text(2000).optional(), signature: ApprovalSignature.optional() }),
+  input: z.object({
+    goalId,
+    gateId: Id,
+    note: Text(2000).optional(),
+    signature: ApprovalSignature.optional(),
+  }),
   plan: (s, i, ctx) => {
     const g = findGate(s, i.gateId);
     if (g.status !== 'pending') {
-      throw refused(`gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be approved`, { gateId: g.id });
+      throw refused(
+        `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be approved`,
+        { gateId: g.id },
+      );
     }
-    if (i.signature && !ctx.checkSignature({ ...g, status: 'approved', note: i.note, signature: i.signature })) {
-      throw refused(`the approval signature for gate ${g.id} does not verify against a key in .loopx/approvers/`, { gateId: g.id });
+    if (
+      i.signature &&
+      !ctx.checkSignature({ ...g, status: 'approved', note: i.note, signature: i.signature })
+    ) {
+      throw refused(
+        `the approval signature for gate ${g.id} does not verify against a key in .loopx/approvers/`,
+        { gateId: g.id },
+      );
     }
     return [draft('gate.approved', { gateId: g.id, note: i.note, signature: i.signature })];
   },
@@ -425,11 +552,17 @@ define({
   input: z.object({ goalId, gateId: Id, note: Text(2000).optional() }),
   plan: (s, i, ctx) => {
     const g = findGate(s, i.gateId);
-    if (g.status !== 'pending') throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, { gateId: g.id });
+    if (g.status !== 'pending')
+      throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, { gateId: g.id });
     // Everything that needed the gate: its own todos, what it was requested for, and todos whose
     // action the policy gates behind it.
-    const needs = (t: Todo) => t.gate === g.id || g.guards.includes(t.id) || (!!t.action && policyGateFor(ctx.policy, t.action)?.gate === g.id);
-    const cancelled = s.todos.filter((t) => needs(t) && (t.status === 'open' || t.status === 'claimed')).map((t) => t.id);
+    const needs = (t: Todo) =>
+      t.gate === g.id ||
+      g.guards.includes(t.id) ||
+      (!!t.action && policyGateFor(ctx.policy, t.action)?.gate === g.id);
+    const cancelled = s.todos
+      .filter((t) => needs(t) && (t.status === 'open' || t.status === 'claimed'))
+      .map((t) => t.id);
     return [draft('gate.rejected', { gateId: g.id, note: i.note, cancelled })];
   },
 });
@@ -470,7 +603,8 @@ define({
   }),
   prepare: (i) => ({ ...i, evidenceId: i.evidenceId ?? newId('ev', 8) }),
   plan: (s, i) => {
-    if (s.evidence.some((e) => e.id === i.evidenceId)) throw refused(`goal ${s.id} already has evidence ${i.evidenceId}`);
+    if (s.evidence.some((e) => e.id === i.evidenceId))
+      throw refused(`goal ${s.id} already has evidence ${i.evidenceId}`);
     if (i.runId) findRun(s, i.runId);
     if (i.todoId) findTodo(s, i.todoId);
     const { goalId: _g, evidenceId, ...rest } = i;
@@ -510,7 +644,12 @@ define({
   input: z.object({ goalId, runId: Id }).merge(SpendInput),
   plan: (s, i) => {
     openRun(s, i.runId);
-    return [draft('run.spend', { runId: i.runId, spend: { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds } })];
+    return [
+      draft('run.spend', {
+        runId: i.runId,
+        spend: { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds },
+      }),
+    ];
   },
 });
 
@@ -523,7 +662,9 @@ define({
   actors: AllActors,
   // Closing a goal does not end its runs: their summary still belongs in the record.
   onFinishedGoal: true,
-  input: z.object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() }).merge(SpendInput),
+  input: z
+    .object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() })
+    .merge(SpendInput),
   plan: (s, i) => {
     openRun(s, i.runId);
     const spend = { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds };
@@ -540,11 +681,22 @@ define({
   actors: Humans,
   humanOnly: true,
   onFinishedGoal: true,
-  input: z.object({ goalId, runId: Id, rewardId: Id.optional(), score: z.number().min(-1).max(1), comment: Text(4000).default(''), lesson: Text(4000).optional() }),
+  input: z.object({
+    goalId,
+    runId: Id,
+    rewardId: Id.optional(),
+    score: z.number().min(-1).max(1),
+    comment: Text(4000).default(''),
+    lesson: Text(4000).optional(),
+  }),
   prepare: (i) => ({ ...i, rewardId: i.rewardId ?? newId('rw', 8) }),
   plan: (s, i) => {
     findRun(s, i.runId);
-    return [draft('reward.added', { reward: { id: i.rewardId!, runId: i.runId, score: i.score, comment: i.comment, lesson: i.lesson } })];
+    return [
+      draft('reward.added', {
+        reward: { id: i.rewardId!, runId: i.runId, score: i.score, comment: i.comment, lesson: i.lesson },
+      }),
+    ];
   },
 });
 
@@ -559,16 +711,18 @@ define({
   plan: (s, i, ctx) => {
     if (ctx.actor.kind !== 'user') {
       const old = s.quota;
-      const loosened =
-        BUDGET_NAMES.filter((k) => {
-          const now = i.quota.budgets[k];
-          const was = old.budgets[k];
-          return now === undefined ? was !== undefined : was !== undefined && now > was;
-        }).map(String);
+      const loosened = BUDGET_NAMES.filter((k) => {
+        const now = i.quota.budgets[k];
+        const was = old.budgets[k];
+        return now === undefined ? was !== undefined : was !== undefined && now > was;
+      }).map(String);
       if (i.quota.cooldownSeconds < old.cooldownSeconds) loosened.push('cooldownSeconds');
       if (JSON.stringify(i.quota.window) !== JSON.stringify(old.window)) loosened.push('window');
       if (loosened.length) {
-        throw refused(`${ctx.actor.kind === 'agent' ? 'an agent' : 'the system'} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`, { loosened });
+        throw refused(
+          `${ctx.actor.kind === 'agent' ? 'an agent' : 'the system'} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`,
+          { loosened },
+        );
       }
     }
     return [draft('quota.set', { quota: i.quota })];
@@ -585,7 +739,8 @@ define({
   humanOnly: true,
   input: z.object({ goalId, budgets: Budgets, note: Text(2000).optional() }),
   plan: (_s, i) => {
-    if (!BUDGET_NAMES.some((k) => (i.budgets[k] ?? 0) > 0)) throw usageError('a grant needs at least one positive amount (turns, tokens, costUsd or wallSeconds)');
+    if (!BUDGET_NAMES.some((k) => (i.budgets[k] ?? 0) > 0))
+      throw usageError('a grant needs at least one positive amount (turns, tokens, costUsd or wallSeconds)');
     return [draft('quota.granted', { budgets: i.budgets, note: i.note })];
   },
 });
@@ -620,7 +775,8 @@ export function whyNotAllowed(capId: string, actor: Actor): string | undefined {
       `(\`loopx ...\` with a TTY); this call came from ${who}`
     );
   }
-  if (!c.actors.includes(actor.kind)) return `${capId} may be called by ${c.actors.join(' or ')}, not by ${who}`;
+  if (!c.actors.includes(actor.kind))
+    return `${capId} may be called by ${c.actors.join(' or ')}, not by ${who}`;
   return undefined;
 }
 
@@ -655,11 +811,20 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   const result = store.commit(
     gid,
     (state) => {
-      const ctx: CapabilityContext = { actor, now: new Date(store.now()), policy, sign: (p) => signPayload(store, p), checkSignature: signatureChecker(store, gid) };
+      const ctx: CapabilityContext = {
+        actor,
+        now: new Date(store.now()),
+        policy,
+        sign: (p) => signPayload(store, p),
+        checkSignature: signatureChecker(store, gid),
+      };
       if (c.goal === 'create') return c.plan(undefined as unknown as GoalState, input, ctx);
       const status = effectiveStatus(state!);
       if ((status === 'closed' || status === 'cancelled') && !c.onFinishedGoal) {
-        throw refused(`goal ${gid} is ${status}: a ${status} goal is read-only (${capId} refused)`, { goalId: gid, capability: capId });
+        throw refused(`goal ${gid} is ${status}: a ${status} goal is read-only (${capId} refused)`, {
+          goalId: gid,
+          capability: capId,
+        });
       }
       return c.plan(state!, input, ctx);
     },

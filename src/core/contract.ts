@@ -77,7 +77,6 @@ export function sortTodos(todos: Todo[]): Todo[] {
     .map(([t]) => t);
 }
 
-
 /** Whether a todo's contract work is still to do for this agent. */
 function stillOpenFor(todo: Todo | undefined, agent: string): boolean {
   return !!todo && (todo.status === 'open' || (todo.status === 'claimed' && todo.claimedBy === agent));
@@ -91,7 +90,13 @@ function runOutcome(goal: GoalState, run: Run): 'succeeded' | 'partial' | 'faile
 }
 
 /** Which agent todos can run now for this agent, and what blocks the others. */
-function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<AgentAbility>, checkSignature?: SignatureCheck) {
+function analyse(
+  goal: GoalState,
+  policy: Policy,
+  agent: string,
+  abilities: Set<AgentAbility>,
+  checkSignature?: SignatureCheck,
+) {
   const done = new Set(goal.todos.filter((t) => t.status === 'done').map((t) => t.id));
   const gates = new Map<string, BlockedGate>();
   const blockedBy: string[] = [];
@@ -110,7 +115,14 @@ function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<
       blockedBy.push(`${t.id}'s action is denied by the workspace policy`);
       continue;
     }
-    const missing = gatesFor(t, policy, goal.gates).filter((g) => !gateApproved(goal.gates.find((x) => x.id === g.id), policy, checkSignature));
+    const missing = gatesFor(t, policy, goal.gates).filter(
+      (g) =>
+        !gateApproved(
+          goal.gates.find((x) => x.id === g.id),
+          policy,
+          checkSignature,
+        ),
+    );
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
@@ -142,14 +154,20 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     DecisionResult,
     'decision' | 'reasons'
   >;
-  const userTodos = goal.todos.filter((t) => t.owner === 'user' && (t.status === 'open' || t.status === 'claimed'));
+  const userTodos = goal.todos.filter(
+    (t) => t.owner === 'user' && (t.status === 'open' || t.status === 'claimed'),
+  );
   base.userTodos = sortTodos(userTodos);
 
   if (status === 'closed' || status === 'cancelled') {
     return { ...base, decision: 'stop', reasons: [`the goal is ${status}: no more turns`] };
   }
   if (status === 'paused') {
-    return { ...base, decision: 'stop', reasons: ['the goal is paused: a person resumes it with `loopx goal resume`'] };
+    return {
+      ...base,
+      decision: 'stop',
+      reasons: ['the goal is paused: a person resumes it with `loopx goal resume`'],
+    };
   }
 
   // Open runs of this agent: reuse one that still has work; end the others.
@@ -165,7 +183,8 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     }
     const todoOf = (id: string) => goal.todos.find((t) => t.id === id);
     const left = c
-      ? [...c.actions.map((a) => a.todoId), ...c.judgment].filter((id) => stillOpenFor(todoOf(id), agent)).length
+      ? [...c.actions.map((a) => a.todoId), ...c.judgment].filter((id) => stillOpenFor(todoOf(id), agent))
+          .length
       : 0;
     if (left > 0 && !reuse) {
       reuse = run;
@@ -180,16 +199,29 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     return {
       ...base,
       decision: 'stop',
-      reasons: [`the ${BUDGET_LABEL[exhausted]} budget is used up (${u.used} of ${u.limit}): a person can grant more with \`loopx quota grant\``],
+      reasons: [
+        `the ${BUDGET_LABEL[exhausted]} budget is used up (${u.used} of ${u.limit}): a person can grant more with \`loopx quota grant\``,
+      ],
     };
   }
   base.toEnd = toEnd;
   const analysis = analyse(goal, policy, agent, abilities, input.checkSignature);
   base.gates = analysis.gates;
-  const gateReason = base.gates.length ? [base.gates.length > 1 ? `${base.gates.length} gates wait for a person` : `gate ${base.gates[0]!.id} waits for a person`] : [];
+  const gateReason = base.gates.length
+    ? [
+        base.gates.length > 1
+          ? `${base.gates.length} gates wait for a person`
+          : `gate ${base.gates[0]!.id} waits for a person`,
+      ]
+    : [];
   if (reuse) {
     const n = reuseLeft;
-    return { ...base, decision: 'run', reuse, reasons: [`run ${reuse.id}: ${n} todo${n > 1 ? 's' : ''} of its contract still to do`, ...gateReason] };
+    return {
+      ...base,
+      decision: 'run',
+      reuse,
+      reasons: [`run ${reuse.id}: ${n} todo${n > 1 ? 's' : ''} of its contract still to do`, ...gateReason],
+    };
   }
 
   const wait = cooldownLeft(goal, now);
@@ -208,7 +240,9 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       ...base,
       decision: 'wait',
       retryAfterSeconds: 30,
-      reasons: ['the goal has no agent todos yet: it waits for a plan (a person or a planning agent adds todos)'],
+      reasons: [
+        'the goal has no agent todos yet: it waits for a plan (a person or a planning agent adds todos)',
+      ],
     };
   }
   if (status === 'completed') {
@@ -224,10 +258,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       decision: 'run',
       actions: withAction.map((t) => ({ todo: t, command: t.action! })),
       judgment,
-      reasons: [
-        `${runnable.length} todo${runnable.length > 1 ? 's' : ''} runnable now`,
-        ...gateReason,
-      ],
+      reasons: [`${runnable.length} todo${runnable.length > 1 ? 's' : ''} runnable now`, ...gateReason],
     };
   }
   const reasons = base.gates.length
@@ -269,16 +300,26 @@ define({
     goalId: Id,
     agent: Line(128),
     abilities: z.array(z.enum(['exec', 'judgment'])).optional(),
-    ttlMinutes: z.number().positive().max(24 * 60).optional(),
+    ttlMinutes: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .optional(),
   }),
   plan: (s, i, ctx) => {
-    const d = decide(s, ctx.policy, ctx.now, { agent: i.agent, abilities: i.abilities, checkSignature: ctx.checkSignature });
+    const d = decide(s, ctx.policy, ctx.now, {
+      agent: i.agent,
+      abilities: i.abilities,
+      checkSignature: ctx.checkSignature,
+    });
     const events: EventDraft[] = d.toEnd.map((e) =>
       draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
     );
     // A gate the policy requires but nobody requested yet: ask the person now.
     for (const g of d.gates.filter((x) => x.status === 'missing')) {
-      const guards = s.todos.filter((t) => gatesFor(t, ctx.policy, s.gates).some((x) => x.id === g.id)).map((t) => t.id);
+      const guards = s.todos
+        .filter((t) => gatesFor(t, ctx.policy, s.gates).some((x) => x.id === g.id))
+        .map((t) => t.id);
       events.push(draft('gate.requested', { gate: { id: g.id, title: g.title, reason: g.reason, guards } }));
     }
     if (d.decision === 'run' && !d.reuse) {
@@ -359,7 +400,11 @@ export function execCommandFor(contractId: string, todoId: string, command: stri
   return `loopx exec --contract ${contractId} --todo ${todoId} -- ${shellQuote(command)}`;
 }
 
-export function render(goal: GoalState, d: DecisionResult, opts: { preview?: boolean } = {}): ShouldRunOutput {
+export function render(
+  goal: GoalState,
+  d: DecisionResult,
+  opts: { preview?: boolean } = {},
+): ShouldRunOutput {
   const contract = d.decision === 'run' ? d.reuse?.contract : undefined;
   const todoOf = (id: string) => goal.todos.find((t) => t.id === id);
   const agent = d.reuse?.agent ?? '';
@@ -371,7 +416,8 @@ export function render(goal: GoalState, d: DecisionResult, opts: { preview?: boo
   const firstAction = contract ? todoOf(actions[0]?.todoId ?? '') : d.actions[0]?.todo;
   const firstJudgment = contract ? todoOf(judgment[0] ?? '') : d.judgment[0];
   const primaryTodo =
-    firstJudgment && (!firstAction || PRIORITY_ORDER[firstJudgment.priority] < PRIORITY_ORDER[firstAction.priority])
+    firstJudgment &&
+    (!firstAction || PRIORITY_ORDER[firstJudgment.priority] < PRIORITY_ORDER[firstAction.priority])
       ? firstJudgment
       : firstAction;
   const primary = primaryTodo
@@ -379,9 +425,15 @@ export function render(goal: GoalState, d: DecisionResult, opts: { preview?: boo
         todo_id: primaryTodo.id,
         title: primaryTodo.title,
         ...(primaryTodo.action
-          ? { command: contract ? execCommandFor(contract.id, primaryTodo.id, primaryTodo.action) : primaryTodo.action }
+          ? {
+              command: contract
+                ? execCommandFor(contract.id, primaryTodo.id, primaryTodo.action)
+                : primaryTodo.action,
+            }
           : contract
-            ? { complete_with: `loopx todo done --goal-id ${gid} --todo-id ${primaryTodo.id} --contract ${contract.id} --summary "<what you did>"` }
+            ? {
+                complete_with: `loopx todo done --goal-id ${gid} --todo-id ${primaryTodo.id} --contract ${contract.id} --summary "<what you did>"`,
+              }
             : {}),
       }
     : null;
@@ -416,12 +468,21 @@ export function render(goal: GoalState, d: DecisionResult, opts: { preview?: boo
       issued_at: contract?.issuedAt ?? null,
       expires_at: contract?.expiresAt ?? null,
       sig: contract?.sig ?? null,
-      user_channel: { action_required: planWanted || gates.length > 0 || todos.length > 0, ...(message ? { message } : {}), gates, todos },
+      user_channel: {
+        action_required: planWanted || gates.length > 0 || todos.length > 0,
+        ...(message ? { message } : {}),
+        gates,
+        todos,
+      },
       agent_channel: {
         primary,
         ...(contract ? { finish_with: `loopx summary_all --goal-id ${gid}` } : {}),
       },
-      cli_channel: { next_cli_actions: contract ? actions.map((a) => execCommandFor(contract.id, a.todoId, a.command)) : [] },
+      cli_channel: {
+        next_cli_actions: contract
+          ? actions.map((a) => execCommandFor(contract.id, a.todoId, a.command))
+          : [],
+      },
     },
   };
   if (opts.preview) out.preview = true;
@@ -442,17 +503,34 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
   const policy = store.policy();
   const checkSignature = signatureChecker(store, opts.goalId);
   const { state } = store.load(opts.goalId);
-  const first = decide(state, policy, new Date(store.now()), { agent, abilities: opts.abilities, checkSignature });
+  const first = decide(state, policy, new Date(store.now()), {
+    agent,
+    abilities: opts.abilities,
+    checkSignature,
+  });
   // Most calls are an agent polling: the same open run, a wait, a stop. They write nothing, so
   // they take no lock. Only a decision that must write goes through the capability, which
   // decides again under the goal's lock.
-  const mustWrite = (first.decision === 'run' && !first.reuse) || first.toEnd.length > 0 || first.gates.some((g) => g.status === 'missing');
+  const mustWrite =
+    (first.decision === 'run' && !first.reuse) ||
+    first.toEnd.length > 0 ||
+    first.gates.some((g) => g.status === 'missing');
   if (opts.preview || !mustWrite) return render(state, first, { preview: opts.preview });
-  const res = invoke(store, 'contract.issue', { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes }, actor);
-  const d = decide(res.state, policy, new Date(store.now()), { agent, abilities: opts.abilities, checkSignature });
+  const res = invoke(
+    store,
+    'contract.issue',
+    { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes },
+    actor,
+  );
+  const d = decide(res.state, policy, new Date(store.now()), {
+    agent,
+    abilities: opts.abilities,
+    checkSignature,
+  });
   const out = render(res.state, d);
   const issued = res.events.find((e) => e.type === 'run.started');
-  if (issued?.type === 'run.started' && issued.data.run.contract) rememberContract(store, issued.data.run.contract);
+  if (issued?.type === 'run.started' && issued.data.run.contract)
+    rememberContract(store, issued.data.run.contract);
   return out;
 }
 
@@ -470,7 +548,10 @@ function rememberContract(store: Store, c: Contract) {
   fs.writeFileSync(file, c.goalId);
 }
 
-export function findContract(store: Store, contractId: string): { goal: GoalState; run: Run; contract: Contract } | undefined {
+export function findContract(
+  store: Store,
+  contractId: string,
+): { goal: GoalState; run: Run; contract: Contract } | undefined {
   const look = (goalId: string) => {
     const { state } = store.load(goalId);
     const run = state.runs.find((r) => r.contract?.id === contractId);

@@ -37,11 +37,16 @@ export class LoopxError extends Error {
   }
 }
 
-export const usageError = (msg: string, details?: Record<string, unknown>) => new LoopxError('usage', msg, details);
-export const notFound = (msg: string, details?: Record<string, unknown>) => new LoopxError('not_found', msg, details);
-export const refused = (msg: string, details?: Record<string, unknown>) => new LoopxError('refused', msg, details);
-export const conflict = (msg: string, details?: Record<string, unknown>) => new LoopxError('conflict', msg, details);
-export const corrupt = (msg: string, details?: Record<string, unknown>) => new LoopxError('corrupt', msg, details);
+export const usageError = (msg: string, details?: Record<string, unknown>) =>
+  new LoopxError('usage', msg, details);
+export const notFound = (msg: string, details?: Record<string, unknown>) =>
+  new LoopxError('not_found', msg, details);
+export const refused = (msg: string, details?: Record<string, unknown>) =>
+  new LoopxError('refused', msg, details);
+export const conflict = (msg: string, details?: Record<string, unknown>) =>
+  new LoopxError('conflict', msg, details);
+export const corrupt = (msg: string, details?: Record<string, unknown>) =>
+  new LoopxError('corrupt', msg, details);
 
 /** Shows a value from the outside world safely inside a message: quoted, escaped, shortened. */
 export function quote(value: unknown, max = 60): string {
@@ -49,5 +54,10 @@ export function quote(value: unknown, max = 60): string {
   const long = s.length > max;
   if (long) s = s.slice(0, max);
   // JSON.stringify escapes C0 controls; DEL, C1 controls and line separators it leaves raw.
-  return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '');
+  return (
+    JSON.stringify(s).replace(
+      /[\u007f-\u009f\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    ) + (long ? `… (${typeof value === 'string' ? value.length : '?'} characters)` : '')
+  );
 }

@@ -5,8 +5,23 @@
  */
 import { z } from 'zod';
 import {
-  Actor, ApprovalSignature, Budgets, Evidence, Gate, GoalState, Id, Line, Quota, Reward, Run, RunOutcome,
-  Spend, Text, Timestamp, Todo, BUDGET_NAMES,
+  Actor,
+  ApprovalSignature,
+  Budgets,
+  Evidence,
+  Gate,
+  GoalState,
+  Id,
+  Line,
+  Quota,
+  Reward,
+  Run,
+  RunOutcome,
+  Spend,
+  Text,
+  Timestamp,
+  Todo,
+  BUDGET_NAMES,
 } from './model';
 import type { GoalState as GoalStateT } from './model';
 
@@ -23,7 +38,16 @@ const data = {
   'goal.resumed': z.object({ reason: Text(2000).optional() }),
   'goal.closed': z.object({ reason: Text(2000).optional() }),
   'goal.cancelled': z.object({ reason: Text(2000).optional() }),
-  'todo.added': z.object({ todo: Todo.omit({ status: true, evidence: true, createdAt: true, updatedAt: true, claimedBy: true, claimedAt: true }) }),
+  'todo.added': z.object({
+    todo: Todo.omit({
+      status: true,
+      evidence: true,
+      createdAt: true,
+      updatedAt: true,
+      claimedBy: true,
+      claimedAt: true,
+    }),
+  }),
   'todo.claimed': z.object({ todoId: Id, by: Line(128) }),
   'todo.released': z.object({ todoId: Id, reason: Text(2000) }),
   'todo.updated': z.object({
@@ -34,14 +58,25 @@ const data = {
   }),
   'todo.completed': z.object({ todoId: Id, evidence: z.array(Id) }),
   'todo.cancelled': z.object({ todoId: Id, reason: Text(2000) }),
-  'gate.requested': z.object({ gate: Gate.pick({ id: true, title: true, reason: true, guards: true, expiresAt: true }) }),
-  'gate.approved': z.object({ gateId: Id, note: Text(2000).optional(), signature: ApprovalSignature.optional() }),
+  'gate.requested': z.object({
+    gate: Gate.pick({ id: true, title: true, reason: true, guards: true, expiresAt: true }),
+  }),
+  'gate.approved': z.object({
+    gateId: Id,
+    note: Text(2000).optional(),
+    signature: ApprovalSignature.optional(),
+  }),
   'gate.rejected': z.object({ gateId: Id, note: Text(2000).optional(), cancelled: z.array(Id) }),
   'gate.expired': z.object({ gateId: Id }),
   'evidence.added': z.object({ evidence: Evidence.omit({ at: true, by: true }) }),
   'run.started': z.object({ run: Run.pick({ id: true, agent: true, contract: true }) }),
   'run.spend': z.object({ runId: Id, spend: Spend.partial() }),
-  'run.ended': z.object({ runId: Id, outcome: RunOutcome, summary: Text(4000).optional(), spend: Spend.partial().optional() }),
+  'run.ended': z.object({
+    runId: Id,
+    outcome: RunOutcome,
+    summary: Text(4000).optional(),
+    spend: Spend.partial().optional(),
+  }),
   'reward.added': z.object({ reward: Reward.omit({ by: true, at: true }) }),
   'quota.set': z.object({ quota: Quota }),
   'quota.granted': z.object({ budgets: Budgets, note: Text(2000).optional() }),
@@ -61,15 +96,17 @@ const envelope = {
   writer: Id,
   actor: Actor,
   /** sha256 (hex) of the previous line as written; null on the first event. */
-  prev: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  prev: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
 };
 
 export const LoopxEvent = z.discriminatedUnion(
   'type',
-  EVENT_TYPES.map((type) => z.object({ ...envelope, type: z.literal(type), data: data[type] })) as unknown as [
-    z.ZodObject,
-    ...z.ZodObject[],
-  ],
+  EVENT_TYPES.map((type) =>
+    z.object({ ...envelope, type: z.literal(type), data: data[type] }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
 );
 
 /** What a capability produces: the store adds the envelope. */
@@ -156,7 +193,8 @@ export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: 
       g.status = 'cancelled';
       break;
     case 'todo.added':
-      if (g.todos.some((t) => t.id === ev.data.todo.id)) throw new Error(`todo ${ev.data.todo.id} added twice`);
+      if (g.todos.some((t) => t.id === ev.data.todo.id))
+        throw new Error(`todo ${ev.data.todo.id} added twice`);
       g.todos.push({ ...ev.data.todo, status: 'open', evidence: [], createdAt: ev.ts, updatedAt: ev.ts });
       break;
     case 'todo.claimed': {
@@ -236,7 +274,10 @@ export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: 
       for (const id of ev.data.cancelled) {
         const t = todoIn(g, id);
         t.status = 'cancelled';
-        t.note = `cancelled: gate ${gate.id} was rejected${ev.data.note ? ` (${ev.data.note})` : ''}`.slice(0, 2000);
+        t.note = `cancelled: gate ${gate.id} was rejected${ev.data.note ? ` (${ev.data.note})` : ''}`.slice(
+          0,
+          2000,
+        );
         t.updatedAt = ev.ts;
       }
       break;
@@ -256,7 +297,11 @@ export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: 
       break;
     }
     case 'run.started':
-      g.runs.push({ ...ev.data.run, startedAt: ev.ts, spend: { turns: 1, tokens: 0, costUsd: 0, wallSeconds: 0 } });
+      g.runs.push({
+        ...ev.data.run,
+        startedAt: ev.ts,
+        spend: { turns: 1, tokens: 0, costUsd: 0, wallSeconds: 0 },
+      });
       break;
     case 'run.spend':
       addSpend(runIn(g, ev.data.runId), ev.data.spend);

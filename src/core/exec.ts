@@ -37,7 +37,10 @@ function firstDifference(a: string, b: string): number {
 export function checkContract(store: Store, contractId: string, now = new Date(store.now())) {
   checkId(contractId, 'contract id');
   const hint = findContract(store, contractId);
-  const forged = () => notFound(`no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`);
+  const forged = () =>
+    notFound(
+      `no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`,
+    );
   if (!hint) throw forged();
   // Authorise on the log (hash-chained, the truth), not on goal.json: the snapshot is a derived
   // file that is trusted while its length matches, so a hand edit there (a gate marked approved,
@@ -49,16 +52,27 @@ export function checkContract(store: Store, contractId: string, now = new Date(s
   const found = { goal, run, contract };
   const cid = contract.id;
   if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
-    throw refused(`contract ${cid} fails signature verification: it was altered after it was issued`, { contractId: cid });
+    throw refused(`contract ${cid} fails signature verification: it was altered after it was issued`, {
+      contractId: cid,
+    });
   }
   if (run.endedAt) {
-    throw refused(`contract ${cid} belongs to run ${run.id}, which ended (${run.outcome}) at ${run.endedAt}: get a new contract with \`loopx quota should-run --goal-id ${goal.id}\``, { contractId: cid });
+    throw refused(
+      `contract ${cid} belongs to run ${run.id}, which ended (${run.outcome}) at ${run.endedAt}: get a new contract with \`loopx quota should-run --goal-id ${goal.id}\``,
+      { contractId: cid },
+    );
   }
   if (Date.parse(contract.expiresAt) <= now.getTime()) {
-    throw refused(`contract ${cid} expired at ${contract.expiresAt}: get a new one with \`loopx quota should-run --goal-id ${goal.id}\``, { contractId: cid });
+    throw refused(
+      `contract ${cid} expired at ${contract.expiresAt}: get a new one with \`loopx quota should-run --goal-id ${goal.id}\``,
+      { contractId: cid },
+    );
   }
   const status = effectiveStatus(goal);
-  if (status !== 'active') throw refused(`goal ${goal.id} is ${status} now: contract ${cid} no longer authorises anything`, { contractId: cid });
+  if (status !== 'active')
+    throw refused(`goal ${goal.id} is ${status} now: contract ${cid} no longer authorises anything`, {
+      contractId: cid,
+    });
   return found;
 }
 
@@ -67,7 +81,10 @@ export function checkJudgment(store: Store, contractId: string, todoId: string) 
   checkId(todoId, 'todo id');
   const found = checkContract(store, contractId);
   if (!found.contract.judgment.includes(todoId)) {
-    throw refused(`todo ${todoId} is not a judgment todo of contract ${contractId} (it lists ${found.contract.judgment.join(', ') || 'none'})`, { contractId, todoId });
+    throw refused(
+      `todo ${todoId} is not a judgment todo of contract ${contractId} (it lists ${found.contract.judgment.join(', ') || 'none'})`,
+      { contractId, todoId },
+    );
   }
   return found;
 }
@@ -89,11 +106,17 @@ export function verifyCommand(
     action = contract.actions.find((a) => a.todoId === q.todoId);
     if (!action) {
       const listed = contract.actions.map((a) => a.todoId).join(', ') || 'no command actions';
-      throw refused(`todo ${q.todoId} is not in contract ${cid} (it lists ${listed})`, { contractId: cid, todoId: q.todoId });
+      throw refused(`todo ${q.todoId} is not in contract ${cid} (it lists ${listed})`, {
+        contractId: cid,
+        todoId: q.todoId,
+      });
     }
   } else if (q.command !== undefined) {
     action = contract.actions.find((a) => a.command === q.command);
-    if (!action) throw refused(`contract ${cid} does not list the command ${quote(q.command, 200)}`, { contractId: cid });
+    if (!action)
+      throw refused(`contract ${cid} does not list the command ${quote(q.command, 200)}`, {
+        contractId: cid,
+      });
   } else {
     throw refused('say which todo (--todo) or which command to verify');
   }
@@ -112,13 +135,24 @@ export function verifyCommand(
     throw refused(`todo ${todo.id} is already ${todo.status}: nothing to run`, { todoId: todo.id });
   }
   if (todo.status === 'claimed' && todo.claimedBy !== contract.agent) {
-    throw refused(`todo ${todo.id} is claimed by ${todo.claimedBy}, not by ${contract.agent}`, { todoId: todo.id });
+    throw refused(`todo ${todo.id} is claimed by ${todo.claimedBy}, not by ${contract.agent}`, {
+      todoId: todo.id,
+    });
   }
   const policy = store.policy();
   const denied = deniedBy(policy, command);
-  if (denied) throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, { pattern: denied.pattern });
+  if (denied)
+    throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, {
+      pattern: denied.pattern,
+    });
   for (const g of gatesFor(todo, policy, goal.gates)) {
-    if (!gateApproved(goal.gates.find((x) => x.id === g.id), policy, signatureChecker(store, goal.id))) {
+    if (
+      !gateApproved(
+        goal.gates.find((x) => x.id === g.id),
+        policy,
+        signatureChecker(store, goal.id),
+      )
+    ) {
       throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
     }
   }
@@ -155,17 +189,27 @@ define({
     const events = [
       draft('evidence.added', {
         evidence: {
-          id: evidenceId, runId: i.runId, todoId: i.todoId, kind: 'command', summary: i.summary, command: i.command,
-          exitCode: i.exitCode, durationMs: i.durationMs, artifact: i.artifact,
+          id: evidenceId,
+          runId: i.runId,
+          todoId: i.todoId,
+          kind: 'command',
+          summary: i.summary,
+          command: i.command,
+          exitCode: i.exitCode,
+          durationMs: i.durationMs,
+          artifact: i.artifact,
         },
       }),
     ];
     // The command ran and took its time even if the run ended meanwhile; the spend still counts.
-    if (!run.endedAt) events.push(draft('run.spend', { runId: i.runId, spend: { wallSeconds: i.durationMs / 1000 } }));
+    if (!run.endedAt)
+      events.push(draft('run.spend', { runId: i.runId, spend: { wallSeconds: i.durationMs / 1000 } }));
     if (i.exitCode === 0 && todo.status !== 'done' && todo.status !== 'cancelled') {
       events.push(draft('todo.completed', { todoId: i.todoId, evidence: [evidenceId] }));
     } else if (todo.status === 'claimed') {
-      events.push(draft('todo.released', { todoId: i.todoId, reason: `command failed with exit code ${i.exitCode}` }));
+      events.push(
+        draft('todo.released', { todoId: i.todoId, reason: `command failed with exit code ${i.exitCode}` }),
+      );
     }
     return events;
   },
@@ -207,7 +251,11 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
   let dropped = 0;
   const started = performance.now();
   const exitCode = await new Promise<number>((resolve) => {
-    const child = spawn('/bin/sh', ['-c', v.command], { cwd: store.workspace, env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', v.command], {
+      cwd: store.workspace,
+      env: o.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const take = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       o.onOutput?.(chunk, stream);
       chunks.push(chunk);
@@ -224,19 +272,39 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
       chunks.push(Buffer.from(`loopx: could not start the command: ${e.message}\n`));
       resolve(127);
     });
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + (({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }) as Record<string, number>)[signal]! || 1 : 1)));
+    child.on('close', (code, signal) =>
+      resolve(
+        code ??
+          (signal
+            ? 128 + ({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal]! || 1
+            : 1),
+      ),
+    );
   });
   const durationMs = Math.round(performance.now() - started);
   const output = Buffer.concat(chunks);
   const header = dropped ? `[loopx: the first ${dropped} bytes of output were not kept]\n` : '';
   const evidenceArtifactId = newId('out', 8);
-  const artifact = store.writeArtifact(goalId, evidenceArtifactId, Buffer.concat([Buffer.from(header), output]));
+  const artifact = store.writeArtifact(
+    goalId,
+    evidenceArtifactId,
+    Buffer.concat([Buffer.from(header), output]),
+  );
   const text = output.toString('utf8').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
   const summary = `exit ${exitCode} in ${(durationMs / 1000).toFixed(2)} s${text.trim() ? `\n${tail(text.trimEnd(), 15, 1500)}` : ''}`;
   const res = invoke(
     store,
     'exec.record',
-    { goalId, runId: v.run.id, todoId: v.todo.id, command: v.command, exitCode, durationMs, summary, artifact },
+    {
+      goalId,
+      runId: v.run.id,
+      todoId: v.todo.id,
+      command: v.command,
+      exitCode,
+      durationMs,
+      summary,
+      artifact,
+    },
     o.actor,
   );
   const ev = res.events.find((e) => e.type === 'evidence.added');

@@ -35,14 +35,35 @@ export interface HookAnswer {
   reason?: string;
 }
 
-const SHELL_TOOLS = /^(bash|shell|sh|terminal|run_in_terminal|runinterminal|run_command|execute_command|local_shell|exec_command)$/i;
+const SHELL_TOOLS =
+  /^(bash|shell|sh|terminal|run_in_terminal|runinterminal|run_command|execute_command|local_shell|exec_command)$/i;
 const SHELL_META = /[;&|`$<>(){}\n\r\\*?[\]!#~]/;
 const READ_ONLY_LOOPX = [
-  ['--version'], ['--help'], ['help'], ['status'], ['log'], ['verify'], ['capabilities'], ['project_prompt', 'list'], ['project-prompt', 'list'],
-  ['goal', 'list'], ['goal', 'show'], ['todo', 'list'], ['gate', 'list'], ['quota', 'show'], ['quota', 'should-run'], ['contract', 'verify'],
-  ['summary_all'], ['summary-all'],
+  ['--version'],
+  ['--help'],
+  ['help'],
+  ['status'],
+  ['log'],
+  ['verify'],
+  ['capabilities'],
+  ['project_prompt', 'list'],
+  ['project-prompt', 'list'],
+  ['goal', 'list'],
+  ['goal', 'show'],
+  ['todo', 'list'],
+  ['gate', 'list'],
+  ['quota', 'show'],
+  ['quota', 'should-run'],
+  ['contract', 'verify'],
+  ['summary_all'],
+  ['summary-all'],
 ];
-const HUMAN_ONLY_LOOPX = [['gate', 'approve'], ['gate', 'reject'], ['reward', 'add'], ['quota', 'grant']];
+const HUMAN_ONLY_LOOPX = [
+  ['gate', 'approve'],
+  ['gate', 'reject'],
+  ['reward', 'add'],
+  ['quota', 'grant'],
+];
 
 function commandOf(input: unknown): string | undefined {
   if (!input || typeof input !== 'object') return undefined;
@@ -55,8 +76,11 @@ function pathsOf(input: unknown): string[] {
   if (!input || typeof input !== 'object') return [];
   const o = input as Record<string, unknown>;
   const out: string[] = [];
-  for (const k of ['file_path', 'filePath', 'path', 'notebook_path']) if (typeof o[k] === 'string') out.push(o[k] as string);
-  for (const k of ['files', 'paths']) if (Array.isArray(o[k])) out.push(...(o[k] as unknown[]).filter((x): x is string => typeof x === 'string'));
+  for (const k of ['file_path', 'filePath', 'path', 'notebook_path'])
+    if (typeof o[k] === 'string') out.push(o[k] as string);
+  for (const k of ['files', 'paths'])
+    if (Array.isArray(o[k]))
+      out.push(...(o[k] as unknown[]).filter((x): x is string => typeof x === 'string'));
   return out;
 }
 
@@ -110,7 +134,9 @@ function activeContracts(store: Store, now: Date): Contract[] {
     try {
       const state = store.load(g.id).state;
       if (effectiveStatus(state) !== 'active') continue;
-      for (const r of state.runs) if (!r.endedAt && r.contract && Date.parse(r.contract.expiresAt) > now.getTime()) out.push(r.contract);
+      for (const r of state.runs)
+        if (!r.endedAt && r.contract && Date.parse(r.contract.expiresAt) > now.getTime())
+          out.push(r.contract);
     } catch {
       /* a broken goal authorises nothing */
     }
@@ -119,11 +145,23 @@ function activeContracts(store: Store, now: Date): Contract[] {
 }
 
 const allow = (reason: string): HookAnswer => ({
-  output: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason } },
+  output: {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: reason,
+    },
+  },
   exitCode: 0,
 });
 const deny = (reason: string): HookAnswer => ({
-  output: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } },
+  output: {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+      permissionDecisionReason: reason,
+    },
+  },
   exitCode: 2,
   reason,
 });
@@ -133,9 +171,15 @@ export function preToolUse(store: Store, payload: HookPayload): HookAnswer {
   const command = commandOf(payload.tool_input);
   const touchesLoopx = (p: string) => /(^|[\\/])\.loopx([\\/]|$)/.test(p);
   if (command === undefined) {
-    if (SHELL_TOOLS.test(tool)) return deny(`LoopX: could not read the command of ${tool}; nothing runs that the contract did not list`);
+    if (SHELL_TOOLS.test(tool))
+      return deny(
+        `LoopX: could not read the command of ${tool}; nothing runs that the contract did not list`,
+      );
     const bad = pathsOf(payload.tool_input).find(touchesLoopx);
-    if (bad) return deny(`LoopX: ${bad} is LoopX state; it changes only through loopx commands or tools (loopx_add_todo, loopx_complete_todo, …), never by editing files`);
+    if (bad)
+      return deny(
+        `LoopX: ${bad} is LoopX state; it changes only through loopx commands or tools (loopx_add_todo, loopx_complete_todo, …), never by editing files`,
+      );
     return allow('not a shell command and not LoopX state');
   }
   const words = plainWords(command.trim());
@@ -145,16 +189,24 @@ export function preToolUse(store: Store, payload: HookPayload): HookAnswer {
   if (isLoopx) {
     // Output options are dropped before `--` only: what follows it is the command, word for word.
     const dashes = words!.indexOf('--');
-    const head = (dashes === -1 ? words!.slice(1) : words!.slice(1, dashes)).filter((w, i, a) => !(w === '--format' || a[i - 1] === '--format' || w === '--json'));
+    const head = (dashes === -1 ? words!.slice(1) : words!.slice(1, dashes)).filter(
+      (w, i, a) => !(w === '--format' || a[i - 1] === '--format' || w === '--json'),
+    );
     const args = dashes === -1 ? head : [...head, ...words!.slice(dashes)];
     if (HUMAN_ONLY_LOOPX.some((p) => startsWith(args, p))) {
-      return deny(`LoopX: \`${command}\` is a person's decision; agents cannot approve or reject gates, record rewards or grant quota. Ask the person (loopx_request_gate).`);
+      return deny(
+        `LoopX: \`${command}\` is a person's decision; agents cannot approve or reject gates, record rewards or grant quota. Ask the person (loopx_request_gate).`,
+      );
     }
     if (startsWith(args, ['exec'])) {
       const end = args.indexOf('--');
-      const m = end === -1 ? null : /^exec\s+--contract\s+(\S+)\s+--todo\s+(\S+)$/.exec(args.slice(0, end).join(' '));
+      const m =
+        end === -1 ? null : /^exec\s+--contract\s+(\S+)\s+--todo\s+(\S+)$/.exec(args.slice(0, end).join(' '));
       const rest = end === -1 ? [] : args.slice(end + 1);
-      if (!m || rest.length === 0) return deny('LoopX: run contract actions exactly as next_cli_actions gives them: loopx exec --contract C --todo T -- \'<command>\'');
+      if (!m || rest.length === 0)
+        return deny(
+          "LoopX: run contract actions exactly as next_cli_actions gives them: loopx exec --contract C --todo T -- '<command>'",
+        );
       try {
         verifyCommand(store, { contractId: m[1]!, todoId: m[2]!, command: rest.join(' ') });
         return allow(`listed by contract ${m[1]}`);
@@ -163,10 +215,13 @@ export function preToolUse(store: Store, payload: HookPayload): HookAnswer {
       }
     }
     if (READ_ONLY_LOOPX.some((p) => startsWith(args, p))) return allow('a read-only loopx command');
-    if (startsWith(args, ['todo', 'done']) && args.includes('--contract')) return allow('completes a judgment todo under its contract');
+    if (startsWith(args, ['todo', 'done']) && args.includes('--contract'))
+      return allow('completes a judgment todo under its contract');
   }
   if (/(^|[\s'"=/])\.loopx([\\/]|\s|$)/.test(command)) {
-    return deny('LoopX: this command touches .loopx/ directly; LoopX state changes only through loopx commands');
+    return deny(
+      'LoopX: this command touches .loopx/ directly; LoopX state changes only through loopx commands',
+    );
   }
   const contracts = activeContracts(store, new Date(store.now()));
   // Listed is not enough: the same checks as `loopx exec` (signature on the log, the todo still
@@ -196,22 +251,50 @@ function sessionGoal(store: Store, goalId: string | undefined): string | undefin
   return active.length === 1 ? active[0]!.id : undefined;
 }
 
-export function sessionStart(store: Store, opts: { goalId?: string; agent: string }, actor: Actor): HookAnswer {
+export function sessionStart(
+  store: Store,
+  opts: { goalId?: string; agent: string },
+  actor: Actor,
+): HookAnswer {
   const goalId = sessionGoal(store, opts.goalId);
   const context = goalId
     ? `LoopX governs this workspace. Your contract for goal ${goalId} (run only cli_channel.next_cli_actions, exactly as given; finish the turn with agent_channel.finish_with):\n${JSON.stringify(shouldRun(store, { goalId, agent: opts.agent }, actor))}`
     : 'LoopX governs this workspace, but no single active goal is set (set LOOPX_GOAL). Call `loopx status` and `loopx quota should-run --goal-id <id>` before running anything.';
-  return { output: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } }, exitCode: 0 };
+  return {
+    output: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } },
+    exitCode: 0,
+  };
 }
 
-export function stop(store: Store, opts: { goalId?: string; agent: string; sessionId?: string }, actor: Actor): HookAnswer {
+export function stop(
+  store: Store,
+  opts: { goalId?: string; agent: string; sessionId?: string },
+  actor: Actor,
+): HookAnswer {
   const goalId = sessionGoal(store, opts.goalId);
   if (!goalId) return { output: {}, exitCode: 0 };
   const state = store.load(goalId).state;
   const open = state.runs.filter((r) => !r.endedAt && r.agent === opts.agent);
   for (const r of open) {
-    invoke(store, 'evidence.add', { goalId, runId: r.id, kind: 'note', summary: `agent session${opts.sessionId ? ` ${opts.sessionId.slice(0, 100)}` : ''} stopped` }, actor);
+    invoke(
+      store,
+      'evidence.add',
+      {
+        goalId,
+        runId: r.id,
+        kind: 'note',
+        summary: `agent session${opts.sessionId ? ` ${opts.sessionId.slice(0, 100)}` : ''} stopped`,
+      },
+      actor,
+    );
   }
   const summary = open.length ? summaryAll(store, goalId, actor, { agent: opts.agent }) : undefined;
-  return { output: summary ? { systemMessage: `LoopX: ended ${summary.ended_runs.length} run(s) of goal ${goalId}; ${summary.progress.done}/${summary.progress.total} todos done` } : {}, exitCode: 0 };
+  return {
+    output: summary
+      ? {
+          systemMessage: `LoopX: ended ${summary.ended_runs.length} run(s) of goal ${goalId}; ${summary.progress.done}/${summary.progress.total} todos done`,
+        }
+      : {},
+    exitCode: 0,
+  };
 }

@@ -11,9 +11,11 @@ export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const ID_RULE = "1-64 letters, digits, '-' or '_', starting with a letter or digit";
 
 export function checkId(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw usageError(`${what} must be a string, got ${typeof value}`, { field: what });
+  if (typeof value !== 'string')
+    throw usageError(`${what} must be a string, got ${typeof value}`, { field: what });
   if (value.length === 0) throw usageError(`${what} is empty: ids are ${ID_RULE}`, { field: what });
-  if (value.length > 64) throw usageError(`${what} ${quote(value, 24)} is too long: ids are ${ID_RULE}`, { field: what });
+  if (value.length > 64)
+    throw usageError(`${what} ${quote(value, 24)} is too long: ids are ${ID_RULE}`, { field: what });
   if (!ID_PATTERN.test(value)) {
     const bad = [...value].find((c, i) => !(i === 0 ? /[A-Za-z0-9]/ : /[A-Za-z0-9_-]/).test(c)) ?? '';
     throw usageError(

@@ -55,7 +55,8 @@ export function writeFileAtomic(file: string, content: string | Buffer, mode = 0
   }
 }
 
-export const writeJsonAtomic = (file: string, value: unknown) => writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');
+export const writeJsonAtomic = (file: string, value: unknown) =>
+  writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');
 
 /** JSON with sorted keys: the bytes a signature covers do not depend on property order. */
 export function canonicalJson(value: unknown): string {

@@ -71,8 +71,16 @@ export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): 
   }
 }
 
-export function acquireLock(path: string, { timeoutMs = 15000, staleMs = 30000 }: LockOptions = {}): () => void {
-  const owner: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), at: Date.now() };
+export function acquireLock(
+  path: string,
+  { timeoutMs = 15000, staleMs = 30000 }: LockOptions = {},
+): () => void {
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: hostname(),
+    nonce: randomBytes(8).toString('hex'),
+    at: Date.now(),
+  };
   const body = JSON.stringify(owner);
   const deadline = Date.now() + timeoutMs;
   let wait = 0.25;

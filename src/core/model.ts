@@ -16,7 +16,9 @@ export const Line = (max: number) =>
     .string()
     .min(1, { message: 'must not be empty' })
     .max(max, { message: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL_ONE_LINE.test(s), { message: 'must not contain control characters or line breaks' });
+    .refine((s) => !CONTROL_ONE_LINE.test(s), {
+      message: 'must not contain control characters or line breaks',
+    });
 export const Text = (max: number) =>
   z
     .string()
@@ -50,12 +52,21 @@ export type BudgetName = (typeof BUDGET_NAMES)[number];
 
 export const QuotaWindow = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('life') }),
-  z.object({ kind: z.literal('rolling'), hours: z.number().positive().max(24 * 365) }),
+  z.object({
+    kind: z.literal('rolling'),
+    hours: z
+      .number()
+      .positive()
+      .max(24 * 365),
+  }),
 ]);
 export const Quota = z.object({
   budgets: Budgets,
   window: QuotaWindow,
-  cooldownSeconds: z.number().nonnegative().max(7 * 24 * 3600),
+  cooldownSeconds: z
+    .number()
+    .nonnegative()
+    .max(7 * 24 * 3600),
 });
 export const DEFAULT_QUOTA: Quota = {
   budgets: { turns: 200 },
@@ -238,7 +249,11 @@ export const PolicyRule = z.strictObject({
 export const Policy = z.strictObject({
   v: z.literal(1),
   defaultQuota: Quota.optional(),
-  contractTtlMinutes: z.number().positive().max(24 * 60).optional(),
+  contractTtlMinutes: z
+    .number()
+    .positive()
+    .max(24 * 60)
+    .optional(),
   /** Commands matching these need the named gate approved before any contract lists them. */
   gatedActions: z.array(PolicyRule.required({ gate: true })).optional(),
   /** Commands matching these are never listed nor executed. */

@@ -48,7 +48,8 @@ const DEFAULT_CLAIM_TIMEOUT_MINUTES = 120;
 // only for a run past its contract's expiry.
 define({
   id: 'run.abandon',
-  summary: 'Close a run left open past its contract’s expiry as abandoned (self-repair), also on a closed or cancelled goal.',
+  summary:
+    'Close a run left open past its contract’s expiry as abandoned (self-repair), also on a closed or cancelled goal.',
   touches: ['runs'],
   gates: 'none',
   quota: 'none',
@@ -58,16 +59,23 @@ define({
   plan: (s, i, ctx) => {
     const r = s.runs.find((x) => x.id === i.runId);
     if (!r) throw notFound(`goal ${s.id} has no run ${quote(i.runId)}`, { goalId: s.id, runId: i.runId });
-    if (r.endedAt) throw refused(`run ${r.id} of goal ${s.id} already ended (${r.outcome}) at ${r.endedAt}`, { runId: r.id });
+    if (r.endedAt)
+      throw refused(`run ${r.id} of goal ${s.id} already ended (${r.outcome}) at ${r.endedAt}`, {
+        runId: r.id,
+      });
     if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {
-      throw refused(`run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`, { runId: r.id });
+      throw refused(
+        `run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`,
+        { runId: r.id },
+      );
     }
     return [draft('run.ended', { runId: r.id, outcome: 'abandoned', summary: i.summary })];
   },
 });
 
 function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor, findings: Finding[]) {
-  const add = (kind: FindingKind, message: string, fixed: boolean) => findings.push({ goal_id: goalId, kind, message, fixed });
+  const add = (kind: FindingKind, message: string, fixed: boolean) =>
+    findings.push({ goal_id: goalId, kind, message, fixed });
   const file = store.eventsPath(goalId);
   let buf: Buffer;
   try {
@@ -80,7 +88,11 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   try {
     parsed = parseLog(buf, file);
   } catch (e) {
-    add('corrupt-log', `${(e as Error).message} (history is never rewritten: restore the file from git or a backup)`, false);
+    add(
+      'corrupt-log',
+      `${(e as Error).message} (history is never rewritten: restore the file from git or a backup)`,
+      false,
+    );
     return;
   }
   if (parsed.torn) {
@@ -106,10 +118,16 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   // when loading through it gives what a full replay gives.
   const { problem } = store.readSnapshot(goalId);
   const viaSnapshot = store.load(goalId);
-  const snapOk = viaSnapshot.snapshotLag !== undefined && canonicalJson(viaSnapshot.state) === canonicalJson(replayed.state);
+  const snapOk =
+    viaSnapshot.snapshotLag !== undefined &&
+    canonicalJson(viaSnapshot.state) === canonicalJson(replayed.state);
   if (!snapOk) {
     if (!dryRun) store.rebuildSnapshot(goalId);
-    add('snapshot-stale', `${problem ?? 'goal.json did not match events.jsonl'}` + (dryRun ? '' : ': rebuilt from the log'), !dryRun);
+    add(
+      'snapshot-stale',
+      `${problem ?? 'goal.json did not match events.jsonl'}` + (dryRun ? '' : ': rebuilt from the log'),
+      !dryRun,
+    );
   }
   const goal: GoalState = replayed.state;
   const now = new Date(store.now());
@@ -126,27 +144,53 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   const finished = goal.status === 'closed' || goal.status === 'cancelled';
   for (const r of goal.runs.filter((x) => !x.endedAt)) {
     if (r.contract && Date.parse(r.contract.expiresAt) <= now.getTime()) {
-      fix('run-abandoned', `run ${r.id} is open past its contract's expiry (${r.contract.expiresAt}): closed as abandoned`, 'run.abandon', { runId: r.id, summary: 'closed by self-repair: open past its contract expiry' });
+      fix(
+        'run-abandoned',
+        `run ${r.id} is open past its contract's expiry (${r.contract.expiresAt}): closed as abandoned`,
+        'run.abandon',
+        { runId: r.id, summary: 'closed by self-repair: open past its contract expiry' },
+      );
     }
   }
   if (finished) return;
   const claimTimeout = (policy.claimTimeoutMinutes ?? DEFAULT_CLAIM_TIMEOUT_MINUTES) * 60_000;
-  const liveAgents = new Set(goal.runs.filter((r) => !r.endedAt && (!r.contract || Date.parse(r.contract.expiresAt) > now.getTime())).map((r) => r.agent));
+  const liveAgents = new Set(
+    goal.runs
+      .filter((r) => !r.endedAt && (!r.contract || Date.parse(r.contract.expiresAt) > now.getTime()))
+      .map((r) => r.agent),
+  );
   for (const t of goal.todos.filter((x) => x.status === 'claimed')) {
     const age = now.getTime() - Date.parse(t.claimedAt ?? t.updatedAt);
     if (age > claimTimeout && !liveAgents.has(t.claimedBy ?? '')) {
-      fix('claim-stale', `todo ${t.id} is claimed by ${t.claimedBy} for ${Math.round(age / 60000)} min with no open run: released`, 'todo.release', { todoId: t.id, reason: 'released by self-repair: claim holder gone' });
+      fix(
+        'claim-stale',
+        `todo ${t.id} is claimed by ${t.claimedBy} for ${Math.round(age / 60000)} min with no open run: released`,
+        'todo.release',
+        { todoId: t.id, reason: 'released by self-repair: claim holder gone' },
+      );
     }
   }
   for (const g of goal.gates.filter((x) => x.status === 'pending')) {
-    const expiry = g.expiresAt ? Date.parse(g.expiresAt) : policy.gateExpiryHours ? Date.parse(g.requestedAt) + policy.gateExpiryHours * 3600_000 : Infinity;
+    const expiry = g.expiresAt
+      ? Date.parse(g.expiresAt)
+      : policy.gateExpiryHours
+        ? Date.parse(g.requestedAt) + policy.gateExpiryHours * 3600_000
+        : Infinity;
     if (expiry <= now.getTime()) {
-      fix('gate-expired', `gate ${g.id} is pending past its expiry (${new Date(expiry).toISOString()}): expired`, 'gate.expire', { gateId: g.id });
+      fix(
+        'gate-expired',
+        `gate ${g.id} is pending past its expiry (${new Date(expiry).toISOString()}): expired`,
+        'gate.expire',
+        { gateId: g.id },
+      );
     }
   }
 }
 
-export function repair(store: Store, opts: { goalId?: string; dryRun?: boolean; actor?: Actor } = {}): RepairReport {
+export function repair(
+  store: Store,
+  opts: { goalId?: string; dryRun?: boolean; actor?: Actor } = {},
+): RepairReport {
   const dryRun = opts.dryRun ?? false;
   const actor = opts.actor ?? SELF_REPAIR_ACTOR;
   const findings: Finding[] = [];
@@ -182,9 +226,17 @@ export function repair(store: Store, opts: { goalId?: string; dryRun?: boolean; 
     findings.push({
       goal_id: null,
       kind: 'index-stale',
-      message: `index.json ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}` + (dryRun ? '' : ': rebuilt'),
+      message:
+        `index.json ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}` +
+        (dryRun ? '' : ': rebuilt'),
       fixed: !dryRun,
     });
   }
-  return { schema: 'loopx.repair/1', dry_run: dryRun, checked_goals: ids.length, findings, changed: findings.filter((f) => f.fixed).length };
+  return {
+    schema: 'loopx.repair/1',
+    dry_run: dryRun,
+    checked_goals: ids.length,
+    findings,
+    changed: findings.filter((f) => f.fixed).length,
+  };
 }

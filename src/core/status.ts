@@ -30,7 +30,12 @@ export const AttentionItem = z.object({
 export type AttentionItem = z.infer<typeof AttentionItem>;
 
 const BudgetUse = z.object({ used: z.number(), limit: z.number(), left: z.number() });
-const SpendOut = z.object({ turns: z.number(), tokens: z.number(), costUsd: z.number(), wallSeconds: z.number() });
+const SpendOut = z.object({
+  turns: z.number(),
+  tokens: z.number(),
+  costUsd: z.number(),
+  wallSeconds: z.number(),
+});
 
 export const GoalStatusDoc = z.object({
   schema: z.literal(GOAL_STATUS_SCHEMA),
@@ -54,26 +59,64 @@ export const GoalStatusDoc = z.object({
     window: z.string(),
   }),
   /** Cumulative spend after each run, oldest first: the quota burn chart. */
-  burn: z.array(z.object({ at: z.string(), run_id: Id, turns: z.number(), tokens: z.number(), costUsd: z.number(), wallSeconds: z.number() })),
+  burn: z.array(
+    z.object({
+      at: z.string(),
+      run_id: Id,
+      turns: z.number(),
+      tokens: z.number(),
+      costUsd: z.number(),
+      wallSeconds: z.number(),
+    }),
+  ),
   todos: z.array(
     z.object({
-      id: Id, title: z.string(), owner: z.string(), priority: z.string(), status: z.string(),
-      action: z.string().optional(), gate: z.string().optional(), claimed_by: z.string().optional(),
-      depends_on: z.array(z.string()), evidence: z.array(z.string()),
+      id: Id,
+      title: z.string(),
+      owner: z.string(),
+      priority: z.string(),
+      status: z.string(),
+      action: z.string().optional(),
+      gate: z.string().optional(),
+      claimed_by: z.string().optional(),
+      depends_on: z.array(z.string()),
+      evidence: z.array(z.string()),
     }),
   ),
   gates: z.array(
     z.object({
-      id: Id, title: z.string(), reason: z.string(), status: z.string(), guards: z.array(z.string()),
-      requested_by: z.string(), requested_at: z.string(), decided_by: z.string().optional(),
-      decided_at: z.string().optional(), note: z.string().optional(), signed: z.boolean(),
+      id: Id,
+      title: z.string(),
+      reason: z.string(),
+      status: z.string(),
+      guards: z.array(z.string()),
+      requested_by: z.string(),
+      requested_at: z.string(),
+      decided_by: z.string().optional(),
+      decided_at: z.string().optional(),
+      note: z.string().optional(),
+      signed: z.boolean(),
     }),
   ),
   runs: z.array(
     z.object({
-      id: Id, agent: z.string(), started_at: z.string(), ended_at: z.string().optional(), outcome: z.string().optional(),
-      contract_id: z.string().optional(), spend: SpendOut,
-      evidence: z.array(z.object({ id: Id, kind: z.string(), summary: z.string(), exit_code: z.number().optional(), todo_id: z.string().optional(), artifact: z.string().optional() })),
+      id: Id,
+      agent: z.string(),
+      started_at: z.string(),
+      ended_at: z.string().optional(),
+      outcome: z.string().optional(),
+      contract_id: z.string().optional(),
+      spend: SpendOut,
+      evidence: z.array(
+        z.object({
+          id: Id,
+          kind: z.string(),
+          summary: z.string(),
+          exit_code: z.number().optional(),
+          todo_id: z.string().optional(),
+          artifact: z.string().optional(),
+        }),
+      ),
       rewards: z.array(z.object({ id: Id, score: z.number(), comment: z.string() })),
     }),
   ),
@@ -94,49 +137,97 @@ export const StatusDoc = z.object({
   attention: z.array(AttentionItem),
   goals: z.array(
     z.object({
-      id: Id, title: z.string(), status: GoalStatus, created_at: z.string(),
-      progress: z.object({ done: z.number(), total: z.number() }), pending_gates: z.number(),
+      id: Id,
+      title: z.string(),
+      status: GoalStatus,
+      created_at: z.string(),
+      progress: z.object({ done: z.number(), total: z.number() }),
+      pending_gates: z.number(),
     }),
   ),
   errors: z.array(z.object({ goal_id: z.string(), message: z.string() })),
 });
 export type StatusDoc = z.infer<typeof StatusDoc>;
 
-function countBy<T>(items: readonly T[], key: (t: T) => string, keys: readonly string[]): Record<string, number> {
+function countBy<T>(
+  items: readonly T[],
+  key: (t: T) => string,
+  keys: readonly string[],
+): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(keys.map((k) => [k, 0]));
   for (const i of items) out[key(i)] = (out[key(i)] ?? 0) + 1;
   return out;
 }
 
-export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse, checkSignature?: SignatureCheck): AttentionItem[] {
+export function attentionFor(
+  goal: GoalState,
+  policy: Policy,
+  use: QuotaUse,
+  checkSignature?: SignatureCheck,
+): AttentionItem[] {
   const status = effectiveStatus(goal);
   if (status === 'closed' || status === 'cancelled') return [];
   const items: AttentionItem[] = [];
   for (const g of goal.gates.filter((x) => x.status === 'pending')) {
-    items.push({ kind: 'gate', goal_id: goal.id, id: g.id, title: g.title, detail: g.reason || 'waiting for approval' });
+    items.push({
+      kind: 'gate',
+      goal_id: goal.id,
+      id: g.id,
+      title: g.title,
+      detail: g.reason || 'waiting for approval',
+    });
   }
   // Approved but unsigned where signatures are required: still needs a person.
   if (policy.requireSignedApprovals) {
-    const needed = new Set(goal.todos.filter((t) => t.status === 'open').flatMap((t) => gatesFor(t, policy, goal.gates).map((g) => g.id)));
-    for (const g of goal.gates.filter((x) => x.status === 'approved' && needed.has(x.id) && !gateApproved(x, policy, checkSignature))) {
-      items.push({ kind: 'gate', goal_id: goal.id, id: g.id, title: g.title, detail: 'approved without a signature; the policy requires a signed approval' });
+    const needed = new Set(
+      goal.todos
+        .filter((t) => t.status === 'open')
+        .flatMap((t) => gatesFor(t, policy, goal.gates).map((g) => g.id)),
+    );
+    for (const g of goal.gates.filter(
+      (x) => x.status === 'approved' && needed.has(x.id) && !gateApproved(x, policy, checkSignature),
+    )) {
+      items.push({
+        kind: 'gate',
+        goal_id: goal.id,
+        id: g.id,
+        title: g.title,
+        detail: 'approved without a signature; the policy requires a signed approval',
+      });
     }
   }
-  for (const t of goal.todos.filter((x) => x.owner === 'user' && (x.status === 'open' || x.status === 'claimed'))) {
-    items.push({ kind: 'user-todo', goal_id: goal.id, id: t.id, title: t.title, detail: `${t.priority} todo for a person` });
+  for (const t of goal.todos.filter(
+    (x) => x.owner === 'user' && (x.status === 'open' || x.status === 'claimed'),
+  )) {
+    items.push({
+      kind: 'user-todo',
+      goal_id: goal.id,
+      id: t.id,
+      title: t.title,
+      detail: `${t.priority} todo for a person`,
+    });
   }
   for (const k of BUDGET_NAMES) {
     const u = use[k];
     if (!u || u.limit <= 0) continue;
     if (u.used >= u.limit * QUOTA_WARNING_RATIO) {
       items.push({
-        kind: 'quota', goal_id: goal.id, id: k, title: `${k} budget ${u.used >= u.limit ? 'used up' : 'nearly used up'}`,
+        kind: 'quota',
+        goal_id: goal.id,
+        id: k,
+        title: `${k} budget ${u.used >= u.limit ? 'used up' : 'nearly used up'}`,
         detail: `${u.used} of ${u.limit} used`,
       });
     }
   }
   if (status === 'active' && !goal.todos.some((t) => t.owner === 'agent')) {
-    items.push({ kind: 'plan', goal_id: goal.id, id: 'plan', title: 'needs a plan', detail: 'add todos so an agent can start' });
+    items.push({
+      kind: 'plan',
+      goal_id: goal.id,
+      id: 'plan',
+      title: 'needs a plan',
+      detail: 'add todos so an agent can start',
+    });
   }
   return items;
 }
@@ -153,21 +244,43 @@ function runOut(goal: GoalState, r: Run) {
     evidence: goal.evidence
       .filter((e) => e.runId === r.id)
       .map((e) => ({
-        id: e.id, kind: e.kind, summary: e.summary.split('\n')[0]!.slice(0, 200),
+        id: e.id,
+        kind: e.kind,
+        summary: e.summary.split('\n')[0]!.slice(0, 200),
         ...(e.exitCode !== undefined ? { exit_code: e.exitCode } : {}),
         ...(e.todoId ? { todo_id: e.todoId } : {}),
         ...(e.artifact ? { artifact: e.artifact.path } : {}),
       })),
-    rewards: goal.rewards.filter((w) => w.runId === r.id).map((w) => ({ id: w.id, score: w.score, comment: w.comment })),
+    rewards: goal.rewards
+      .filter((w) => w.runId === r.id)
+      .map((w) => ({ id: w.id, score: w.score, comment: w.comment })),
   };
 }
 
-export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revision: number, warnings: string[] = [], lastRuns = 10, checkSignature?: SignatureCheck): GoalStatusDoc {
+export function goalStatusDoc(
+  goal: GoalState,
+  policy: Policy,
+  now: Date,
+  revision: number,
+  warnings: string[] = [],
+  lastRuns = 10,
+  checkSignature?: SignatureCheck,
+): GoalStatusDoc {
   const use = quotaUse(goal, now);
   const counted = goal.todos.filter((t) => t.status !== 'cancelled');
   let cumulative = { turns: 0, tokens: 0, costUsd: 0, wallSeconds: 0 };
   const burn = goal.runs.map((r) => {
-    cumulative = spendOf([{ ...r, spend: { turns: cumulative.turns + r.spend.turns, tokens: cumulative.tokens + r.spend.tokens, costUsd: cumulative.costUsd + r.spend.costUsd, wallSeconds: cumulative.wallSeconds + r.spend.wallSeconds } }]);
+    cumulative = spendOf([
+      {
+        ...r,
+        spend: {
+          turns: cumulative.turns + r.spend.turns,
+          tokens: cumulative.tokens + r.spend.tokens,
+          costUsd: cumulative.costUsd + r.spend.costUsd,
+          wallSeconds: cumulative.wallSeconds + r.spend.wallSeconds,
+        },
+      },
+    ]);
     return { at: r.endedAt ?? r.startedAt, run_id: r.id, ...cumulative };
   });
   const scores = goal.rewards.map((w) => w.score);
@@ -194,22 +307,41 @@ export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revisi
     },
     burn,
     todos: goal.todos.map((t) => ({
-      id: t.id, title: t.title, owner: t.owner, priority: t.priority, status: t.status,
-      ...(t.action ? { action: t.action } : {}), ...(t.gate ? { gate: t.gate } : {}),
-      ...(t.claimedBy ? { claimed_by: t.claimedBy } : {}), depends_on: t.dependsOn, evidence: t.evidence,
+      id: t.id,
+      title: t.title,
+      owner: t.owner,
+      priority: t.priority,
+      status: t.status,
+      ...(t.action ? { action: t.action } : {}),
+      ...(t.gate ? { gate: t.gate } : {}),
+      ...(t.claimedBy ? { claimed_by: t.claimedBy } : {}),
+      depends_on: t.dependsOn,
+      evidence: t.evidence,
     })),
     gates: [...goal.gates]
       .sort((a, b) => Number(b.status === 'pending') - Number(a.status === 'pending'))
       .map((g) => ({
-        id: g.id, title: g.title, reason: g.reason, status: g.status, guards: g.guards,
-        requested_by: `${g.requestedBy.kind}:${g.requestedBy.id}`, requested_at: g.requestedAt,
+        id: g.id,
+        title: g.title,
+        reason: g.reason,
+        status: g.status,
+        guards: g.guards,
+        requested_by: `${g.requestedBy.kind}:${g.requestedBy.id}`,
+        requested_at: g.requestedAt,
         ...(g.decidedBy ? { decided_by: `${g.decidedBy.kind}:${g.decidedBy.id}` } : {}),
-        ...(g.decidedAt ? { decided_at: g.decidedAt } : {}), ...(g.note ? { note: g.note } : {}), signed: !!g.signature,
+        ...(g.decidedAt ? { decided_at: g.decidedAt } : {}),
+        ...(g.note ? { note: g.note } : {}),
+        signed: !!g.signature,
       })),
-    runs: goal.runs.slice(-lastRuns).reverse().map((r) => runOut(goal, r)),
+    runs: goal.runs
+      .slice(-lastRuns)
+      .reverse()
+      .map((r) => runOut(goal, r)),
     rewards: {
       count: scores.length,
-      mean: scores.length ? Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000 : null,
+      mean: scores.length
+        ? Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000
+        : null,
       trend: goal.rewards.map((w) => ({ at: w.at, run_id: w.runId, score: w.score })),
     },
     warnings,
@@ -218,7 +350,15 @@ export function goalStatusDoc(goal: GoalState, policy: Policy, now: Date, revisi
 
 export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
   const loaded = store.load(goalId);
-  return goalStatusDoc(loaded.state, store.policy(), new Date(store.now()), loaded.revision, loaded.warnings, 10, signatureChecker(store, goalId));
+  return goalStatusDoc(
+    loaded.state,
+    store.policy(),
+    new Date(store.now()),
+    loaded.revision,
+    loaded.warnings,
+    10,
+    signatureChecker(store, goalId),
+  );
 }
 
 /** All goals from the index: no goal log is read unless the index misses it. */
@@ -227,21 +367,43 @@ export function statusAll(store: Store): StatusDoc {
   const attention: AttentionItem[] = [];
   for (const g of goals) {
     if (g.pendingGates > 0 && g.status !== 'closed' && g.status !== 'cancelled') {
-      attention.push({ kind: 'gate', goal_id: g.id, id: g.id, title: g.title, detail: `${g.pendingGates} gate${g.pendingGates > 1 ? 's' : ''} pending` });
+      attention.push({
+        kind: 'gate',
+        goal_id: g.id,
+        id: g.id,
+        title: g.title,
+        detail: `${g.pendingGates} gate${g.pendingGates > 1 ? 's' : ''} pending`,
+      });
     }
     if (g.status === 'active' && g.todosTotal === 0) {
-      attention.push({ kind: 'plan', goal_id: g.id, id: 'plan', title: g.title, detail: 'needs a plan: no todos yet' });
+      attention.push({
+        kind: 'plan',
+        goal_id: g.id,
+        id: 'plan',
+        title: g.title,
+        detail: 'needs a plan: no todos yet',
+      });
     }
   }
   return {
     schema: STATUS_SCHEMA,
     generated_at: store.now(),
     workspace: store.workspace,
-    counts: countBy(goals, (g: IndexEntry) => g.status, ['active', 'paused', 'completed', 'closed', 'cancelled']),
+    counts: countBy(goals, (g: IndexEntry) => g.status, [
+      'active',
+      'paused',
+      'completed',
+      'closed',
+      'cancelled',
+    ]),
     attention,
     goals: goals.map((g) => ({
-      id: g.id, title: g.title, status: g.status, created_at: g.createdAt,
-      progress: { done: g.todosDone, total: g.todosTotal }, pending_gates: g.pendingGates,
+      id: g.id,
+      title: g.title,
+      status: g.status,
+      created_at: g.createdAt,
+      progress: { done: g.todosDone, total: g.todosTotal },
+      pending_gates: g.pendingGates,
     })),
     errors: errors.map((e) => ({ goal_id: e.goalId, message: e.message })),
   };
@@ -255,7 +417,11 @@ export interface SummaryDoc {
   schema: typeof SUMMARY_SCHEMA;
   goal_id: string;
   status: string;
-  ended_runs: { id: string; outcome: string; evidence: { todo_id?: string; exit_code?: number; summary: string }[] }[];
+  ended_runs: {
+    id: string;
+    outcome: string;
+    evidence: { todo_id?: string; exit_code?: number; summary: string }[];
+  }[];
   progress: { done: number; total: number };
   todos: Record<string, number>;
   gates: Record<string, number>;
@@ -268,19 +434,48 @@ export interface SummaryDoc {
  * Ends the open runs of the goal (only those of `opts.agent` when given: with several agents at
  * work, one agent's summary must not end another's turn), then summarises.
  */
-export function summaryAll(store: Store, goalId: string, actor: Actor, opts: { agent?: string } = {}): SummaryDoc {
+export function summaryAll(
+  store: Store,
+  goalId: string,
+  actor: Actor,
+  opts: { agent?: string } = {},
+): SummaryDoc {
   const before = store.load(goalId).state;
   const ended: SummaryDoc['ended_runs'] = [];
-  for (const r of before.runs.filter((x) => !x.endedAt && (opts.agent === undefined || x.agent === opts.agent))) {
+  for (const r of before.runs.filter(
+    (x) => !x.endedAt && (opts.agent === undefined || x.agent === opts.agent),
+  )) {
     const ev = before.evidence.filter((e) => e.runId === r.id);
     const withCode = ev.filter((e) => e.exitCode !== undefined);
     const failed = withCode.filter((e) => e.exitCode !== 0).length;
-    const outcome = withCode.length === 0 ? (ev.length ? 'succeeded' : 'partial') : failed === 0 ? 'succeeded' : failed === withCode.length ? 'failed' : 'partial';
-    const lines = ev.map((e) => `${e.todoId ?? '-'}: ${e.exitCode !== undefined ? `exit ${e.exitCode}` : e.kind} ${e.summary.split('\n')[0]}`.slice(0, 200));
+    const outcome =
+      withCode.length === 0
+        ? ev.length
+          ? 'succeeded'
+          : 'partial'
+        : failed === 0
+          ? 'succeeded'
+          : failed === withCode.length
+            ? 'failed'
+            : 'partial';
+    const lines = ev.map((e) =>
+      `${e.todoId ?? '-'}: ${e.exitCode !== undefined ? `exit ${e.exitCode}` : e.kind} ${e.summary.split('\n')[0]}`.slice(
+        0,
+        200,
+      ),
+    );
     const summary = `${ev.length} evidence record${ev.length === 1 ? '' : 's'}, ${failed} failed${lines.length ? `\n${lines.slice(0, 10).join('\n')}` : ''}`;
     try {
       invoke(store, 'run.end', { goalId, runId: r.id, outcome, summary }, actor);
-      ended.push({ id: r.id, outcome, evidence: ev.map((e) => ({ todo_id: e.todoId, exit_code: e.exitCode, summary: e.summary.split('\n')[0]!.slice(0, 200) })) });
+      ended.push({
+        id: r.id,
+        outcome,
+        evidence: ev.map((e) => ({
+          todo_id: e.todoId,
+          exit_code: e.exitCode,
+          summary: e.summary.split('\n')[0]!.slice(0, 200),
+        })),
+      });
     } catch (e) {
       // Someone else ended it between our read and our write: nothing to do.
       if (!(e instanceof Error && /already ended/.test(e.message))) throw e;

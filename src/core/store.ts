@@ -24,17 +24,8 @@ import {
   parseJsonText,
 } from './jsonfile';
 import { withLock } from './lock';
-import {
-  Actor,
-  Policy,
-  DEFAULT_POLICY,
-  effectiveStatus,
-  Id,
-  GoalStatus,
-  Timestamp,
-} from './model';
-import type { Artifact ,
-  GoalState} from './model';
+import { Actor, Policy, DEFAULT_POLICY, effectiveStatus, Id, GoalStatus, Timestamp } from './model';
+import type { Artifact, GoalState } from './model';
 import { EVENT_VERSION, LoopxEvent, applyInPlace } from './events';
 import type { EventDraft } from './events';
 
@@ -316,7 +307,9 @@ export class Store {
     }
     // A damaged file in local/ is a corrupt store (exit 6, naming the file), not a usage error.
     if (!ID_PATTERN.test(id)) {
-      throw corrupt(`${file} does not hold a valid writer id (${ID_RULE}): delete it and a new one is made`, { file });
+      throw corrupt(`${file} does not hold a valid writer id (${ID_RULE}): delete it and a new one is made`, {
+        file,
+      });
     }
     this.cachedWriter = id;
     return this.cachedWriter;
@@ -477,7 +470,6 @@ export class Store {
       fs.closeSync(fd);
     }
   }
-
 
   /**
    * The goal's current state. Fast path: the snapshot, when it covers the whole log (same byte
@@ -653,7 +645,9 @@ export class Store {
     // is the caller's error, not a crash.
     const checkedActor = Actor.safeParse(opts.actor);
     if (!checkedActor.success) {
-      throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checkedActor.error)}`, { goalId });
+      throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checkedActor.error)}`, {
+        goalId,
+      });
     }
     const actor = checkedActor.data;
     // `made`: this call created the goal's folder, so a refused creation removes it again (while

@@ -11,7 +11,10 @@ import type { Store, Gate, ApprovalSignatureT } from '../core/index';
 const SECRET = 'loopx.approver.ed25519';
 
 export class Approver {
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly name: () => string) {}
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly name: () => string,
+  ) {}
 
   private async privateKeyPem(): Promise<string> {
     const existing = await this.secrets.get(SECRET);
@@ -23,7 +26,12 @@ export class Approver {
   }
 
   /** Signs an approval of `gate` and makes sure the store has our public key. */
-  async sign(store: Store, goalId: string, gate: Gate, note: string | undefined): Promise<ApprovalSignatureT> {
+  async sign(
+    store: Store,
+    goalId: string,
+    gate: Gate,
+    note: string | undefined,
+  ): Promise<ApprovalSignatureT> {
     const pem = await this.privateKeyPem();
     const key = createPrivateKey(pem);
     const publicPem = createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string;

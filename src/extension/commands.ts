@@ -6,7 +6,14 @@ import * as vscode from 'vscode';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  Store, invoke, shouldRun, repair, LoopxError, checkId, ID_RULE, effectiveStatus,
+  Store,
+  invoke,
+  shouldRun,
+  repair,
+  LoopxError,
+  checkId,
+  ID_RULE,
+  effectiveStatus,
 } from '../core/index';
 import type { Actor, GoalState, ShouldRunOutput } from '../core/index';
 import type { GoalRef, LoopxWorkspaces } from './workspaces';
@@ -129,7 +136,10 @@ export class LoopxCommands {
 
   private async guardTrust(): Promise<void> {
     if (!vscode.workspace.isTrusted) {
-      throw new LoopxError('refused', 'this workspace is not trusted: LoopX shows it read-only and changes nothing (Manage Workspace Trust to allow changes)');
+      throw new LoopxError(
+        'refused',
+        'this workspace is not trusted: LoopX shows it read-only and changes nothing (Manage Workspace Trust to allow changes)',
+      );
     }
   }
 
@@ -143,14 +153,19 @@ export class LoopxCommands {
       if (!f) throw new LoopxError('not_found', `${a.folder} is not a folder of this workspace`);
       return f;
     }
-    if (folders.length === 0) throw new LoopxError('usage', 'open a folder first: LoopX keeps its state in the folder’s .loopx/');
+    if (folders.length === 0)
+      throw new LoopxError('usage', 'open a folder first: LoopX keeps its state in the folder’s .loopx/');
     if (folders.length === 1) return folders[0]!;
     const pick = await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Which folder?' });
     if (!pick) throw new Cancelled();
     return pick;
   }
 
-  private async pickGoal(a: Arg, filter: (s: GoalState) => boolean = () => true, what = 'goal'): Promise<GoalRef> {
+  private async pickGoal(
+    a: Arg,
+    filter: (s: GoalState) => boolean = () => true,
+    what = 'goal',
+  ): Promise<GoalRef> {
     if (isNode(a) && 'ref' in a) return a.ref;
     const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs;
     if (args.goalId) {
@@ -169,14 +184,21 @@ export class LoopxCommands {
     }
     if (candidates.length === 0) throw new LoopxError('not_found', `no ${what} to choose from`);
     const pick = await vscode.window.showQuickPick(
-      candidates.map((c) => ({ label: c.state.title, description: `${effectiveStatus(c.state)} · ${c.ref.goalId}`, detail: c.state.objective.split('\n')[0], c })),
+      candidates.map((c) => ({
+        label: c.state.title,
+        description: `${effectiveStatus(c.state)} · ${c.ref.goalId}`,
+        detail: c.state.objective.split('\n')[0],
+        c,
+      })),
       { placeHolder: `Choose a ${what}`, matchOnDescription: true },
     );
     if (!pick) throw new Cancelled();
     return pick.c.ref;
   }
 
-  private async input(opts: vscode.InputBoxOptions & { given?: string; optional?: boolean }): Promise<string> {
+  private async input(
+    opts: vscode.InputBoxOptions & { given?: string; optional?: boolean },
+  ): Promise<string> {
     if (opts.given !== undefined) {
       const err = opts.validateInput?.(opts.given);
       if (typeof err === 'string' && err) throw new LoopxError('usage', err);
@@ -195,9 +217,11 @@ export class LoopxCommands {
     const folder = await this.pickFolder((isNode(a) ? {} : a) ?? {});
     const store = Store.init(folder.uri.fsPath);
     this.deps.log.info(`initialised ${store.root}`);
-    void vscode.window.showInformationMessage(`LoopX: ${folder.name} is ready. Create a first goal?`, 'Create Goal').then((c) => {
-      if (c) void vscode.commands.executeCommand('loopx.createGoal', { folder: folder.uri.fsPath });
-    });
+    void vscode.window
+      .showInformationMessage(`LoopX: ${folder.name} is ready. Create a first goal?`, 'Create Goal')
+      .then((c) => {
+        if (c) void vscode.commands.executeCommand('loopx.createGoal', { folder: folder.uri.fsPath });
+      });
     return store.root;
   }
 
@@ -206,8 +230,18 @@ export class LoopxCommands {
     const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs;
     const folder = isNode(a) && a.kind === 'folder' ? a.folder.folder : await this.pickFolder(args);
     const store = Store.init(folder.uri.fsPath);
-    const title = await this.input({ given: args.title, prompt: 'Goal title', placeHolder: 'Refactor the payment module', validateInput: lineValidator('The title', 200) });
-    const objective = await this.input({ given: args.objective ?? (args.title !== undefined ? '' : undefined), prompt: 'Objective (what done looks like)', placeHolder: 'Extract retry logic, add a circuit breaker, update tests', validateInput: (v) => (v.length > 10000 ? 'at most 10,000 characters' : undefined) });
+    const title = await this.input({
+      given: args.title,
+      prompt: 'Goal title',
+      placeHolder: 'Refactor the payment module',
+      validateInput: lineValidator('The title', 200),
+    });
+    const objective = await this.input({
+      given: args.objective ?? (args.title !== undefined ? '' : undefined),
+      prompt: 'Objective (what done looks like)',
+      placeHolder: 'Extract retry logic, add a circuit breaker, update tests',
+      validateInput: (v) => (v.length > 10000 ? 'at most 10,000 characters' : undefined),
+    });
     const res = invoke(store, 'goal.create', { title: title.trim(), objective }, person());
     this.deps.log.info(`created goal ${res.goalId}`);
     return res.goalId;
@@ -217,16 +251,47 @@ export class LoopxCommands {
     await this.guardTrust();
     const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs;
     const ref = await this.pickGoal(a, (s) => s.status === 'active' || s.status === 'paused');
-    const title = await this.input({ given: args.title, prompt: 'Todo title', validateInput: lineValidator('The title', 200) });
+    const title = await this.input({
+      given: args.title,
+      prompt: 'Todo title',
+      validateInput: lineValidator('The title', 200),
+    });
     const direct = args.title !== undefined;
-    const action = await this.input({ given: args.action ?? (direct ? '' : undefined), prompt: 'Command an agent runs for it (empty: the agent uses its judgment)', placeHolder: 'npm test', validateInput: lineValidator('The command', 2000, true) });
+    const action = await this.input({
+      given: args.action ?? (direct ? '' : undefined),
+      prompt: 'Command an agent runs for it (empty: the agent uses its judgment)',
+      placeHolder: 'npm test',
+      validateInput: lineValidator('The command', 2000, true),
+    });
     let gate = args.gate ?? '';
     if (!direct) {
-      gate = await this.input({ prompt: 'Gate that must be approved first (empty: none)', placeHolder: 'prod', validateInput: (v) => (v && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(v) ? `a gate id is ${ID_RULE}` : undefined) });
+      gate = await this.input({
+        prompt: 'Gate that must be approved first (empty: none)',
+        placeHolder: 'prod',
+        validateInput: (v) =>
+          v && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(v) ? `a gate id is ${ID_RULE}` : undefined,
+      });
     }
-    const owner = args.owner ?? (direct ? 'agent' : ((await vscode.window.showQuickPick(['agent', 'user'], { placeHolder: 'Who does it?' })) as 'agent' | 'user' | undefined));
+    const owner =
+      args.owner ??
+      (direct
+        ? 'agent'
+        : ((await vscode.window.showQuickPick(['agent', 'user'], { placeHolder: 'Who does it?' })) as
+            'agent' | 'user' | undefined));
     if (!owner) throw new Cancelled();
-    const res = invoke(ref.store, 'todo.add', { goalId: ref.goalId, title: title.trim(), action: action.trim() || undefined, gate: gate || undefined, owner, priority: args.priority ?? 'P2' }, person());
+    const res = invoke(
+      ref.store,
+      'todo.add',
+      {
+        goalId: ref.goalId,
+        title: title.trim(),
+        action: action.trim() || undefined,
+        gate: gate || undefined,
+        owner,
+        priority: args.priority ?? 'P2',
+      },
+      person(),
+    );
     return res.input.todoId as string;
   }
 
@@ -234,12 +299,26 @@ export class LoopxCommands {
     await this.guardTrust();
     const ref = await this.pickGoal(a, (s) => s.status === 'active');
     const cfg = vscode.workspace.getConfiguration('loopx');
-    const out = shouldRun(ref.store, { goalId: ref.goalId, agent: cfg.get<string>('agentName', 'vscode'), ttlMinutes: cfg.get<number>('contractTtlMinutes') }, person());
-    const doc = await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(out, null, 2) });
+    const out = shouldRun(
+      ref.store,
+      {
+        goalId: ref.goalId,
+        agent: cfg.get<string>('agentName', 'vscode'),
+        ttlMinutes: cfg.get<number>('contractTtlMinutes'),
+      },
+      person(),
+    );
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'json',
+      content: JSON.stringify(out, null, 2),
+    });
     await vscode.window.showTextDocument(doc, { preview: true });
     const actions = out.interaction_contract.cli_channel.next_cli_actions.length;
     void vscode.window
-      .showInformationMessage(`LoopX: ${out.decision.toUpperCase()}: ${out.reasons[0] ?? ''}${actions ? ` (${actions} action${actions > 1 ? 's' : ''})` : ''}`, ...(out.interaction_contract.id ? ['Copy Contract'] : []))
+      .showInformationMessage(
+        `LoopX: ${out.decision.toUpperCase()}: ${out.reasons[0] ?? ''}${actions ? ` (${actions} action${actions > 1 ? 's' : ''})` : ''}`,
+        ...(out.interaction_contract.id ? ['Copy Contract'] : []),
+      )
       .then((c) => {
         if (c) void vscode.env.clipboard.writeText(JSON.stringify(out.interaction_contract, null, 2));
       });
@@ -255,7 +334,10 @@ export class LoopxCommands {
     let gateId = isNode(a) && a.kind === 'gate' ? a.gate.id : args.gateId;
     if (!gateId) {
       const pending = state.gates.filter((g) => g.status === 'pending');
-      const pick = await vscode.window.showQuickPick(pending.map((g) => ({ label: g.id, description: g.title, detail: g.reason, g })), { placeHolder: `Which gate to ${decision}?` });
+      const pick = await vscode.window.showQuickPick(
+        pending.map((g) => ({ label: g.id, description: g.title, detail: g.reason, g })),
+        { placeHolder: `Which gate to ${decision}?` },
+      );
       if (!pick) throw new Cancelled();
       gateId = pick.g.id;
     }
@@ -264,10 +346,20 @@ export class LoopxCommands {
     if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
     if (gate.status !== 'pending') {
       // Say so before asking for a note: the capability would refuse it anyway.
-      throw new LoopxError('refused', `gate ${gateId} is ${gate.status}${gate.decidedBy ? ` (by ${gate.decidedBy.id} at ${gate.decidedAt})` : ''}: only a pending gate can be ${decision === 'approve' ? 'approved' : 'rejected'}`);
+      throw new LoopxError(
+        'refused',
+        `gate ${gateId} is ${gate.status}${gate.decidedBy ? ` (by ${gate.decidedBy.id} at ${gate.decidedAt})` : ''}: only a pending gate can be ${decision === 'approve' ? 'approved' : 'rejected'}`,
+      );
     }
     // A click on the notification's button is the decision itself; elsewhere ask for a note.
-    const note = args.note ?? (args.fromNotification ? undefined : await this.input({ prompt: `${decision === 'approve' ? 'Approve' : 'Reject'} gate ${gateId}: a note for the record (optional)`, validateInput: (v) => (v.length > 2000 ? 'at most 2,000 characters' : undefined) }));
+    const note =
+      args.note ??
+      (args.fromNotification
+        ? undefined
+        : await this.input({
+            prompt: `${decision === 'approve' ? 'Approve' : 'Reject'} gate ${gateId}: a note for the record (optional)`,
+            validateInput: (v) => (v.length > 2000 ? 'at most 2,000 characters' : undefined),
+          }));
     const cleanNote = note?.trim() ? note.trim() : undefined;
     if (decision === 'approve') {
       const signature = await this.deps.approver.sign(ref.store, ref.goalId, gate, cleanNote);
@@ -275,7 +367,9 @@ export class LoopxCommands {
     } else {
       invoke(ref.store, 'gate.reject', { goalId: ref.goalId, gateId, note: cleanNote }, person());
     }
-    this.deps.log.info(`${decision === 'approve' ? 'approved (signed)' : 'rejected'} gate ${gateId} of goal ${ref.goalId}`);
+    this.deps.log.info(
+      `${decision === 'approve' ? 'approved (signed)' : 'rejected'} gate ${gateId} of goal ${ref.goalId}`,
+    );
     return true;
   }
 
@@ -286,20 +380,39 @@ export class LoopxCommands {
     let runId = isNode(a) && a.kind === 'run' ? a.run.id : args.runId;
     if (!runId) {
       const runs = [...ref.store.load(ref.goalId).state.runs].reverse();
-      const pick = await vscode.window.showQuickPick(runs.map((r) => ({ label: r.id, description: `${r.agent} · ${r.outcome ?? 'open'} · ${r.startedAt}`, detail: r.summary?.split('\n')[0], r })), { placeHolder: 'Which run?' });
+      const pick = await vscode.window.showQuickPick(
+        runs.map((r) => ({
+          label: r.id,
+          description: `${r.agent} · ${r.outcome ?? 'open'} · ${r.startedAt}`,
+          detail: r.summary?.split('\n')[0],
+          r,
+        })),
+        { placeHolder: 'Which run?' },
+      );
       if (!pick) throw new Cancelled();
       runId = pick.r.id;
     }
     let score = args.score;
     if (score === undefined) {
       const pick = await vscode.window.showQuickPick(
-        [['1', 'excellent'], ['0.8', 'good'], ['0.5', 'acceptable'], ['0', 'no value'], ['-0.5', 'harmful'], ['-1', 'must not happen again']].map(([v, d]) => ({ label: v!, description: d })),
+        [
+          ['1', 'excellent'],
+          ['0.8', 'good'],
+          ['0.5', 'acceptable'],
+          ['0', 'no value'],
+          ['-0.5', 'harmful'],
+          ['-1', 'must not happen again'],
+        ].map(([v, d]) => ({ label: v!, description: d })),
         { placeHolder: 'Score (-1 to 1)' },
       );
       if (!pick) throw new Cancelled();
       score = Number(pick.label);
     }
-    const comment = await this.input({ given: args.comment, prompt: 'Comment: what was good or bad', validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined) });
+    const comment = await this.input({
+      given: args.comment,
+      prompt: 'Comment: what was good or bad',
+      validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined),
+    });
     const res = invoke(ref.store, 'reward.add', { goalId: ref.goalId, runId, score, comment }, person());
     return res.input.rewardId as string;
   }
@@ -308,9 +421,17 @@ export class LoopxCommands {
     await this.guardTrust();
     const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs;
     const ref = await this.pickGoal(a);
-    let budgets: { turns?: number; costUsd?: number; tokens?: number } = { turns: args.turns, costUsd: args.costUsd, tokens: args.tokens };
+    let budgets: { turns?: number; costUsd?: number; tokens?: number } = {
+      turns: args.turns,
+      costUsd: args.costUsd,
+      tokens: args.tokens,
+    };
     if (args.turns === undefined && args.costUsd === undefined && args.tokens === undefined) {
-      const v = await this.input({ prompt: 'Grant how many more turns?', value: '10', validateInput: (x) => (/^\d+$/.test(x) && Number(x) > 0 ? undefined : 'a whole number above 0') });
+      const v = await this.input({
+        prompt: 'Grant how many more turns?',
+        value: '10',
+        validateInput: (x) => (/^\d+$/.test(x) && Number(x) > 0 ? undefined : 'a whole number above 0'),
+      });
       budgets = { turns: Number(v) };
     }
     invoke(ref.store, 'quota.grant', { goalId: ref.goalId, budgets, note: args.note }, person());
@@ -322,7 +443,11 @@ export class LoopxCommands {
     const wanted = { pause: ['active'], resume: ['paused'], close: ['active', 'paused', 'completed'] }[t];
     const ref = await this.pickGoal(a, (s) => wanted.includes(effectiveStatus(s)), `goal to ${t}`);
     if (t === 'close' && !(a && !isNode(a) && a.goalId)) {
-      const ok = await vscode.window.showWarningMessage(`Close goal ${ref.goalId}? A closed goal is read-only.`, { modal: true }, 'Close Goal');
+      const ok = await vscode.window.showWarningMessage(
+        `Close goal ${ref.goalId}? A closed goal is read-only.`,
+        { modal: true },
+        'Close Goal',
+      );
       if (ok !== 'Close Goal') throw new Cancelled();
     }
     const res = invoke(ref.store, `goal.${t}`, { goalId: ref.goalId }, person());
@@ -334,18 +459,28 @@ export class LoopxCommands {
     const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs;
     const folders = this.deps.workspaces.folders();
     if (folders.length === 0) throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/');
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'LoopX: self-repair', cancellable: false }, async (progress) => {
-      const reports = [];
-      for (const f of folders) {
-        progress.report({ message: f.folder.name });
-        reports.push(repair(f.store, { goalId: args.goalId }));
-      }
-      const findings = reports.flatMap((r) => r.findings);
-      for (const f of findings) this.deps.log.info(`self-repair: ${f.fixed ? 'fixed' : 'found'} ${f.kind} ${f.goal_id ?? ''}: ${f.message}`);
-      const fixed = findings.filter((f) => f.fixed).length;
-      void vscode.window.showInformationMessage(findings.length ? `LoopX self-repair: ${findings.length} finding${findings.length > 1 ? 's' : ''}, ${fixed} fixed (details in the LoopX output)` : 'LoopX self-repair: nothing to repair');
-      return reports;
-    });
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'LoopX: self-repair', cancellable: false },
+      async (progress) => {
+        const reports = [];
+        for (const f of folders) {
+          progress.report({ message: f.folder.name });
+          reports.push(repair(f.store, { goalId: args.goalId }));
+        }
+        const findings = reports.flatMap((r) => r.findings);
+        for (const f of findings)
+          this.deps.log.info(
+            `self-repair: ${f.fixed ? 'fixed' : 'found'} ${f.kind} ${f.goal_id ?? ''}: ${f.message}`,
+          );
+        const fixed = findings.filter((f) => f.fixed).length;
+        void vscode.window.showInformationMessage(
+          findings.length
+            ? `LoopX self-repair: ${findings.length} finding${findings.length > 1 ? 's' : ''}, ${fixed} fixed (details in the LoopX output)`
+            : 'LoopX self-repair: nothing to repair',
+        );
+        return reports;
+      },
+    );
   }
 
   async showEventLog(a: Arg): Promise<vscode.Uri> {
@@ -359,16 +494,32 @@ export class LoopxCommands {
   async completeTodo(a: Arg): Promise<boolean> {
     await this.guardTrust();
     const args = (isNode(a) ? {} : (a ?? {})) as CommandArgs;
-    const ref = await this.pickGoal(a, (s) => s.todos.some((t) => t.status === 'open' || t.status === 'claimed'));
+    const ref = await this.pickGoal(a, (s) =>
+      s.todos.some((t) => t.status === 'open' || t.status === 'claimed'),
+    );
     let todoId = isNode(a) && a.kind === 'todo' ? a.todo.id : args.todoId;
     if (!todoId) {
-      const open = ref.store.load(ref.goalId).state.todos.filter((t) => t.status === 'open' || t.status === 'claimed');
-      const pick = await vscode.window.showQuickPick(open.map((t) => ({ label: t.title, description: t.id, t })), { placeHolder: 'Which todo is done?' });
+      const open = ref.store
+        .load(ref.goalId)
+        .state.todos.filter((t) => t.status === 'open' || t.status === 'claimed');
+      const pick = await vscode.window.showQuickPick(
+        open.map((t) => ({ label: t.title, description: t.id, t })),
+        { placeHolder: 'Which todo is done?' },
+      );
       if (!pick) throw new Cancelled();
       todoId = pick.t.id;
     }
-    const summary = await this.input({ given: args.summary, prompt: 'What shows it is done? (recorded as evidence)', validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined) });
-    invoke(ref.store, 'todo.complete', { goalId: ref.goalId, todoId, summary: summary.trim() || undefined }, person());
+    const summary = await this.input({
+      given: args.summary,
+      prompt: 'What shows it is done? (recorded as evidence)',
+      validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined),
+    });
+    invoke(
+      ref.store,
+      'todo.complete',
+      { goalId: ref.goalId, todoId, summary: summary.trim() || undefined },
+      person(),
+    );
     return true;
   }
 
@@ -385,7 +536,10 @@ export class LoopxCommands {
     }
     if (!args.confirm) {
       const preview = changes
-        .map((f) => `── ${path.relative(folder.uri.fsPath, f.path)} (${f.before === undefined ? 'new file' : 'merged into the existing file'}) ──\n${f.after}`)
+        .map(
+          (f) =>
+            `── ${path.relative(folder.uri.fsPath, f.path)} (${f.before === undefined ? 'new file' : 'merged into the existing file'}) ──\n${f.after}`,
+        )
         .join('\n');
       const doc = await vscode.workspace.openTextDocument({ language: 'jsonc', content: preview });
       await vscode.window.showTextDocument(doc, { preview: true });

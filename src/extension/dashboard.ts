@@ -292,11 +292,14 @@ export class Dashboard extends Disposable {
       case 'approve-gate':
       case 'reject-gate':
         // A navigation to the extension's own command, which asks the person there.
-        await vscode.commands.executeCommand(msg.type === 'approve-gate' ? 'loopx.approveGate' : 'loopx.rejectGate', {
-          goalId: ref.goalId,
-          gateId: msg.gateId,
-          folder,
-        });
+        await vscode.commands.executeCommand(
+          msg.type === 'approve-gate' ? 'loopx.approveGate' : 'loopx.rejectGate',
+          {
+            goalId: ref.goalId,
+            gateId: msg.gateId,
+            folder,
+          },
+        );
         return;
     }
   }

@@ -12,13 +12,19 @@ export class EventLogProvider extends Disposable implements vscode.TextDocumentC
 
   constructor(private readonly workspaces: LoopxWorkspaces) {
     super();
-    this._register(workspaces.onDidChange(() => {
-      for (const u of this.open) this.changed.fire(vscode.Uri.parse(u));
-    }));
+    this._register(
+      workspaces.onDidChange(() => {
+        for (const u of this.open) this.changed.fire(vscode.Uri.parse(u));
+      }),
+    );
   }
 
   uriFor(ref: GoalRef): vscode.Uri {
-    return vscode.Uri.from({ scheme: EVENT_LOG_SCHEME, path: `/${ref.goalId}.log`, query: new URLSearchParams({ folder: ref.folder.uri.fsPath }).toString() });
+    return vscode.Uri.from({
+      scheme: EVENT_LOG_SCHEME,
+      path: `/${ref.goalId}.log`,
+      query: new URLSearchParams({ folder: ref.folder.uri.fsPath }).toString(),
+    });
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -29,8 +35,14 @@ export class EventLogProvider extends Disposable implements vscode.TextDocumentC
     if (!ref) return `no goal ${goalId} in this workspace`;
     try {
       const log = ref.store.readLog(goalId);
-      const lines = log.events.map((e) => `${String(e.seq).padStart(5)}  ${e.ts}  ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ${e.type.padEnd(16)} ${JSON.stringify(e.data)}`);
-      if (log.torn) lines.push(`(line ${log.torn.line}: an incomplete line of ${log.torn.bytes} bytes; run LoopX: Run Self-Repair)`);
+      const lines = log.events.map(
+        (e) =>
+          `${String(e.seq).padStart(5)}  ${e.ts}  ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ${e.type.padEnd(16)} ${JSON.stringify(e.data)}`,
+      );
+      if (log.torn)
+        lines.push(
+          `(line ${log.torn.line}: an incomplete line of ${log.torn.bytes} bytes; run LoopX: Run Self-Repair)`,
+        );
       return `# ${goalId}: ${log.events.length} events (events.jsonl, hash-chained)\n${lines.join('\n')}\n`;
     } catch (e) {
       return `# ${goalId}: the log cannot be read\n${(e as Error).message}\n`;

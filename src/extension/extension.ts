@@ -40,7 +40,10 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
   try {
     const workspaces = new LoopxWorkspaces(log);
     const tree = new GoalsTreeProvider(workspaces);
-    const view = vscode.window.createTreeView<Node>('loopx.goals', { treeDataProvider: tree, showCollapseAll: true });
+    const view = vscode.window.createTreeView<Node>('loopx.goals', {
+      treeDataProvider: tree,
+      showCollapseAll: true,
+    });
     const statusBar = new LoopxStatusBar(workspaces);
     const notifier = new GateNotifier(workspaces, log);
     const eventLog = new EventLogProvider(workspaces);
@@ -66,18 +69,43 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
         log.warn(`${what} is not available in this VS Code: ${(e as Error).message}`);
       }
     };
-    optional('language-model tools', () => context.subscriptions.push(...registerLanguageModelTools(workspaces, log)));
-    optional('the MCP server definition provider', () => context.subscriptions.push(registerMcpProvider(context, workspaces)));
-    optional('the @loopx chat participant', () => context.subscriptions.push(registerChatParticipant(context, workspaces)));
+    optional('language-model tools', () =>
+      context.subscriptions.push(...registerLanguageModelTools(workspaces, log)),
+    );
+    optional('the MCP server definition provider', () =>
+      context.subscriptions.push(registerMcpProvider(context, workspaces)),
+    );
+    optional('the @loopx chat participant', () =>
+      context.subscriptions.push(registerChatParticipant(context, workspaces)),
+    );
     configureTerminals(context, workspaces);
-    context.subscriptions.push(workspaces, tree, view, statusBar, notifier, eventLog, statusServer, dashboard);
-    context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog));
+    context.subscriptions.push(
+      workspaces,
+      tree,
+      view,
+      statusBar,
+      notifier,
+      eventLog,
+      statusServer,
+      dashboard,
+    );
+    context.subscriptions.push(
+      vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog),
+    );
 
     const updateContext = () => {
       void vscode.commands.executeCommand('setContext', 'loopx.hasWorkspace', workspaces.hasWorkspace);
       void vscode.commands.executeCommand('setContext', 'loopx.trusted', vscode.workspace.isTrusted);
-      const pending = workspaces.goals().reduce((n, g) => n + (g.entry.status === 'closed' || g.entry.status === 'cancelled' ? 0 : g.entry.pendingGates), 0);
-      view.badge = pending ? { value: pending, tooltip: `${pending} gate${pending > 1 ? 's' : ''} waiting for approval` } : undefined;
+      const pending = workspaces
+        .goals()
+        .reduce(
+          (n, g) =>
+            n + (g.entry.status === 'closed' || g.entry.status === 'cancelled' ? 0 : g.entry.pendingGates),
+          0,
+        );
+      view.badge = pending
+        ? { value: pending, tooltip: `${pending} gate${pending > 1 ? 's' : ''} waiting for approval` }
+        : undefined;
     };
     context.subscriptions.push(workspaces.onDidChange(updateContext));
     context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => workspaces.refreshNow()));
@@ -98,8 +126,20 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     }, 0);
 
     const activationMs = performance.now() - started;
-    log.info(`activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-    return { activationMs, workspaces, tree, statusBar, notifier, commands, statusServer, dashboard, chatHandler: chatHandler(workspaces) };
+    log.info(
+      `activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`,
+    );
+    return {
+      activationMs,
+      workspaces,
+      tree,
+      statusBar,
+      notifier,
+      commands,
+      statusServer,
+      dashboard,
+      chatHandler: chatHandler(workspaces),
+    };
   } catch (e) {
     const msg = `LoopX could not start: ${(e as Error)?.message ?? e}`;
     log.error(msg);

@@ -20,20 +20,32 @@ export function hookCommand(event: string): string {
 /** `.github/hooks/loopx.json` for VS Code agent hooks. */
 export function vscodeHooksFile(): Record<string, unknown> {
   return {
-    hooks: Object.fromEntries(HOOK_EVENTS.map(([name, ev]) => [name, [{ type: 'command', command: hookCommand(ev), timeout: 30 }]])),
+    hooks: Object.fromEntries(
+      HOOK_EVENTS.map(([name, ev]) => [name, [{ type: 'command', command: hookCommand(ev), timeout: 30 }]]),
+    ),
   };
 }
 
-type ClaudeSettings = { hooks?: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> } & Record<string, unknown>;
+type ClaudeSettings = {
+  hooks?: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]>;
+} & Record<string, unknown>;
 
 /** Claude Code settings with our hooks added (idempotent); other keys and hooks are kept as they are. */
 export function mergeClaudeSettings(existing: ClaudeSettings): ClaudeSettings {
   const out: ClaudeSettings = structuredClone(existing);
   const hooks = (out.hooks ??= {});
-  if (typeof hooks !== 'object' || Array.isArray(hooks)) throw new LoopxError('usage', '.claude/settings.json has a "hooks" value that is not an object: fix it by hand first');
+  if (typeof hooks !== 'object' || Array.isArray(hooks))
+    throw new LoopxError(
+      'usage',
+      '.claude/settings.json has a "hooks" value that is not an object: fix it by hand first',
+    );
   for (const [name, ev] of HOOK_EVENTS) {
     const list = (hooks[name] ??= []);
-    if (!Array.isArray(list)) throw new LoopxError('usage', `.claude/settings.json: hooks.${name} is not a list: fix it by hand first`);
+    if (!Array.isArray(list))
+      throw new LoopxError(
+        'usage',
+        `.claude/settings.json: hooks.${name} is not a list: fix it by hand first`,
+      );
     const command = hookCommand(ev);
     if (list.some((m) => Array.isArray(m?.hooks) && m.hooks.some((h) => h?.command === command))) continue;
     list.push({ ...(name === 'PreToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command }] });
@@ -56,14 +68,26 @@ export function planHooks(workspace: string): HookPlan {
     try {
       claude = JSON.parse(claudeBefore) as ClaudeSettings;
     } catch (e) {
-      throw new LoopxError('corrupt', `${claudePath} is not valid JSON (${(e as Error).message}): nothing was written; fix it first`);
+      throw new LoopxError(
+        'corrupt',
+        `${claudePath} is not valid JSON (${(e as Error).message}): nothing was written; fix it first`,
+      );
     }
-    if (!claude || typeof claude !== 'object' || Array.isArray(claude)) throw new LoopxError('corrupt', `${claudePath} is not a JSON object: nothing was written`);
+    if (!claude || typeof claude !== 'object' || Array.isArray(claude))
+      throw new LoopxError('corrupt', `${claudePath} is not a JSON object: nothing was written`);
   }
   return {
     files: [
-      { path: vscodePath, before: read(vscodePath), after: JSON.stringify(vscodeHooksFile(), null, 2) + '\n' },
-      { path: claudePath, before: claudeBefore, after: JSON.stringify(mergeClaudeSettings(claude), null, 2) + '\n' },
+      {
+        path: vscodePath,
+        before: read(vscodePath),
+        after: JSON.stringify(vscodeHooksFile(), null, 2) + '\n',
+      },
+      {
+        path: claudePath,
+        before: claudeBefore,
+        after: JSON.stringify(mergeClaudeSettings(claude), null, 2) + '\n',
+      },
     ],
   };
 }

@@ -20,7 +20,8 @@ export function pendingGates(workspaces: LoopxWorkspaces): PendingGate[] {
     if (entry.pendingGates === 0 || entry.status === 'closed' || entry.status === 'cancelled') continue;
     try {
       const g = ref.store.load(ref.goalId).state;
-      for (const gate of g.gates.filter((x) => x.status === 'pending')) out.push({ ref, goalTitle: g.title, gate });
+      for (const gate of g.gates.filter((x) => x.status === 'pending'))
+        out.push({ ref, goalTitle: g.title, gate });
     } catch {
       /* the tree shows the broken goal */
     }
@@ -46,7 +47,9 @@ export class GateNotifier extends Disposable {
       const key = `${p.ref.folder.uri.fsPath}|${p.ref.goalId}|${p.gate.id}|${p.gate.requestedAt}`;
       if (this.seen.has(key)) continue;
       this.seen.add(key);
-      this.log.info(`gate ${p.gate.id} of goal ${p.ref.goalId} is pending (requested by ${p.gate.requestedBy.kind} ${p.gate.requestedBy.id} via ${p.gate.requestedBy.channel})`);
+      this.log.info(
+        `gate ${p.gate.id} of goal ${p.ref.goalId} is pending (requested by ${p.gate.requestedBy.kind} ${p.gate.requestedBy.id} via ${p.gate.requestedBy.channel})`,
+      );
       if (level !== 'off') void this.ask(p);
     }
   }
@@ -59,7 +62,12 @@ export class GateNotifier extends Disposable {
       'Reject',
       'Show',
     );
-    const args = { goalId: p.ref.goalId, gateId: p.gate.id, folder: p.ref.folder.uri.fsPath, fromNotification: true };
+    const args = {
+      goalId: p.ref.goalId,
+      gateId: p.gate.id,
+      folder: p.ref.folder.uri.fsPath,
+      fromNotification: true,
+    };
     if (choice === 'Approve') await vscode.commands.executeCommand('loopx.approveGate', args);
     else if (choice === 'Reject') await vscode.commands.executeCommand('loopx.rejectGate', args);
     else if (choice === 'Show') await vscode.commands.executeCommand('loopx.goals.focus');

@@ -5,7 +5,9 @@ import type { LoopxWorkspaces } from './workspaces';
 import { quotaBadge } from './tree';
 
 export class LoopxStatusBar extends Disposable {
-  private readonly item = this._register(vscode.window.createStatusBarItem('loopx.status', vscode.StatusBarAlignment.Left, 50));
+  private readonly item = this._register(
+    vscode.window.createStatusBarItem('loopx.status', vscode.StatusBarAlignment.Left, 50),
+  );
   /** The goal the person last selected in the tree. */
   focusedGoal: string | undefined;
 
@@ -23,10 +25,17 @@ export class LoopxStatusBar extends Disposable {
       return;
     }
     const goals = this.workspaces.goals();
-    const pending = goals.reduce((n, g) => n + (g.entry.status === 'closed' || g.entry.status === 'cancelled' ? 0 : g.entry.pendingGates), 0);
+    const pending = goals.reduce(
+      (n, g) =>
+        n + (g.entry.status === 'closed' || g.entry.status === 'cancelled' ? 0 : g.entry.pendingGates),
+      0,
+    );
     const active = goals.filter((g) => g.entry.status === 'active');
     // The goal the person picked in the tree; else one that waits for them; else the newest.
-    const focus = goals.find((g) => g.entry.id === this.focusedGoal) ?? active.find((g) => g.entry.pendingGates > 0) ?? active[active.length - 1];
+    const focus =
+      goals.find((g) => g.entry.id === this.focusedGoal) ??
+      active.find((g) => g.entry.pendingGates > 0) ??
+      active[active.length - 1];
     let quota = '';
     if (focus) {
       try {
@@ -35,11 +44,18 @@ export class LoopxStatusBar extends Disposable {
         quota = 'unreadable';
       }
     }
-    const parts = [`$(loopx-shield) ${pending} gate${pending === 1 ? '' : 's'}`.replace('$(loopx-shield)', pending ? '$(shield)' : '$(pass)')];
+    const parts = [
+      `$(loopx-shield) ${pending} gate${pending === 1 ? '' : 's'}`.replace(
+        '$(loopx-shield)',
+        pending ? '$(shield)' : '$(pass)',
+      ),
+    ];
     if (quota) parts.push(quota);
     this.item.text = `LoopX ${parts.join(' · ')}`;
     this.item.tooltip = `${pending} gate${pending === 1 ? '' : 's'} waiting for approval${focus ? `\n${focus.entry.title}: ${quota}` : ''}\nClick to open the LoopX view`;
-    this.item.backgroundColor = pending ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor = pending
+      ? new vscode.ThemeColor('statusBarItem.warningBackground')
+      : undefined;
     this.item.show();
   }
 

@@ -14,7 +14,10 @@ interface Running {
 export class StatusServerControl extends Disposable {
   private running: Running | undefined;
 
-  constructor(private readonly workspaces: LoopxWorkspaces, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly workspaces: LoopxWorkspaces,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     super();
     this._register({ dispose: () => void this.running?.close() });
   }
@@ -25,17 +28,26 @@ export class StatusServerControl extends Disposable {
 
   async start(): Promise<{ url: string; token: string }> {
     if (this.running) {
-      void vscode.window.showInformationMessage(`LoopX status server is already running at ${this.running.url}`);
+      void vscode.window.showInformationMessage(
+        `LoopX status server is already running at ${this.running.url}`,
+      );
       return { url: this.running.url, token: this.running.token };
     }
     const f = this.workspaces.folders()[0];
-    if (!f) throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/: initialise one first');
+    if (!f)
+      throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/: initialise one first');
     const port = vscode.workspace.getConfiguration('loopx').get<number>('statusServer.port', 8080);
     const { startStatusServer } = await import('../server/status-server');
-    this.running = await startStatusServer({ workspace: f.store.workspace, port, log: (l) => this.log.trace(`status server: ${l}`) });
+    this.running = await startStatusServer({
+      workspace: f.store.workspace,
+      port,
+      log: (l) => this.log.trace(`status server: ${l}`),
+    });
     this.log.info(`status server listening on ${this.running.url} (token in .loopx/local/status-token)`);
     const { url, token } = this.running;
-    void vscode.window.showInformationMessage(`LoopX status server: ${url}`, 'Copy Token').then((c) => c && vscode.env.clipboard.writeText(token));
+    void vscode.window
+      .showInformationMessage(`LoopX status server: ${url}`, 'Copy Token')
+      .then((c) => c && vscode.env.clipboard.writeText(token));
     return { url, token };
   }
 

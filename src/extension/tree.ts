@@ -36,7 +36,8 @@ const GATE_ICON: Record<string, [string, string?]> = {
   expired: ['watch', 'disabledForeground'],
 };
 
-const icon = ([id, color]: [string, string?]) => new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+const icon = ([id, color]: [string, string?]) =>
+  new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
 
 export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProvider<Node> {
   private readonly changed = this._register(new vscode.EventEmitter<Node | undefined>());
@@ -105,7 +106,10 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
               kind: 'run',
               ref,
               run,
-              rewards: g.rewards.filter((w) => w.runId === run.id).map((w) => `★ ${w.score}`).join(' '),
+              rewards: g.rewards
+                .filter((w) => w.runId === run.id)
+                .map((w) => `★ ${w.score}`)
+                .join(' '),
             }));
         }
         return [];
@@ -119,7 +123,11 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     if (!folder) return [];
     const { goals, errors } = folder.store.listGoals();
     return [
-      ...goals.map((entry): Node => ({ kind: 'goal', ref: { store: folder.store, goalId: entry.id, folder: folder.folder }, entry })),
+      ...goals.map((entry): Node => ({
+        kind: 'goal',
+        ref: { store: folder.store, goalId: entry.id, folder: folder.folder },
+        entry,
+      })),
       ...errors.map((e): Node => ({ kind: 'error', message: `${e.goalId}: ${e.message}` })),
     ];
   }
@@ -139,15 +147,29 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         item.id = `${node.ref.folder.uri.fsPath}/${e.id}`;
         const g = this.goal(node.ref);
         const quota = g instanceof Error ? '' : quotaBadge(g);
-        item.description = [e.status, `${e.todosDone}/${e.todosTotal}`, e.pendingGates ? `${e.pendingGates} gate${e.pendingGates > 1 ? 's' : ''} pending` : '', quota].filter(Boolean).join(' · ');
+        item.description = [
+          e.status,
+          `${e.todosDone}/${e.todosTotal}`,
+          e.pendingGates ? `${e.pendingGates} gate${e.pendingGates > 1 ? 's' : ''} pending` : '',
+          quota,
+        ]
+          .filter(Boolean)
+          .join(' · ');
         item.iconPath = icon(STATUS_ICON[e.status] ?? ['circle-outline']);
         item.contextValue = `goal.${e.status}`;
-        item.tooltip = new vscode.MarkdownString(`**${escapeMd(e.title)}** \`${e.id}\`\n\n${g instanceof Error ? escapeMd(g.message) : escapeMd(g.objective)}`);
+        item.tooltip = new vscode.MarkdownString(
+          `**${escapeMd(e.title)}** \`${e.id}\`\n\n${g instanceof Error ? escapeMd(g.message) : escapeMd(g.objective)}`,
+        );
         return item;
       }
       case 'group': {
         const labels = { todos: 'Todos', gates: 'Gates', evidence: 'Evidence', runs: 'Runs' } as const;
-        const icons = { todos: 'checklist', gates: 'shield', evidence: 'file-text', runs: 'history' } as const;
+        const icons = {
+          todos: 'checklist',
+          gates: 'shield',
+          evidence: 'file-text',
+          runs: 'history',
+        } as const;
         const item = new vscode.TreeItem(labels[node.group], node.count ? C.Collapsed : C.None);
         item.id = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}/${node.group}`;
         item.description = String(node.count);
@@ -167,34 +189,59 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         const t = node.todo;
         const item = new vscode.TreeItem(t.title, C.None);
         item.id = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}/todo/${t.id}`;
-        item.description = [t.priority, t.owner, t.status === 'claimed' ? `claimed by ${t.claimedBy}` : t.status, t.gate ? `gate ${t.gate}` : ''].filter(Boolean).join(' · ');
+        item.description = [
+          t.priority,
+          t.owner,
+          t.status === 'claimed' ? `claimed by ${t.claimedBy}` : t.status,
+          t.gate ? `gate ${t.gate}` : '',
+        ]
+          .filter(Boolean)
+          .join(' · ');
         item.iconPath = icon(TODO_ICON[t.status] ?? ['circle-outline']);
         item.contextValue = `todo.${t.status}.${t.owner}`;
-        item.tooltip = new vscode.MarkdownString(`\`${t.id}\` ${escapeMd(t.title)}${t.action ? `\n\n\`\`\`sh\n${t.action}\n\`\`\`` : '\n\n(judgment todo: no command)'}${t.note ? `\n\n${escapeMd(t.note)}` : ''}`);
+        item.tooltip = new vscode.MarkdownString(
+          `\`${t.id}\` ${escapeMd(t.title)}${t.action ? `\n\n\`\`\`sh\n${t.action}\n\`\`\`` : '\n\n(judgment todo: no command)'}${t.note ? `\n\n${escapeMd(t.note)}` : ''}`,
+        );
         return item;
       }
       case 'gate': {
         const g = node.gate;
         const item = new vscode.TreeItem(g.title, C.None);
         item.id = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}/gate/${g.id}`;
-        item.description = [g.status, g.decidedBy ? `by ${g.decidedBy.id}` : '', g.signature ? 'signed' : ''].filter(Boolean).join(' · ');
+        item.description = [g.status, g.decidedBy ? `by ${g.decidedBy.id}` : '', g.signature ? 'signed' : '']
+          .filter(Boolean)
+          .join(' · ');
         item.iconPath = icon(GATE_ICON[g.status] ?? ['shield']);
         item.contextValue = `gate.${g.status}`;
-        item.tooltip = new vscode.MarkdownString(`gate \`${g.id}\`: ${escapeMd(g.reason || g.title)}\n\nrequested by ${escapeMd(g.requestedBy.id)} (${g.requestedBy.channel}) at ${g.requestedAt}`);
+        item.tooltip = new vscode.MarkdownString(
+          `gate \`${g.id}\`: ${escapeMd(g.reason || g.title)}\n\nrequested by ${escapeMd(g.requestedBy.id)} (${g.requestedBy.channel}) at ${g.requestedAt}`,
+        );
         return item;
       }
       case 'evidence': {
         const e = node.evidence;
         const item = new vscode.TreeItem(e.summary.split('\n')[0]!.slice(0, 80) || e.kind, C.None);
         item.id = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}/evidence/${e.id}`;
-        item.description = [e.kind, e.todoId ?? '', e.exitCode !== undefined ? `exit ${e.exitCode}` : ''].filter(Boolean).join(' · ');
-        item.iconPath = icon(e.exitCode === undefined ? ['note'] : e.exitCode === 0 ? ['pass', 'testing.iconPassed'] : ['error', 'testing.iconFailed']);
+        item.description = [e.kind, e.todoId ?? '', e.exitCode !== undefined ? `exit ${e.exitCode}` : '']
+          .filter(Boolean)
+          .join(' · ');
+        item.iconPath = icon(
+          e.exitCode === undefined
+            ? ['note']
+            : e.exitCode === 0
+              ? ['pass', 'testing.iconPassed']
+              : ['error', 'testing.iconFailed'],
+        );
         item.contextValue = e.artifact ? 'evidence.artifact' : 'evidence';
         if (e.artifact) {
           item.command = { command: 'loopx.openEvidence', title: 'Open Evidence', arguments: [node] };
-          item.resourceUri = vscode.Uri.file(path.join(node.ref.store.goalDir(node.ref.goalId), e.artifact.path));
+          item.resourceUri = vscode.Uri.file(
+            path.join(node.ref.store.goalDir(node.ref.goalId), e.artifact.path),
+          );
         }
-        item.tooltip = new vscode.MarkdownString(`\`${e.id}\`${e.command ? ` \`${e.command}\`` : ''}\n\n\`\`\`\n${e.summary}\n\`\`\``);
+        item.tooltip = new vscode.MarkdownString(
+          `\`${e.id}\`${e.command ? ` \`${e.command}\`` : ''}\n\n\`\`\`\n${e.summary}\n\`\`\``,
+        );
         return item;
       }
       case 'run': {
@@ -202,14 +249,25 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         const item = new vscode.TreeItem(r.id, C.None);
         item.id = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}/run/${r.id}`;
         item.description = [r.agent, r.outcome ?? 'open', node.rewards].filter(Boolean).join(' · ');
-        item.iconPath = icon(r.outcome === undefined ? ['sync~spin', 'charts.blue'] : r.outcome === 'succeeded' ? ['pass', 'testing.iconPassed'] : r.outcome === 'abandoned' ? ['debug-disconnect'] : ['warning', 'charts.yellow']);
+        item.iconPath = icon(
+          r.outcome === undefined
+            ? ['sync~spin', 'charts.blue']
+            : r.outcome === 'succeeded'
+              ? ['pass', 'testing.iconPassed']
+              : r.outcome === 'abandoned'
+                ? ['debug-disconnect']
+                : ['warning', 'charts.yellow'],
+        );
         item.contextValue = `run.${r.outcome ?? 'open'}`;
         item.tooltip = `started ${r.startedAt}${r.endedAt ? `, ended ${r.endedAt}` : ''}\nspend: ${r.spend.turns} turn, ${r.spend.tokens} tokens, $${r.spend.costUsd}, ${r.spend.wallSeconds} s`;
         return item;
       }
       case 'error': {
         const item = new vscode.TreeItem(node.message.slice(0, 120), C.None);
-        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+        item.iconPath = new vscode.ThemeIcon(
+          'warning',
+          new vscode.ThemeColor('problemsWarningIcon.foreground'),
+        );
         item.tooltip = node.message;
         item.contextValue = 'error';
         return item;
@@ -229,4 +287,3 @@ export function quotaBadge(g: GoalState): string {
 export function escapeMd(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
 }
-

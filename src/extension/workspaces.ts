@@ -106,13 +106,16 @@ export class LoopxWorkspaces extends Disposable {
     for (const f of this.folders()) {
       const { goals, errors } = f.store.listGoals();
       for (const e of errors) this.log.warn(`${f.folder.name}: goal ${e.goalId}: ${e.message}`);
-      for (const entry of goals) out.push({ ref: { store: f.store, goalId: entry.id, folder: f.folder }, entry });
+      for (const entry of goals)
+        out.push({ ref: { store: f.store, goalId: entry.id, folder: f.folder }, entry });
     }
     return out;
   }
 
   find(goalId: string, folderPath?: string): GoalRef | undefined {
-    const f = this.folders().find((x) => (folderPath ? x.folder.uri.fsPath === folderPath : x.store.exists(goalId)));
+    const f = this.folders().find((x) =>
+      folderPath ? x.folder.uri.fsPath === folderPath : x.store.exists(goalId),
+    );
     return f && f.store.exists(goalId) ? { store: f.store, goalId, folder: f.folder } : undefined;
   }
 

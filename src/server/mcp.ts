@@ -14,7 +14,15 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AGENT_TOOLS, callAgentTool, toolInputJsonSchema, goalStatus, statusAll, checkId, LoopxError } from '../core/index';
+import {
+  AGENT_TOOLS,
+  callAgentTool,
+  toolInputJsonSchema,
+  goalStatus,
+  statusAll,
+  checkId,
+  LoopxError,
+} from '../core/index';
 import type { Actor, Store } from '../core/index';
 
 export const MCP_SERVER_NAME = 'loopx';
@@ -38,7 +46,11 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
    */
   const actor = (): Actor => {
     const raw = opts.agent || server.getClientVersion()?.name || '';
-    const id = raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '').trim().slice(0, 128).trim();
+    const id = raw
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '')
+      .trim()
+      .slice(0, 128)
+      .trim();
     return { kind: 'agent', id: id || 'mcp-client', channel: 'mcp' };
   };
 
@@ -65,11 +77,23 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: [
       { uri: STATUS_URI, name: 'status', title: 'LoopX status of every goal', mimeType: 'application/json' },
-      ...store.listGoals().goals.map((g) => ({ uri: `loopx://goals/${g.id}`, name: g.id, title: g.title, mimeType: 'application/json' })),
+      ...store.listGoals().goals.map((g) => ({
+        uri: `loopx://goals/${g.id}`,
+        name: g.id,
+        title: g.title,
+        mimeType: 'application/json',
+      })),
     ],
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: 'loopx://goals/{goalId}', name: 'goal', title: 'One LoopX goal', mimeType: 'application/json' }],
+    resourceTemplates: [
+      {
+        uriTemplate: 'loopx://goals/{goalId}',
+        name: 'goal',
+        title: 'One LoopX goal',
+        mimeType: 'application/json',
+      },
+    ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
@@ -77,7 +101,10 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
     if (uri === STATUS_URI) doc = statusAll(store);
     else {
       const m = GOAL_URI.exec(uri);
-      if (!m) throw new Error(`unknown resource ${JSON.stringify(uri.slice(0, 200))}: use ${STATUS_URI} or loopx://goals/<goal-id>`);
+      if (!m)
+        throw new Error(
+          `unknown resource ${JSON.stringify(uri.slice(0, 200))}: use ${STATUS_URI} or loopx://goals/<goal-id>`,
+        );
       doc = goalStatus(store, checkId(decodeURIComponent(m[1]!), 'goal id'));
     }
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(doc) }] };
@@ -86,7 +113,10 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
 }
 
 /** Serves until the client closes stdin. */
-export async function serveMcp(store: Store, opts: { version: string; agent?: string; transport?: Transport }): Promise<void> {
+export async function serveMcp(
+  store: Store,
+  opts: { version: string; agent?: string; transport?: Transport },
+): Promise<void> {
   const server = createMcpServer(store, opts);
   const transport = opts.transport ?? new StdioServerTransport();
   const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));

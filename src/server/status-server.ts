@@ -37,7 +37,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Store, statusAll, goalStatus, checkId, LoopxError, corrupt, refused, usageError, ID_PATTERN } from '../core/index';
+import {
+  Store,
+  statusAll,
+  goalStatus,
+  checkId,
+  LoopxError,
+  corrupt,
+  refused,
+  usageError,
+  ID_PATTERN,
+} from '../core/index';
 
 export interface StatusServerOptions {
   workspace: string;
@@ -148,12 +158,17 @@ function readOrCreateToken(store: Store): string {
   const file = path.join(store.localDir, TOKEN_FILE);
   const token = store.localSecret(TOKEN_FILE, 32).toString('hex');
   if (token.length < 32) {
-    throw corrupt(`${file} does not hold a token (at least 16 bytes as hex): delete it and start the server again to make a new one`, { file });
+    throw corrupt(
+      `${file} does not hold a token (at least 16 bytes as hex): delete it and start the server again to make a new one`,
+      { file },
+    );
   }
   const ignore = path.join(store.localDir, '.gitignore');
   if (!fs.existsSync(ignore)) {
     try {
-      fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n', { flag: 'wx' });
+      fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n', {
+        flag: 'wx',
+      });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
@@ -165,7 +180,9 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   const host = (opts.host ?? '127.0.0.1').trim();
   if (!host) throw usageError('the status server host is empty');
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) {
-    throw usageError(`the status server port must be an integer from 0 to 65535, got ${JSON.stringify(opts.port)}`);
+    throw usageError(
+      `the status server port must be an integer from 0 to 65535, got ${JSON.stringify(opts.port)}`,
+    );
   }
   const unsafe = opts.allowUnsafeHost === true;
   if (!unsafe && !isLoopbackHost(host)) {
@@ -176,7 +193,8 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     );
   }
   const ratePerMinute = opts.rateLimitPerMinute ?? DEFAULT_RATE_PER_MINUTE;
-  if (!(ratePerMinute > 0)) throw usageError(`rateLimitPerMinute must be above 0, got ${String(ratePerMinute)}`);
+  if (!(ratePerMinute > 0))
+    throw usageError(`rateLimitPerMinute must be above 0, got ${String(ratePerMinute)}`);
   const maxEventClients = opts.maxEventClients ?? DEFAULT_MAX_EVENT_CLIENTS;
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   if (opts.token !== undefined && !TOKEN_RULE.test(opts.token)) {
@@ -222,13 +240,30 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   // -------------------------------------------------------------------------------------------
   // Responses
 
-  function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  function send(
+    res: http.ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const text = JSON.stringify(body) + '\n';
-    res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': JSON_TYPE, 'Content-Length': String(Buffer.byteLength(text)), ...headers });
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'Content-Type': JSON_TYPE,
+      'Content-Length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
     res.end(text);
   }
 
-  function sendError(res: http.ServerResponse, status: number, kind: string, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  function sendError(
+    res: http.ServerResponse,
+    status: number,
+    kind: string,
+    message: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     send(res, status, { error: { status, kind, message, ...extra } }, headers);
   }
 
@@ -238,7 +273,8 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     const message = e instanceof Error ? e.message : String(e);
     const extra: Record<string, unknown> = {};
     if (e instanceof LoopxError) {
-      for (const k of ['file', 'line', 'goalId', 'field'] as const) if (e.details[k] !== undefined) extra[k === 'goalId' ? 'goal_id' : k] = e.details[k];
+      for (const k of ['file', 'line', 'goalId', 'field'] as const)
+        if (e.details[k] !== undefined) extra[k === 'goalId' ? 'goal_id' : k] = e.details[k];
     }
     sendError(res, status, kind, message, extra);
   }
@@ -269,7 +305,10 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
 
   function goalFolderNames(): string[] {
     try {
-      return fs.readdirSync(goalsDir).filter((n) => ID_PATTERN.test(n)).sort();
+      return fs
+        .readdirSync(goalsDir)
+        .filter((n) => ID_PATTERN.test(n))
+        .sort();
     } catch {
       return [];
     }
@@ -294,7 +333,9 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     try {
       return frame('snapshot', statusAll(store));
     } catch (e) {
-      return frame('error', { error: { kind: e instanceof LoopxError ? e.kind : 'internal', message: (e as Error).message } });
+      return frame('error', {
+        error: { kind: e instanceof LoopxError ? e.kind : 'internal', message: (e as Error).message },
+      });
     }
   }
 
@@ -338,7 +379,11 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     try {
       const w = fs.watch(dir, { persistent: false, recursive }, (_event, filename) => {
         const name = filename ? String(filename) : '';
-        if (key === 'root' && (name === 'local' || name.startsWith(`local${path.sep}`) || name.startsWith('local/'))) return;
+        if (
+          key === 'root' &&
+          (name === 'local' || name.startsWith(`local${path.sep}`) || name.startsWith('local/'))
+        )
+          return;
         scheduleCheck();
       });
       w.on('error', () => {
@@ -390,7 +435,14 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
 
   function openEvents(req: http.IncomingMessage, res: http.ServerResponse) {
     if (clients.size >= maxEventClients) {
-      sendError(res, 503, 'busy', `too many event stream clients (${maxEventClients}); try again later`, {}, { 'Retry-After': '5' });
+      sendError(
+        res,
+        503,
+        'busy',
+        `too many event stream clients (${maxEventClients}); try again later`,
+        {},
+        { 'Retry-After': '5' },
+      );
       return;
     }
     res.writeHead(200, {
@@ -440,10 +492,22 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
 
     const wait = takeToken(req.socket.remoteAddress ?? 'unknown');
     if (wait > 0) {
-      return sendError(res, 429, 'rate_limited', `too many requests; try again in ${wait} s`, {}, { 'Retry-After': String(wait) });
+      return sendError(
+        res,
+        429,
+        'rate_limited',
+        `too many requests; try again in ${wait} s`,
+        {},
+        { 'Retry-After': String(wait) },
+      );
     }
     if (!hostAllowed(req.headers.host)) {
-      return sendError(res, 421, 'misdirected', `the Host header must be one of ${[...allowedHosts].slice(0, 3).join(', ')}`);
+      return sendError(
+        res,
+        421,
+        'misdirected',
+        `the Host header must be one of ${[...allowedHosts].slice(0, 3).join(', ')}`,
+      );
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
@@ -452,15 +516,31 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) {
       return sendError(res, 414, 'uri_too_long', `the URL is longer than ${MAX_URL_BYTES} bytes`);
     }
-    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    const hasBody =
+      req.headers['transfer-encoding'] !== undefined ||
+      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     if (method !== 'GET' && method !== 'HEAD') {
-      return sendError(res, 405, 'method_not_allowed', `${sanitizeForLog(method)} is not allowed: this server is read-only`, {}, {
-        Allow: 'GET, HEAD',
-        ...(hasBody ? { Connection: 'close' } : {}),
-      });
+      return sendError(
+        res,
+        405,
+        'method_not_allowed',
+        `${sanitizeForLog(method)} is not allowed: this server is read-only`,
+        {},
+        {
+          Allow: 'GET, HEAD',
+          ...(hasBody ? { Connection: 'close' } : {}),
+        },
+      );
     }
     if (hasBody) {
-      return sendError(res, 413, 'payload_too_large', 'a request body is not accepted', {}, { Connection: 'close' });
+      return sendError(
+        res,
+        413,
+        'payload_too_large',
+        'a request body is not accepted',
+        {},
+        { Connection: 'close' },
+      );
     }
     if (!pathname.startsWith('/')) {
       return sendError(res, 400, 'usage', 'the request target must be a path');
@@ -469,9 +549,16 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
 
     if (!authorized(req.headers.authorization)) {
       const had = req.headers.authorization !== undefined;
-      return sendError(res, 401, 'unauthorized', had ? 'the bearer token is wrong' : 'a bearer token is required (Authorization: Bearer <token>)', {}, {
-        'WWW-Authenticate': had ? 'Bearer realm="loopx", error="invalid_token"' : 'Bearer realm="loopx"',
-      });
+      return sendError(
+        res,
+        401,
+        'unauthorized',
+        had ? 'the bearer token is wrong' : 'a bearer token is required (Authorization: Bearer <token>)',
+        {},
+        {
+          'WWW-Authenticate': had ? 'Bearer realm="loopx", error="invalid_token"' : 'Bearer realm="loopx"',
+        },
+      );
     }
 
     if (pathname === '/status') {
@@ -488,7 +575,12 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
       try {
         id = decodeURIComponent(m[1]!);
       } catch {
-        return sendError(res, 400, 'usage', `goal id ${JSON.stringify(sanitizeForLog(m[1]!))} is not valid percent-encoding`);
+        return sendError(
+          res,
+          400,
+          'usage',
+          `goal id ${JSON.stringify(sanitizeForLog(m[1]!))} is not valid percent-encoding`,
+        );
       }
       try {
         checkId(id, 'goal id');
@@ -497,37 +589,49 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
         return sendCaught(res, e);
       }
     }
-    return sendError(res, 404, 'not_found', `no route ${JSON.stringify(sanitizeForLog(pathname))}: try /status, /goals/<id>, /events or /healthz`);
+    return sendError(
+      res,
+      404,
+      'not_found',
+      `no route ${JSON.stringify(sanitizeForLog(pathname))}: try /status, /goals/<id>, /events or /healthz`,
+    );
   }
 
   // Node checks headersTimeout/requestTimeout only every `connectionsCheckingInterval` (30 s by
   // default): a slow client would hold its connection (one of maxConnections) for up to 35 s, not 5.
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1000 }, (req, res) => {
-    const started = process.hrtime.bigint();
-    const rawUrl = req.url ?? '';
-    const q = rawUrl.indexOf('?');
-    const shown = sanitizeForLog(q === -1 ? rawUrl : rawUrl.slice(0, q));
-    res.once('close', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log(`${sanitizeForLog(req.method ?? '?')} ${shown} ${res.statusCode} ${ms.toFixed(1)}ms`);
-    });
-    try {
-      handle(req, res);
-    } catch (e) {
-      if (!res.headersSent) sendCaught(res, e);
-      else res.destroy();
-    }
-  });
+  const server = http.createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1000 },
+    (req, res) => {
+      const started = process.hrtime.bigint();
+      const rawUrl = req.url ?? '';
+      const q = rawUrl.indexOf('?');
+      const shown = sanitizeForLog(q === -1 ? rawUrl : rawUrl.slice(0, q));
+      res.once('close', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log(`${sanitizeForLog(req.method ?? '?')} ${shown} ${res.statusCode} ${ms.toFixed(1)}ms`);
+      });
+      try {
+        handle(req, res);
+      } catch (e) {
+        if (!res.headersSent) sendCaught(res, e);
+        else res.destroy();
+      }
+    },
+  );
   server.headersTimeout = 5_000;
   server.requestTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
   server.maxHeadersCount = 64;
   server.maxConnections = 256;
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     log(`- - ${status} 0.0ms (${sanitizeForLog(err.code ?? 'bad request')})`);
     if (socket.writable && !(socket as net.Socket).destroyed) {
-      const body = JSON.stringify({ error: { status, kind: 'bad_request', message: http.STATUS_CODES[status] ?? 'bad request' } }) + '\n';
+      const body =
+        JSON.stringify({
+          error: { status, kind: 'bad_request', message: http.STATUS_CODES[status] ?? 'bad request' },
+        }) + '\n';
       socket.end(
         `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
@@ -548,7 +652,10 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   if (!unsafe && !isLoopbackHost(addr.address)) {
     // `localhost` resolved to something else (a hand-edited hosts file): refuse rather than expose.
     await new Promise<void>((r) => server.close(() => r()));
-    throw refused(`${JSON.stringify(host)} resolved to ${addr.address}, which is not a loopback address; not serving there`, { host });
+    throw refused(
+      `${JSON.stringify(host)} resolved to ${addr.address}, which is not a loopback address; not serving there`,
+      { host },
+    );
   }
   boundPort = addr.port;
 
@@ -562,7 +669,9 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
       for (const i of list ?? []) names.add(i.family === 'IPv6' ? `[${i.address.toLowerCase()}]` : i.address);
     }
   }
-  allowedHosts = new Set([...names].flatMap((n) => (boundPort === 80 ? [`${n}:${boundPort}`, n] : [`${n}:${boundPort}`])));
+  allowedHosts = new Set(
+    [...names].flatMap((n) => (boundPort === 80 ? [`${n}:${boundPort}`, n] : [`${n}:${boundPort}`])),
+  );
   allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
 
   const urlHost = isWildcard(addr.address) ? '127.0.0.1' : boundName;

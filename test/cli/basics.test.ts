@@ -9,7 +9,18 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { StatusDoc, Policy } from '../../src/core/index';
 import type { CapabilityDeclaration } from '../../src/core/index';
-import { REPO, Ws, tempDir, removeTempDirs, loopx, loopxMany, ok, fails, json, assertNoStack } from './helpers';
+import {
+  REPO,
+  Ws,
+  tempDir,
+  removeTempDirs,
+  loopx,
+  loopxMany,
+  ok,
+  fails,
+  json,
+  assertNoStack,
+} from './helpers';
 
 after(removeTempDirs);
 
@@ -50,7 +61,11 @@ const EXPECTED: Record<string, string[]> = {
   capabilities: [],
 };
 /** The other spellings of the brief's commands, and the command each one names. */
-const CANONICAL: Record<string, string> = { 'project-prompt': 'project_prompt', 'summary-all': 'summary_all', self_repair: 'self-repair' };
+const CANONICAL: Record<string, string> = {
+  'project-prompt': 'project_prompt',
+  'summary-all': 'summary_all',
+  self_repair: 'self-repair',
+};
 
 const CapabilityDoc = z.array(
   z.strictObject({
@@ -70,7 +85,9 @@ describe('the command surface', { concurrency: true }, () => {
     const cwd = tempDir();
 
     it('--version prints the package version and nothing else', async () => {
-      const version = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+      const version = (
+        JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }
+      ).version;
       const r = ok(await loopx(['--version'], { cwd }));
       assert.equal(r.stdout, `${version}\n`);
       assert.equal(r.stderr, '');
@@ -84,9 +101,13 @@ describe('the command surface', { concurrency: true }, () => {
       assert.match(top.stdout, /^Examples?:\n {2}\$ loopx /m);
       const root = commandsOf(top.stdout);
       const names = root.flatMap((c) => [c.name, ...c.aliases]);
-      for (const want of Object.keys(EXPECTED)) assert.ok(names.includes(want), `loopx --help does not list ${want}: ${names.join(', ')}`);
+      for (const want of Object.keys(EXPECTED))
+        assert.ok(names.includes(want), `loopx --help does not list ${want}: ${names.join(', ')}`);
       for (const [alias, name] of Object.entries(CANONICAL)) {
-        assert.ok(root.find((c) => c.name === name)?.aliases.includes(alias), `${alias} is not a spelling of ${name}`);
+        assert.ok(
+          root.find((c) => c.name === name)?.aliases.includes(alias),
+          `${alias} is not a spelling of ${name}`,
+        );
       }
 
       const topHelp = await loopxMany(root.map((c) => ({ args: [c.name, '--help'], o: { cwd } })));
@@ -95,12 +116,19 @@ describe('the command surface', { concurrency: true }, () => {
         for (const sub of commandsOf(topHelp[i]!.stdout)) subs.push([c.name, sub.name]);
       });
       for (const [group, wanted] of Object.entries(EXPECTED)) {
-        for (const s of wanted) assert.ok(subs.some((p) => p[0] === group && p[1] === s), `missing: loopx ${group} ${s}`);
+        for (const s of wanted)
+          assert.ok(
+            subs.some((p) => p[0] === group && p[1] === s),
+            `missing: loopx ${group} ${s}`,
+          );
       }
       // (The other spellings, project-prompt, summary-all and self_repair, are listed above as
       // aliases and run in the other suites.)
       const paths = [...root.map((c) => [c.name]), ...subs];
-      const helps = [...topHelp, ...(await loopxMany(subs.map((p) => ({ args: [...p, '--help'], o: { cwd } }))))];
+      const helps = [
+        ...topHelp,
+        ...(await loopxMany(subs.map((p) => ({ args: [...p, '--help'], o: { cwd } })))),
+      ];
       const problems: string[] = [];
       paths.forEach((p, i) => {
         const r = helps[i]!;
@@ -111,7 +139,8 @@ describe('the command surface', { concurrency: true }, () => {
         const examples = r.stdout.split(/^Examples?:$/m)[1];
         const canonical = p.join(' ');
         if (!examples) problems.push(`${name}: no example`);
-        else if (!/^ {2}\$ .*\bloopx /m.test(examples) || !examples.includes(canonical)) problems.push(`${name}: the example does not show \`loopx ${canonical}\`:${examples}`);
+        else if (!/^ {2}\$ .*\bloopx /m.test(examples) || !examples.includes(canonical))
+          problems.push(`${name}: the example does not show \`loopx ${canonical}\`:${examples}`);
       });
       assert.deepEqual(problems, []);
       assert.ok(paths.length >= 40, `only ${paths.length} commands found`);
@@ -129,7 +158,11 @@ describe('the command surface', { concurrency: true }, () => {
     const ws = new Ws();
 
     it('an unknown command, subcommand or option', async () => {
-      const [cmd, sub, opt] = await Promise.all([ws.run('frobnicate'), ws.run('todo', 'frobnicate'), ws.run('status', '--colour')]);
+      const [cmd, sub, opt] = await Promise.all([
+        ws.run('frobnicate'),
+        ws.run('todo', 'frobnicate'),
+        ws.run('status', '--colour'),
+      ]);
       fails(cmd, 2, /unknown command 'frobnicate'/, /--help/);
       fails(sub, 2, /unknown command 'frobnicate'/);
       fails(opt, 2, /unknown option '--colour'/);
@@ -181,12 +214,21 @@ describe('the command surface', { concurrency: true }, () => {
     });
 
     it('the same JSON with --format json before the command, --json after it, and LOOPX_FORMAT=json', async () => {
-      const variants = [['--format', 'json', 'status'], ['status', '--json']];
-      const runs = await Promise.all([...variants.map((v) => ws.run(...v)), loopx(['status'], { cwd: ws.dir, env: { LOOPX_FORMAT: 'json' } })]);
+      const variants = [
+        ['--format', 'json', 'status'],
+        ['status', '--json'],
+      ];
+      const runs = await Promise.all([
+        ...variants.map((v) => ws.run(...v)),
+        loopx(['status'], { cwd: ws.dir, env: { LOOPX_FORMAT: 'json' } }),
+      ]);
       const docs = runs.map((r) => json(r, StatusDoc));
       for (const d of docs) {
         assert.deepEqual({ ...d, generated_at: '' }, { ...docs[0]!, generated_at: '' });
-        assert.deepEqual(d.goals.map((g) => g.id), ['placement']);
+        assert.deepEqual(
+          d.goals.map((g) => g.id),
+          ['placement'],
+        );
       }
     });
 
@@ -203,12 +245,37 @@ describe('the command surface', { concurrency: true }, () => {
     it('--format json lists every capability with what it touches, its gates, its quota and who may call it', async () => {
       const caps = json(await loopx(['capabilities', '--format', 'json'], { cwd }), CapabilityDoc);
       const ids = caps.map((c) => c.id);
-      for (const id of ['goal.create', 'goal.close', 'todo.add', 'todo.complete', 'gate.request', 'gate.approve', 'gate.reject', 'evidence.add', 'run.spend', 'reward.add', 'quota.set', 'quota.grant', 'contract.issue', 'exec.record']) {
+      for (const id of [
+        'goal.create',
+        'goal.close',
+        'todo.add',
+        'todo.complete',
+        'gate.request',
+        'gate.approve',
+        'gate.reject',
+        'evidence.add',
+        'run.spend',
+        'reward.add',
+        'quota.set',
+        'quota.grant',
+        'contract.issue',
+        'exec.record',
+      ]) {
         assert.ok(ids.includes(id), `capabilities lacks ${id}`);
       }
-      assert.deepEqual(caps.filter((c) => c.humanOnly).map((c) => c.id).sort(), ['gate.approve', 'gate.reject', 'quota.grant', 'reward.add']);
+      assert.deepEqual(
+        caps
+          .filter((c) => c.humanOnly)
+          .map((c) => c.id)
+          .sort(),
+        ['gate.approve', 'gate.reject', 'quota.grant', 'reward.add'],
+      );
       for (const c of caps.filter((x) => x.humanOnly)) assert.deepEqual(c.actors, ['user']);
-      assert.equal((caps.find((c) => c.id === 'todo.add')!.input as { type?: string }).type, 'object', 'input is a JSON schema');
+      assert.equal(
+        (caps.find((c) => c.id === 'todo.add')!.input as { type?: string }).type,
+        'object',
+        'input is a JSON schema',
+      );
     });
 
     it('in text, one line each, the human-only ones marked (no workspace needed)', async () => {
@@ -221,9 +288,12 @@ describe('the command surface', { concurrency: true }, () => {
   describe('init', { concurrency: 1 }, () => {
     it('creates .loopx/ with its policy, index and a git-ignored local/; a second init keeps a hand-edited policy', async () => {
       const ws = new Ws();
-      const first = z.strictObject({ schema: z.literal('loopx.init/1'), workspace: z.string(), root: z.string() }).parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
+      const first = z
+        .strictObject({ schema: z.literal('loopx.init/1'), workspace: z.string(), root: z.string() })
+        .parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
       assert.deepEqual(first, { schema: 'loopx.init/1', workspace: ws.dir, root: ws.file('.loopx') });
-      for (const p of ['goals', 'policy.json', 'index.json', 'local/.gitignore']) assert.ok(fs.existsSync(ws.file('.loopx', p)), `.loopx/${p} missing`);
+      for (const p of ['goals', 'policy.json', 'index.json', 'local/.gitignore'])
+        assert.ok(fs.existsSync(ws.file('.loopx', p)), `.loopx/${p} missing`);
       Policy.parse(JSON.parse(fs.readFileSync(ws.file('.loopx', 'policy.json'), 'utf8')));
       assert.match(fs.readFileSync(ws.file('.loopx', 'local', '.gitignore'), 'utf8'), /^\*$/m);
       const edited = { v: 1, contractTtlMinutes: 5 };

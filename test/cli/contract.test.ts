@@ -25,7 +25,13 @@ const SummarySchema = z.strictObject({
     z.strictObject({
       id: z.string(),
       outcome: z.string(),
-      evidence: z.array(z.strictObject({ todo_id: z.string().optional(), exit_code: z.number().optional(), summary: z.string() })),
+      evidence: z.array(
+        z.strictObject({
+          todo_id: z.string().optional(),
+          exit_code: z.number().optional(),
+          summary: z.string(),
+        }),
+      ),
     }),
   ),
   progress: z.strictObject({ done: z.number(), total: z.number() }),
@@ -43,7 +49,15 @@ const RepairSchema = z.strictObject({
   findings: z.array(
     z.strictObject({
       goal_id: z.string().nullable(),
-      kind: z.enum(['torn-tail', 'corrupt-log', 'snapshot-stale', 'run-abandoned', 'claim-stale', 'gate-expired', 'index-stale']),
+      kind: z.enum([
+        'torn-tail',
+        'corrupt-log',
+        'snapshot-stale',
+        'run-abandoned',
+        'claim-stale',
+        'gate-expired',
+        'index-stale',
+      ]),
       message: z.string(),
       fixed: z.boolean(),
     }),
@@ -74,7 +88,15 @@ const VerifyCommand = z.strictObject({
 const VerifyDoc = z.strictObject({
   schema: z.literal('loopx.verify/1'),
   ok: z.boolean(),
-  goals: z.array(z.strictObject({ goal_id: z.string(), ok: z.boolean(), events: z.number().optional(), error: z.string().optional(), torn_tail_line: z.number().optional() })),
+  goals: z.array(
+    z.strictObject({
+      goal_id: z.string(),
+      ok: z.boolean(),
+      events: z.number().optional(),
+      error: z.string().optional(),
+      torn_tail_line: z.number().optional(),
+    }),
+  ),
 });
 
 const STREAM = 'echo first; sleep 1; echo second';
@@ -89,12 +111,26 @@ describe('contract and evidence', { concurrency: true }, () => {
     let cid: string;
     let runId: string;
     before(async () => {
-      ok(await ws.run('project_prompt', 'create', '--title', 'Contract', '--goal-id', 'c', '--description', 'exercise the contract'));
+      ok(
+        await ws.run(
+          'project_prompt',
+          'create',
+          '--title',
+          'Contract',
+          '--goal-id',
+          'c',
+          '--description',
+          'exercise the contract',
+        ),
+      );
     });
 
     it('should-run on a goal without todos: wait for a plan, no actions, the person asked to add todos', async () => {
       // As the brief writes it: the global --format before the command.
-      const out = json(await ws.run('--format', 'json', 'quota', 'should-run', '--goal-id', 'c'), ShouldRunOutput);
+      const out = json(
+        await ws.run('--format', 'json', 'quota', 'should-run', '--goal-id', 'c'),
+        ShouldRunOutput,
+      );
       assert.equal(out.decision, 'wait');
       assert.equal(out.run_id, null);
       assert.equal(out.retry_after_seconds, 30);
@@ -113,9 +149,38 @@ describe('contract and evidence', { concurrency: true }, () => {
       ] as const;
       await Promise.all([
         ...todos.map(([id, title, action, prio, gate]) =>
-          ws.run('todo', 'add', '--goal-id', 'c', '--todo-id', id, '--title', title, '--action', action, '--priority', prio, ...(gate ? ['--gate', gate] : [])).then(ok),
+          ws
+            .run(
+              'todo',
+              'add',
+              '--goal-id',
+              'c',
+              '--todo-id',
+              id,
+              '--title',
+              title,
+              '--action',
+              action,
+              '--priority',
+              prio,
+              ...(gate ? ['--gate', gate] : []),
+            )
+            .then(ok),
         ),
-        ws.run('todo', 'add', '--goal-id', 'c', '--todo-id', 'review', '--title', 'Review the diff', '--priority', 'P3').then(ok),
+        ws
+          .run(
+            'todo',
+            'add',
+            '--goal-id',
+            'c',
+            '--todo-id',
+            'review',
+            '--title',
+            'Review the diff',
+            '--priority',
+            'P3',
+          )
+          .then(ok),
       ]);
       const preview = await ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c', '--preview');
       assert.equal(preview.preview, true);
@@ -124,7 +189,10 @@ describe('contract and evidence', { concurrency: true }, () => {
 
       const r = await ws.run('--format', 'json', 'quota', 'should-run', '--goal-id', 'c');
       contract = json(r, ShouldRunOutput);
-      assert.ok(JSON.stringify(contract).length < 2048, `the contract is not compact: ${JSON.stringify(contract).length} bytes`);
+      assert.ok(
+        JSON.stringify(contract).length < 2048,
+        `the contract is not compact: ${JSON.stringify(contract).length} bytes`,
+      );
       assert.equal(contract.decision, 'run');
       cid = contract.interaction_contract.id!;
       runId = contract.run_id!;
@@ -137,7 +205,10 @@ describe('contract and evidence', { concurrency: true }, () => {
         `loopx exec --contract ${cid} --todo file -- 'touch made-by-exec.txt'`,
       ]);
       const gates = contract.interaction_contract.user_channel.gates;
-      assert.deepEqual(gates.map((g) => [g.id, g.status, g.approve]), [['prod', 'pending', 'loopx gate approve --goal-id c --gate-id prod']]);
+      assert.deepEqual(
+        gates.map((g) => [g.id, g.status, g.approve]),
+        [['prod', 'pending', 'loopx gate approve --goal-id c --gate-id prod']],
+      );
       assert.equal(contract.interaction_contract.agent_channel.finish_with, 'loopx summary_all --goal-id c');
       // Asked again (text this time), the open run and its contract are reused, not doubled.
       const text = ok(await ws.run('quota', 'should-run', '--goal-id', 'c')).stdout;
@@ -159,12 +230,22 @@ describe('contract and evidence', { concurrency: true }, () => {
       ]);
       const w = json(whole, VerifyContract);
       assert.deepEqual([w.contract_id, w.goal_id, w.run_id], [cid, 'c', runId]);
-      assert.deepEqual(w.actions.map((a) => a.todo_id), ['stream', 'fail', 'file']);
+      assert.deepEqual(
+        w.actions.map((a) => a.todo_id),
+        ['stream', 'fail', 'file'],
+      );
       assert.deepEqual(w.judgment, ['review']);
-      assert.match(ok(todo).stdout, new RegExp(`^ok: contract ${cid} allows todo file: touch made-by-exec.txt`));
+      assert.match(
+        ok(todo).stdout,
+        new RegExp(`^ok: contract ${cid} allows todo file: touch made-by-exec.txt`),
+      );
       assert.deepEqual(json(cmd, VerifyCommand).todo_id, 'file');
       fails(other, 4, new RegExp(`contract ${cid} does not list the command "touch pwned.txt"`));
-      fails(wrong, 4, /differs from what contract .* lists for todo stream \(first difference at character 11\)/);
+      fails(
+        wrong,
+        4,
+        /differs from what contract .* lists for todo stream \(first difference at character 11\)/,
+      );
       fails(gated, 4, /todo gated is not in contract/);
       fails(forged, 3, /no contract "c-forged0000"/);
       assert.equal(fs.existsSync(ws.file('made-by-exec.txt')), false);
@@ -181,7 +262,8 @@ describe('contract and evidence', { concurrency: true }, () => {
       fails(otherTodo, 4, /lists for todo stream/);
       fails(gated, 4, /todo gated is not in contract/);
       fails(forged, 3, /no contract "c-forged0000"/);
-      for (const f of ['pwned.txt', 'gated.txt', 'made-by-exec.txt']) assert.equal(fs.existsSync(ws.file(f)), false, `${f} was created`);
+      for (const f of ['pwned.txt', 'gated.txt', 'made-by-exec.txt'])
+        assert.equal(fs.existsSync(ws.file(f)), false, `${f} was created`);
       assert.ok(!ws.events('c').some((e) => e.type === 'evidence.added'), 'a refused exec recorded evidence');
     });
 
@@ -201,14 +283,19 @@ describe('contract and evidence', { concurrency: true }, () => {
       });
       ok(r);
       assert.equal(r.stdout, 'first\nsecond\n');
-      assert.ok(firstAt > 0 && secondAt - firstAt >= 500, `"first" came only ${secondAt - firstAt} ms before "second": the output was not streamed`);
+      assert.ok(
+        firstAt > 0 && secondAt - firstAt >= 500,
+        `"first" came only ${secondAt - firstAt} ms before "second": the output was not streamed`,
+      );
       assert.match(r.stderr, /^loopx: exit 0 in \d+\.\d\d s; evidence ev-[0-9a-z]{8}; todo stream done$/m);
       const doc = await ws.json(GoalStatusDoc, 'status', '--goal-id', 'c');
       assert.equal(doc.todos.find((t) => t.id === 'stream')!.status, 'done');
       const ev = doc.runs.find((x) => x.id === runId)!.evidence.find((e) => e.todo_id === 'stream')!;
       assert.equal(ev.exit_code, 0);
       // The output is kept as an artifact, referenced by its sha256 in the log.
-      const added = ws.events('c').find((e) => e.type === 'evidence.added')!.data.evidence as { artifact: { path: string; sha256: string } };
+      const added = ws.events('c').find((e) => e.type === 'evidence.added')!.data.evidence as {
+        artifact: { path: string; sha256: string };
+      };
       const bytes = fs.readFileSync(ws.file('.loopx', 'goals', 'c', added.artifact.path));
       assert.equal(bytes.toString(), 'first\nsecond\n');
       assert.equal(createHash('sha256').update(bytes).digest('hex'), added.artifact.sha256);
@@ -228,41 +315,119 @@ describe('contract and evidence', { concurrency: true }, () => {
 
     it('an action from next_cli_actions runs as it is through a shell (`eval "$cmd"`) with loopx on PATH', async () => {
       const action = contract.interaction_contract.cli_channel.next_cli_actions[2]!;
-      const r = await sh(`eval "$CMD"`, { cwd: ws.dir, env: { CMD: action, PATH: `${loopxOnPath()}:${process.env.PATH}` } });
+      const r = await sh(`eval "$CMD"`, {
+        cwd: ws.dir,
+        env: { CMD: action, PATH: `${loopxOnPath()}:${process.env.PATH}` },
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.ok(fs.existsSync(ws.file('made-by-exec.txt')));
       assert.match(r.stderr, /todo file done/);
     });
 
     it('a judgment todo of the contract is finished with `todo done --contract`; a contract that does not list it is refused', async () => {
-      fails(await ws.run('todo', 'done', '--goal-id', 'c', '--todo-id', 'fail', '--contract', cid), 4, /todo fail is not a judgment todo of contract/);
-      const d = json(await ws.run('todo', 'done', '--goal-id', 'c', '--todo-id', 'review', '--contract', cid, '--summary', 'looked fine', '--json'), z.object({ todo: z.object({ status: z.string() }) }));
+      fails(
+        await ws.run('todo', 'done', '--goal-id', 'c', '--todo-id', 'fail', '--contract', cid),
+        4,
+        /todo fail is not a judgment todo of contract/,
+      );
+      const d = json(
+        await ws.run(
+          'todo',
+          'done',
+          '--goal-id',
+          'c',
+          '--todo-id',
+          'review',
+          '--contract',
+          cid,
+          '--summary',
+          'looked fine',
+          '--json',
+        ),
+        z.object({ todo: z.object({ status: z.string() }) }),
+      );
       assert.equal(d.todo.status, 'done');
-      const note = ws.events('c').filter((e) => e.type === 'evidence.added').at(-1)!.data.evidence as { runId?: string; summary: string };
+      const note = ws
+        .events('c')
+        .filter((e) => e.type === 'evidence.added')
+        .at(-1)!.data.evidence as { runId?: string; summary: string };
       assert.deepEqual([note.runId, note.summary], [runId, 'looked fine']);
     });
 
     it('run spend reports tokens and cost on the open run; an unknown run is exit 3', async () => {
-      const RunOut = z.strictObject({ schema: z.literal('loopx.run-change/1'), goal_id: z.string(), run: Run });
+      const RunOut = z.strictObject({
+        schema: z.literal('loopx.run-change/1'),
+        goal_id: z.string(),
+        run: Run,
+      });
       const [spent, unknown] = await Promise.all([
-        ws.run('run', 'spend', '--goal-id', 'c', '--run-id', runId, '--tokens', '1200', '--cost', '0.04', '--json'),
+        ws.run(
+          'run',
+          'spend',
+          '--goal-id',
+          'c',
+          '--run-id',
+          runId,
+          '--tokens',
+          '1200',
+          '--cost',
+          '0.04',
+          '--json',
+        ),
         ws.run('run', 'spend', '--goal-id', 'c', '--run-id', 'run-zzzzzzzz', '--tokens', '1'),
       ]);
       const s = json(spent, RunOut);
-      assert.deepEqual([s.run.id, s.run.spend.tokens, s.run.spend.costUsd, s.run.spend.turns], [runId, 1200, 0.04, 1]);
+      assert.deepEqual(
+        [s.run.id, s.run.spend.tokens, s.run.spend.costUsd, s.run.spend.turns],
+        [runId, 1200, 0.04, 1],
+      );
       fails(unknown, 3, /no run "run-zzzzzzzz"/);
     });
 
     it('evidence add records a note or a test result for a run and a todo; bad values are usage errors', async () => {
-      const Added = z.strictObject({ schema: z.literal('loopx.evidence-change/1'), goal_id: z.string(), revision: z.number(), evidence_id: z.string().regex(/^ev-[0-9a-z]{8}$/) });
+      const Added = z.strictObject({
+        schema: z.literal('loopx.evidence-change/1'),
+        goal_id: z.string(),
+        revision: z.number(),
+        evidence_id: z.string().regex(/^ev-[0-9a-z]{8}$/),
+      });
       const [added, kind, code] = await Promise.all([
-        ws.run('evidence', 'add', '--goal-id', 'c', '--run-id', runId, '--todo-id', 'fail', '--kind', 'test', '--summary', 'flaky on CI', '--exit-code', '1', '--duration-ms', '5', '--json'),
+        ws.run(
+          'evidence',
+          'add',
+          '--goal-id',
+          'c',
+          '--run-id',
+          runId,
+          '--todo-id',
+          'fail',
+          '--kind',
+          'test',
+          '--summary',
+          'flaky on CI',
+          '--exit-code',
+          '1',
+          '--duration-ms',
+          '5',
+          '--json',
+        ),
         ws.run('evidence', 'add', '--goal-id', 'c', '--summary', 'x', '--kind', 'rumour'),
         ws.run('evidence', 'add', '--goal-id', 'c', '--summary', 'x', '--exit-code', 'zero'),
       ]);
       const id = json(added, Added).evidence_id;
-      const ev = ws.events('c').find((e) => e.type === 'evidence.added' && (e.data.evidence as { id: string }).id === id)!.data.evidence;
-      assert.deepEqual(ev, { id, runId, todoId: 'fail', kind: 'test', summary: 'flaky on CI', exitCode: 1, durationMs: 5 });
+      const ev = ws
+        .events('c')
+        .find((e) => e.type === 'evidence.added' && (e.data.evidence as { id: string }).id === id)!.data
+        .evidence;
+      assert.deepEqual(ev, {
+        id,
+        runId,
+        todoId: 'fail',
+        kind: 'test',
+        summary: 'flaky on CI',
+        exitCode: 1,
+        durationMs: 5,
+      });
       fails(kind, 2, /--kind/, /'rumour'/);
       fails(code, 2, /--exit-code must be a number, not "zero"/);
     });
@@ -270,8 +435,23 @@ describe('contract and evidence', { concurrency: true }, () => {
     it('summary_all ends the open run, summarising its evidence; the next has no run to end; its contract is then spent', async () => {
       const s = json(await ws.run('summary_all', '--goal-id', 'c', '--json'), SummarySchema);
       assert.equal(s.goal_id, 'c');
-      assert.deepEqual(s.ended_runs.map((r) => [r.id, r.outcome]), [[runId, 'partial']], 'one command passed, one failed');
-      assert.deepEqual(s.ended_runs[0]!.evidence.filter((e) => e.exit_code !== undefined).map((e) => [e.todo_id, e.exit_code]), [['stream', 0], ['fail', 7], ['file', 0], ['fail', 1]]);
+      assert.deepEqual(
+        s.ended_runs.map((r) => [r.id, r.outcome]),
+        [[runId, 'partial']],
+        'one command passed, one failed',
+      );
+      assert.deepEqual(
+        s.ended_runs[0]!.evidence.filter((e) => e.exit_code !== undefined).map((e) => [
+          e.todo_id,
+          e.exit_code,
+        ]),
+        [
+          ['stream', 0],
+          ['fail', 7],
+          ['file', 0],
+          ['fail', 1],
+        ],
+      );
       assert.deepEqual(s.progress, { done: 3, total: 5 });
       const [again, verify, exec] = await Promise.all([
         ws.run('summary-all', '--goal-id', 'c'),
@@ -280,7 +460,12 @@ describe('contract and evidence', { concurrency: true }, () => {
       ]);
       assert.match(ok(again).stdout, /^goal c: active, 3\/5 todos done$/m);
       assert.match(again.stdout, /no open run to end/);
-      fails(verify, 4, new RegExp(`belongs to run ${runId}, which ended`), /loopx quota should-run --goal-id c/);
+      fails(
+        verify,
+        4,
+        new RegExp(`belongs to run ${runId}, which ended`),
+        /loopx quota should-run --goal-id c/,
+      );
       fails(exec, 4, /which ended/);
     });
 
@@ -288,7 +473,10 @@ describe('contract and evidence', { concurrency: true }, () => {
       const q = await ws.json(GoalStatusDoc.shape.quota, 'quota', 'show', '--goal-id', 'c');
       assert.deepEqual(q.budgets.turns, { used: 1, limit: 200, left: 199 });
       assert.equal(q.spend.tokens, 1200);
-      assert.match(ok(await ws.run('quota', 'show', '--goal-id', 'c')).stdout, /^turns +1 of 200 used, 199 left$/m);
+      assert.match(
+        ok(await ws.run('quota', 'show', '--goal-id', 'c')).stdout,
+        /^turns +1 of 200 used, 199 left$/m,
+      );
       // A person adds a cost budget: the turn budget stays.
       const person = await ws.tty('quota', 'set', '--goal-id', 'c', '--cost', '10');
       assert.equal(person.code, 0, person.output);
@@ -310,19 +498,38 @@ describe('contract and evidence', { concurrency: true }, () => {
       const again = await ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c');
       assert.equal(again.decision, 'run');
       assert.notEqual(again.interaction_contract.id, cid, 'a new turn, a new contract');
-      assert.deepEqual(again.interaction_contract.cli_channel.next_cli_actions.length, 1, 'only the failed todo is left to run');
+      assert.deepEqual(
+        again.interaction_contract.cli_channel.next_cli_actions.length,
+        1,
+        'only the failed todo is left to run',
+      );
     });
 
     it('when every agent todo is done or cancelled and no gate waits, the goal is completed and should-run says done; then it closes', async () => {
-      const reject = await ws.tty('gate', 'reject', '--goal-id', 'c', '--gate-id', 'prod', '--note', 'not now');
+      const reject = await ws.tty(
+        'gate',
+        'reject',
+        '--goal-id',
+        'c',
+        '--gate-id',
+        'prod',
+        '--note',
+        'not now',
+      );
       assert.equal(reject.code, 0, reject.output);
       ok(await ws.run('todo', 'cancel', '--goal-id', 'c', '--todo-id', 'fail', '--reason', 'flaky'));
-      const [status, sr] = await Promise.all([ws.run('status', '--goal-id', 'c', '--json'), ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c')]);
+      const [status, sr] = await Promise.all([
+        ws.run('status', '--goal-id', 'c', '--json'),
+        ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c'),
+      ]);
       assert.equal(json(status, GoalStatusDoc).status, 'completed');
       assert.equal(sr.decision, 'done');
       assert.deepEqual(sr.interaction_contract.cli_channel.next_cli_actions, []);
       ok(await ws.run('project_prompt', 'close', '--goal-id', 'c'));
-      assert.equal((await ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c')).decision, 'stop');
+      assert.equal(
+        (await ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c')).decision,
+        'stop',
+      );
     });
   });
 
@@ -330,7 +537,20 @@ describe('contract and evidence', { concurrency: true }, () => {
     const ws = new Ws();
     before(async () => {
       ok(await ws.run('goal', 'create', '--title', 'Logged', '--goal-id', 'v'));
-      ok(await ws.run('todo', 'add', '--goal-id', 'v', '--title', 'One', '--todo-id', 'one', '--action', 'true'));
+      ok(
+        await ws.run(
+          'todo',
+          'add',
+          '--goal-id',
+          'v',
+          '--title',
+          'One',
+          '--todo-id',
+          'one',
+          '--action',
+          'true',
+        ),
+      );
       ok(await ws.run('quota', 'should-run', '--goal-id', 'v'));
     });
 
@@ -341,9 +561,18 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('log', '--goal-id', 'v'),
       ]);
       const events = json(all, z.array(LoopxEvent));
-      assert.deepEqual(events.map((e) => e.seq), [1, 2, 3]);
-      assert.deepEqual(events.map((e) => e.type), ['goal.created', 'todo.added', 'run.started']);
-      assert.deepEqual(json(last, z.array(LoopxEvent)).map((e) => e.type), ['run.started']);
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        [1, 2, 3],
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['goal.created', 'todo.added', 'run.started'],
+      );
+      assert.deepEqual(
+        json(last, z.array(LoopxEvent)).map((e) => e.type),
+        ['run.started'],
+      );
       const lines = ok(text).stdout.replace(/\n$/, '').split('\n');
       assert.equal(lines.length, 3);
       assert.match(lines[0]!, /^ {4}1 \S+ agent:\S+ +cli +goal\.created /);
@@ -351,8 +580,16 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('verify checks every goal’s hash chain (or one): ok; an unknown goal is exit 3', async () => {
-      const [all, one, unknown] = await Promise.all([ws.run('verify', '--json'), ws.run('verify', '--goal-id', 'v'), ws.run('verify', '--goal-id', 'nope')]);
-      assert.deepEqual(json(all, VerifyDoc), { schema: 'loopx.verify/1', ok: true, goals: [{ goal_id: 'v', ok: true, events: 3 }] });
+      const [all, one, unknown] = await Promise.all([
+        ws.run('verify', '--json'),
+        ws.run('verify', '--goal-id', 'v'),
+        ws.run('verify', '--goal-id', 'nope'),
+      ]);
+      assert.deepEqual(json(all, VerifyDoc), {
+        schema: 'loopx.verify/1',
+        ok: true,
+        goals: [{ goal_id: 'v', ok: true, events: 3 }],
+      });
       assert.match(ok(one).stdout, /^ok +v: 3 events$/m);
       fails(unknown, 3, /no goal "nope"/);
     });
@@ -363,12 +600,21 @@ describe('contract and evidence', { concurrency: true }, () => {
       const first = json(await ws.run('self-repair', '--json'), RepairSchema);
       assert.equal(first.dry_run, false);
       assert.equal(first.checked_goals, 1);
-      assert.ok(first.findings.some((f) => f.kind === 'index-stale' && f.fixed), JSON.stringify(first.findings));
-      assert.ok(first.findings.every((f) => f.fixed), JSON.stringify(first.findings));
+      assert.ok(
+        first.findings.some((f) => f.kind === 'index-stale' && f.fixed),
+        JSON.stringify(first.findings),
+      );
+      assert.ok(
+        first.findings.every((f) => f.fixed),
+        JSON.stringify(first.findings),
+      );
       assert.ok(fs.existsSync(ws.file('.loopx', 'index.json')));
       const second = json(await ws.run('self_repair', '--goal-id', 'v', '--json'), RepairSchema);
       assert.deepEqual(second.findings, []);
-      assert.match(ok(await ws.run('self-repair', '--goal-id', 'v')).stdout, /^checked 1 goal: nothing to repair$/m);
+      assert.match(
+        ok(await ws.run('self-repair', '--goal-id', 'v')).stdout,
+        /^checked 1 goal: nothing to repair$/m,
+      );
       // A dry run reports without fixing.
       fs.rmSync(ws.file('.loopx', 'index.json'));
       const dry = json(await ws.run('self-repair', '--dry-run', '--json'), RepairSchema);

@@ -25,14 +25,28 @@ describe('errors', { concurrency: true }, () => {
     before(async () => {
       fs.mkdirSync(ws.dir);
       ok(await ws.run('goal', 'create', '--title', 'Target', '--goal-id', 'g'));
-      ok(await ws.run('todo', 'add', '--goal-id', 'g', '--title', 'Real', '--todo-id', 't1', '--action', 'true'));
+      ok(
+        await ws.run(
+          'todo',
+          'add',
+          '--goal-id',
+          'g',
+          '--title',
+          'Real',
+          '--todo-id',
+          't1',
+          '--action',
+          'true',
+        ),
+      );
       treeBefore = listTree(parent, ['ws/.loopx']);
       goalsBefore = fs.readdirSync(ws.file('.loopx', 'goals'));
     });
 
     it('every id flag refuses each hostile id with exit 2, naming the flag; nothing is created in or outside .loopx', async () => {
       const calls: { flag: string; id: string; args: string[] }[] = [];
-      const each = (flag: string, make: (id: string) => string[], ids = HOSTILE) => ids.forEach((id) => calls.push({ flag, id, args: make(id) }));
+      const each = (flag: string, make: (id: string) => string[], ids = HOSTILE) =>
+        ids.forEach((id) => calls.push({ flag, id, args: make(id) }));
       // Every hostile id on a read and on the brief's goal creation; then one on each command
       // that takes --goal-id, and one or two on every other id flag (the check is shared).
       const [dots, slash, subst, long] = HOSTILE as [string, string, string, string];
@@ -48,14 +62,26 @@ describe('errors', { concurrency: true }, () => {
       each('--goal-id', (id) => ['project_prompt', 'close', '--goal-id', id], [dots]);
       each('--todo-id', (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--todo-id', id], [dots]);
       each('--gate', (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--gate', id], [slash]);
-      each('--depends-on', (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--depends-on', `t1,${id}`], [subst]);
+      each(
+        '--depends-on',
+        (id) => ['todo', 'add', '--goal-id', 'g', '--title', 'T', '--depends-on', `t1,${id}`],
+        [subst],
+      );
       each('--gate-id', (id) => ['gate', 'request', '--goal-id', 'g', '--gate-id', id], [subst]);
-      each('--guards', (id) => ['gate', 'request', '--goal-id', 'g', '--gate-id', 'ok', '--guards', id], [slash]);
+      each('--guards', (id) => ['gate', 'request', '--goal-id', 'g', '--gate-id', 'ok', '--guards', id], [
+        slash,
+      ]);
       each('--run-id', (id) => ['run', 'spend', '--goal-id', 'g', '--run-id', id, '--tokens', '1'], [dots]);
-      each('--run-id', (id) => ['evidence', 'add', '--goal-id', 'g', '--summary', 's', '--run-id', id], [subst]);
-      each('--evidence', (id) => ['todo', 'done', '--goal-id', 'g', '--todo-id', 't1', '--evidence', id], [slash]);
+      each('--run-id', (id) => ['evidence', 'add', '--goal-id', 'g', '--summary', 's', '--run-id', id], [
+        subst,
+      ]);
+      each('--evidence', (id) => ['todo', 'done', '--goal-id', 'g', '--todo-id', 't1', '--evidence', id], [
+        slash,
+      ]);
       each('--contract', (id) => ['exec', '--contract', id, '--todo', 't1', '--', 'touch pwned'], [subst]);
-      each('--todo', (id) => ['exec', '--contract', 'c-0000000000', '--todo', id, '--', 'touch pwned'], [dots]);
+      each('--todo', (id) => ['exec', '--contract', 'c-0000000000', '--todo', id, '--', 'touch pwned'], [
+        dots,
+      ]);
       each('--contract', (id) => ['contract', 'verify', '--contract', id], [long]);
 
       const results = await loopxMany(calls.map((c) => ({ args: c.args, o: { cwd: ws.dir } })));
@@ -78,7 +104,15 @@ describe('errors', { concurrency: true }, () => {
     });
 
     it('a hostile title or objective is kept as text, never run; the goal id made from it is a safe slug', async () => {
-      const doc = await ws.json(GoalStatusDoc, 'project_prompt', 'create', '--title', '$(touch pwned) `touch pwned2`; ../../x', '--description', '$(touch pwned3)');
+      const doc = await ws.json(
+        GoalStatusDoc,
+        'project_prompt',
+        'create',
+        '--title',
+        '$(touch pwned) `touch pwned2`; ../../x',
+        '--description',
+        '$(touch pwned3)',
+      );
       assert.match(doc.id, /^touch-pwned-touch-pwned2-x-[0-9a-z]{4}$/);
       assert.equal(doc.title, '$(touch pwned) `touch pwned2`; ../../x');
       const text = ok(await ws.run('status', '--goal-id', doc.id)).stdout;
@@ -88,7 +122,12 @@ describe('errors', { concurrency: true }, () => {
     });
 
     it('a title with control characters (a terminal escape) is refused, naming the field', async () => {
-      fails(await ws.run('todo', 'add', '--goal-id', 'g', '--title', 'evil\u001b[2Jtitle'), 2, /title/, /control characters/);
+      fails(
+        await ws.run('todo', 'add', '--goal-id', 'g', '--title', 'evil\u001b[2Jtitle'),
+        2,
+        /title/,
+        /control characters/,
+      );
     });
   });
 
@@ -132,9 +171,18 @@ describe('errors', { concurrency: true }, () => {
       fails(status, 6, where);
       fails(log, 6, where);
       assert.equal(verify.code, 6, verify.stderr);
-      const v = JSON.parse(verify.stdout) as { ok: boolean; goals: { goal_id: string; ok: boolean; error?: string }[] };
+      const v = JSON.parse(verify.stdout) as {
+        ok: boolean;
+        goals: { goal_id: string; ok: boolean; error?: string }[];
+      };
       assert.equal(v.ok, false);
-      assert.deepEqual(v.goals.map((g) => [g.goal_id, g.ok]), [['broken', false], ['healthy', true]]);
+      assert.deepEqual(
+        v.goals.map((g) => [g.goal_id, g.ok]),
+        [
+          ['broken', false],
+          ['healthy', true],
+        ],
+      );
       assert.match(v.goals[0]!.error!, where);
       assert.equal(repair.code, 6, repair.stdout + repair.stderr);
       assert.match(repair.stdout, /found +corrupt-log broken: .*events\.jsonl:2/);

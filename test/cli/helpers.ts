@@ -27,9 +27,13 @@ function checkBuilt() {
     }
   };
   // What dist/cli.js is bundled from.
-  for (const d of ['cli', 'core', 'server']) if (fs.existsSync(path.join(REPO, 'src', d))) walk(path.join(REPO, 'src', d));
+  for (const d of ['cli', 'core', 'server'])
+    if (fs.existsSync(path.join(REPO, 'src', d))) walk(path.join(REPO, 'src', d));
   // A warning, not a failure: the tests still say what the built command does.
-  if (newer.length) process.stderr.write(`warning: dist/cli.js is older than ${newer.slice(0, 3).join(', ')}: run \`npm run build\` to test the current sources\n`);
+  if (newer.length)
+    process.stderr.write(
+      `warning: dist/cli.js is older than ${newer.slice(0, 3).join(', ')}: run \`npm run build\` to test the current sources\n`,
+    );
 }
 checkBuilt();
 
@@ -94,11 +98,18 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
  * Asynchronous, so that tests of different groups overlap (each spawn is mostly CPU: two cores).
  * `onStdout` sees the output as it comes.
  */
-export function loopx(args: string[], o: RunOptions & { onStdout?: (chunk: string) => void }): Promise<Result> {
+export function loopx(
+  args: string[],
+  o: RunOptions & { onStdout?: (chunk: string) => void },
+): Promise<Result> {
   return spawnCollect(process.execPath, [BIN, ...args], o);
 }
 
-function spawnCollect(file: string, args: string[], o: RunOptions & { onStdout?: (chunk: string) => void }): Promise<Result> {
+function spawnCollect(
+  file: string,
+  args: string[],
+  o: RunOptions & { onStdout?: (chunk: string) => void },
+): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { cwd: o.cwd, env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -128,7 +139,11 @@ let shim: string | undefined;
 export function loopxOnPath(): string {
   if (!shim) {
     shim = tempDir('loopx-bin-');
-    fs.writeFileSync(path.join(shim, 'loopx'), `#!/bin/sh\nexec ${shq(process.execPath)} ${shq(BIN)} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(shim, 'loopx'),
+      `#!/bin/sh\nexec ${shq(process.execPath)} ${shq(BIN)} "$@"\n`,
+      { mode: 0o755 },
+    );
   }
   return shim;
 }
@@ -208,7 +223,10 @@ export function json<S extends z.ZodType>(r: Result, schema: S): z.infer<S> {
     assert.fail(`stdout is not one JSON document (${(e as Error).message}):\n${r.stdout}`);
   }
   const parsed = schema.safeParse(raw);
-  assert.ok(parsed.success, `JSON does not match its schema: ${parsed.error?.message}\n${r.stdout.slice(0, 2000)}`);
+  assert.ok(
+    parsed.success,
+    `JSON does not match its schema: ${parsed.error?.message}\n${r.stdout.slice(0, 2000)}`,
+  );
   return parsed.data;
 }
 
@@ -236,7 +254,12 @@ export class Ws {
     return path.join(this.dir, ...parts);
   }
   /** The goal's event log, parsed line by line (straight from disk). */
-  events(goalId: string): { type: string; seq: number; actor: { kind: string; id: string; channel: string }; data: Record<string, unknown> }[] {
+  events(goalId: string): {
+    type: string;
+    seq: number;
+    actor: { kind: string; id: string; channel: string };
+    data: Record<string, unknown>;
+  }[] {
     return fs
       .readFileSync(this.file('.loopx', 'goals', goalId, 'events.jsonl'), 'utf8')
       .split('\n')

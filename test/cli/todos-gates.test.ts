@@ -12,8 +12,18 @@ import { Ws, removeTempDirs, loopx, loopxTty, ok, fails, json } from './helpers'
 
 after(removeTempDirs);
 
-const TodoResult = z.strictObject({ schema: z.literal('loopx.todo-change/1'), goal_id: z.string(), revision: z.number().int().positive(), todo: Todo });
-const GateResult = z.strictObject({ schema: z.literal('loopx.gate-change/1'), goal_id: z.string(), revision: z.number().int().positive(), gate: Gate });
+const TodoResult = z.strictObject({
+  schema: z.literal('loopx.todo-change/1'),
+  goal_id: z.string(),
+  revision: z.number().int().positive(),
+  todo: Todo,
+});
+const GateResult = z.strictObject({
+  schema: z.literal('loopx.gate-change/1'),
+  goal_id: z.string(),
+  revision: z.number().int().positive(),
+  gate: Gate,
+});
 const TodoList = GoalStatusDoc.shape.todos;
 const GateList = GoalStatusDoc.shape.gates;
 
@@ -26,14 +36,45 @@ describe('todos and gates', { concurrency: true }, () => {
 
     it('add --json: the todo as stored, with its defaults (owner agent, P2) or what was asked', async () => {
       const [a, b] = await Promise.all([
-        ws.json(TodoResult, 'todo', 'add', '--goal-id', 'g', '--title', 'Run the tests', '--action', 'npm test', '--todo-id', 'tests', '--priority', 'P1'),
+        ws.json(
+          TodoResult,
+          'todo',
+          'add',
+          '--goal-id',
+          'g',
+          '--title',
+          'Run the tests',
+          '--action',
+          'npm test',
+          '--todo-id',
+          'tests',
+          '--priority',
+          'P1',
+        ),
         ws.json(TodoResult, 'todo', 'add', '--goal-id', 'g', '--title', 'Read the report', '--owner', 'user'),
       ]);
       assert.equal(a.goal_id, 'g');
-      assert.deepEqual([a.todo.id, a.todo.owner, a.todo.priority, a.todo.status, a.todo.action], ['tests', 'agent', 'P1', 'open', 'npm test']);
+      assert.deepEqual(
+        [a.todo.id, a.todo.owner, a.todo.priority, a.todo.status, a.todo.action],
+        ['tests', 'agent', 'P1', 'open', 'npm test'],
+      );
       assert.match(b.todo.id, /^t-[0-9a-z]{6}$/, 'a generated todo id');
       assert.deepEqual([b.todo.owner, b.todo.priority], ['user', 'P2']);
-      const dep = await ws.json(TodoResult, 'todo', 'add', '--goal-id', 'g', '--title', 'Ship', '--todo-id', 'ship', '--depends-on', 'tests', '--action', 'echo ship');
+      const dep = await ws.json(
+        TodoResult,
+        'todo',
+        'add',
+        '--goal-id',
+        'g',
+        '--title',
+        'Ship',
+        '--todo-id',
+        'ship',
+        '--depends-on',
+        'tests',
+        '--action',
+        'echo ship',
+      );
       assert.deepEqual(dep.todo.dependsOn, ['tests']);
     });
 
@@ -47,16 +88,32 @@ describe('todos and gates', { concurrency: true }, () => {
     });
 
     it('list --json is the goal’s todos; list in text marks each with its status and priority', async () => {
-      const [list, text] = await Promise.all([ws.run('todo', 'list', '--goal-id', 'g', '--json'), ws.run('todo', 'list', '--goal-id', 'g')]);
+      const [list, text] = await Promise.all([
+        ws.run('todo', 'list', '--goal-id', 'g', '--json'),
+        ws.run('todo', 'list', '--goal-id', 'g'),
+      ]);
       const todos = json(list, TodoList);
-      assert.deepEqual(todos.map((t) => t.id).filter((id) => !id.startsWith('t-')), ['tests', 'ship']);
+      assert.deepEqual(
+        todos.map((t) => t.id).filter((id) => !id.startsWith('t-')),
+        ['tests', 'ship'],
+      );
       assert.deepEqual(todos.find((t) => t.id === 'ship')!.depends_on, ['tests']);
       assert.match(ok(text).stdout, /^ {2}\[ \] P1 tests {2}Run the tests {2}\$ npm test$/m);
       assert.match(text.stdout, /ship {2}Ship .*\(after tests\)/);
     });
 
     it('claim --by: the todo is held; another claim is refused (exit 4) saying by whom', async () => {
-      const c = await ws.json(TodoResult, 'todo', 'claim', '--goal-id', 'g', '--todo-id', 'tests', '--by', 'bot-1');
+      const c = await ws.json(
+        TodoResult,
+        'todo',
+        'claim',
+        '--goal-id',
+        'g',
+        '--todo-id',
+        'tests',
+        '--by',
+        'bot-1',
+      );
       assert.deepEqual([c.todo.status, c.todo.claimedBy], ['claimed', 'bot-1']);
       const [again, unknown] = await Promise.all([
         ws.run('todo', 'claim', '--goal-id', 'g', '--todo-id', 'tests', '--by', 'bot-2'),
@@ -67,29 +124,75 @@ describe('todos and gates', { concurrency: true }, () => {
     });
 
     it('done --summary marks it done and records the summary as evidence; done twice is refused', async () => {
-      const d = await ws.json(TodoResult, 'todo', 'done', '--goal-id', 'g', '--todo-id', 'tests', '--summary', '42 passed');
+      const d = await ws.json(
+        TodoResult,
+        'todo',
+        'done',
+        '--goal-id',
+        'g',
+        '--todo-id',
+        'tests',
+        '--summary',
+        '42 passed',
+      );
       assert.equal(d.todo.status, 'done');
       assert.equal(d.todo.evidence.length, 1);
       const ev = ws.events('g').find((e) => e.type === 'evidence.added')!;
       assert.deepEqual((ev.data.evidence as { summary: string; todoId: string }).summary, '42 passed');
-      fails(await ws.run('todo', 'done', '--goal-id', 'g', '--todo-id', 'tests'), 4, /todo tests is already done/);
+      fails(
+        await ws.run('todo', 'done', '--goal-id', 'g', '--todo-id', 'tests'),
+        4,
+        /todo tests is already done/,
+      );
     });
 
     it('an agent (no terminal) cannot complete a person’s todo (exit 4)', async () => {
-      const userTodo = json(await ws.run('todo', 'list', '--goal-id', 'g', '--json'), TodoList).find((t) => t.owner === 'user')!;
-      fails(await ws.run('todo', 'done', '--goal-id', 'g', '--todo-id', userTodo.id), 4, /belongs to a person/);
+      const userTodo = json(await ws.run('todo', 'list', '--goal-id', 'g', '--json'), TodoList).find(
+        (t) => t.owner === 'user',
+      )!;
+      fails(
+        await ws.run('todo', 'done', '--goal-id', 'g', '--todo-id', userTodo.id),
+        4,
+        /belongs to a person/,
+      );
     });
 
     it('update changes the title and priority; with nothing to change it is a usage error', async () => {
-      const u = await ws.json(TodoResult, 'todo', 'update', '--goal-id', 'g', '--todo-id', 'ship', '--priority', 'P0', '--title', 'Ship it');
+      const u = await ws.json(
+        TodoResult,
+        'todo',
+        'update',
+        '--goal-id',
+        'g',
+        '--todo-id',
+        'ship',
+        '--priority',
+        'P0',
+        '--title',
+        'Ship it',
+      );
       assert.deepEqual([u.todo.title, u.todo.priority], ['Ship it', 'P0']);
       fails(await ws.run('todo', 'update', '--goal-id', 'g', '--todo-id', 'ship'), 2, /nothing to update/);
     });
 
     it('cancel --reason: cancelled; cancelling again is refused', async () => {
-      const c = await ws.json(TodoResult, 'todo', 'cancel', '--goal-id', 'g', '--todo-id', 'ship', '--reason', 'not needed');
+      const c = await ws.json(
+        TodoResult,
+        'todo',
+        'cancel',
+        '--goal-id',
+        'g',
+        '--todo-id',
+        'ship',
+        '--reason',
+        'not needed',
+      );
       assert.equal(c.todo.status, 'cancelled');
-      fails(await ws.run('todo', 'cancel', '--goal-id', 'g', '--todo-id', 'ship'), 4, /todo ship is already cancelled/);
+      fails(
+        await ws.run('todo', 'cancel', '--goal-id', 'g', '--todo-id', 'ship'),
+        4,
+        /todo ship is already cancelled/,
+      );
     });
   });
 
@@ -99,25 +202,109 @@ describe('todos and gates', { concurrency: true }, () => {
     before(async () => {
       ok(await ws.run('goal', 'create', '--title', 'Gates', '--goal-id', 'h'));
       await Promise.all([
-        ws.run('todo', 'add', '--goal-id', 'h', '--title', 'Deploy', '--todo-id', 'deploy', '--action', 'echo deploy', '--gate', 'prod').then(ok),
-        ws.run('todo', 'add', '--goal-id', 'h', '--title', 'Risky', '--todo-id', 'risky', '--action', 'echo risky', '--gate', 'risky').then(ok),
-        ws.run('todo', 'add', '--goal-id', 'h', '--title', 'Plain', '--todo-id', 'plain', '--action', 'echo plain').then(ok),
+        ws
+          .run(
+            'todo',
+            'add',
+            '--goal-id',
+            'h',
+            '--title',
+            'Deploy',
+            '--todo-id',
+            'deploy',
+            '--action',
+            'echo deploy',
+            '--gate',
+            'prod',
+          )
+          .then(ok),
+        ws
+          .run(
+            'todo',
+            'add',
+            '--goal-id',
+            'h',
+            '--title',
+            'Risky',
+            '--todo-id',
+            'risky',
+            '--action',
+            'echo risky',
+            '--gate',
+            'risky',
+          )
+          .then(ok),
+        ws
+          .run(
+            'todo',
+            'add',
+            '--goal-id',
+            'h',
+            '--title',
+            'Plain',
+            '--todo-id',
+            'plain',
+            '--action',
+            'echo plain',
+          )
+          .then(ok),
       ]);
     });
 
     it('a todo naming a new gate requests it at once; add in text says how a person approves it', async () => {
-      const r = ok(await ws.run('todo', 'add', '--goal-id', 'h', '--title', 'Migrate', '--todo-id', 'migrate', '--gate', 'db'));
-      assert.match(r.stdout, /gate db is pending: a person approves it with loopx gate approve --goal-id h --gate-id db/);
+      const r = ok(
+        await ws.run(
+          'todo',
+          'add',
+          '--goal-id',
+          'h',
+          '--title',
+          'Migrate',
+          '--todo-id',
+          'migrate',
+          '--gate',
+          'db',
+        ),
+      );
+      assert.match(
+        r.stdout,
+        /gate db is pending: a person approves it with loopx gate approve --goal-id h --gate-id db/,
+      );
       const gates = await ws.json(GateList, 'gate', 'list', '--goal-id', 'h');
-      assert.deepEqual(gates.map((g) => [g.id, g.status]).sort(), [['db', 'pending'], ['prod', 'pending'], ['risky', 'pending']]);
+      assert.deepEqual(gates.map((g) => [g.id, g.status]).sort(), [
+        ['db', 'pending'],
+        ['prod', 'pending'],
+        ['risky', 'pending'],
+      ]);
       assert.deepEqual(gates.find((g) => g.id === 'prod')!.guards, ['deploy']);
     });
 
     it('gate request --json: the gate as stored; guards that do not exist are exit 3', async () => {
-      const g = await ws.json(GateResult, 'gate', 'request', '--goal-id', 'h', '--gate-id', 'review', '--title', 'Review the plan', '--reason', 'a person reads it first', '--guards', 'plain');
-      assert.deepEqual([g.gate.id, g.gate.status, g.gate.title, g.gate.reason, g.gate.guards], ['review', 'pending', 'Review the plan', 'a person reads it first', ['plain']]);
+      const g = await ws.json(
+        GateResult,
+        'gate',
+        'request',
+        '--goal-id',
+        'h',
+        '--gate-id',
+        'review',
+        '--title',
+        'Review the plan',
+        '--reason',
+        'a person reads it first',
+        '--guards',
+        'plain',
+      );
+      assert.deepEqual(
+        [g.gate.id, g.gate.status, g.gate.title, g.gate.reason, g.gate.guards],
+        ['review', 'pending', 'Review the plan', 'a person reads it first', ['plain']],
+      );
       assert.deepEqual([g.gate.requestedBy.kind, g.gate.requestedBy.channel], ['agent', 'cli']);
-      fails(await ws.run('gate', 'request', '--goal-id', 'h', '--gate-id', 'x', '--guards', 'ghost'), 3, /no todo "ghost"/);
+      fails(
+        await ws.run('gate', 'request', '--goal-id', 'h', '--gate-id', 'x', '--guards', 'ghost'),
+        3,
+        /no todo "ghost"/,
+      );
     });
 
     it('without a terminal, gate approve/reject, reward add and quota grant are refused (exit 4), say how a person does it, and change nothing', async () => {
@@ -125,15 +312,40 @@ describe('todos and gates', { concurrency: true }, () => {
       const runs = await Promise.all([
         ws.run('gate', 'approve', '--goal-id', 'h', '--gate-id', 'prod', '--note', 'sneaky'),
         ws.run('gate', 'reject', '--goal-id', 'h', '--gate-id', 'prod'),
-        ws.run('reward', 'add', '--goal-id', 'h', '--run-id', 'run-00000000', '--score', '1', '--comment', 'self-praise'),
+        ws.run(
+          'reward',
+          'add',
+          '--goal-id',
+          'h',
+          '--run-id',
+          'run-00000000',
+          '--score',
+          '1',
+          '--comment',
+          'self-praise',
+        ),
         ws.run('quota', 'grant', '--goal-id', 'h', '--turns', '1000'),
       ]);
       const what = ['approve a gate', 'reject a gate', 'record a reward', 'grant quota'];
-      const vscode = ['LoopX: Approve Gate', 'LoopX: Reject Gate', 'LoopX: Record Reward', 'LoopX: Grant Quota'];
-      runs.forEach((r, i) => fails(r, 4, new RegExp(`${what[i]} is for a person`), /interactive terminal/, new RegExp(vscode[i]!)));
+      const vscode = [
+        'LoopX: Approve Gate',
+        'LoopX: Reject Gate',
+        'LoopX: Record Reward',
+        'LoopX: Grant Quota',
+      ];
+      runs.forEach((r, i) =>
+        fails(r, 4, new RegExp(`${what[i]} is for a person`), /interactive terminal/, new RegExp(vscode[i]!)),
+      );
       assert.equal(ws.events('h').length, before_, 'a refused command appended to the log');
       // Naming yourself a person does not make stdin a terminal.
-      fails(await loopx(['gate', 'approve', '--goal-id', 'h', '--gate-id', 'prod'], { cwd: ws.dir, env: { LOOPX_ACTOR: 'alice' } }), 4, /for a person/);
+      fails(
+        await loopx(['gate', 'approve', '--goal-id', 'h', '--gate-id', 'prod'], {
+          cwd: ws.dir,
+          env: { LOOPX_ACTOR: 'alice' },
+        }),
+        4,
+        /for a person/,
+      );
     });
 
     it('at a terminal, gate approve works; the log records a user on the cli channel; approving twice is refused', async () => {
@@ -146,7 +358,11 @@ describe('todos and gates', { concurrency: true }, () => {
       assert.deepEqual(ev.data, { gateId: 'prod', note: 'reviewed' });
       const gates = await ws.json(GateList, 'gate', 'list', '--goal-id', 'h');
       const statuses = gates.map((x) => x.status);
-      assert.deepEqual(statuses, [...statuses].sort((a, b) => Number(b === 'pending') - Number(a === 'pending')), 'pending gates come first');
+      assert.deepEqual(
+        statuses,
+        [...statuses].sort((a, b) => Number(b === 'pending') - Number(a === 'pending')),
+        'pending gates come first',
+      );
       assert.equal(statuses.at(-1), 'approved');
       const g = gates.find((x) => x.id === 'prod')!;
       assert.equal(g.status, 'approved');
@@ -163,14 +379,32 @@ describe('todos and gates', { concurrency: true }, () => {
       assert.deepEqual([ev.type, ev.actor.kind, ev.actor.channel], ['gate.rejected', 'user', 'cli']);
       const todos = await ws.json(TodoList, 'todo', 'list', '--goal-id', 'h');
       assert.equal(todos.find((t) => t.id === 'risky')!.status, 'cancelled');
-      fails(await ws.run('todo', 'add', '--goal-id', 'h', '--title', 'again', '--gate', 'risky'), 4, /gate risky of goal h was rejected/);
+      fails(
+        await ws.run('todo', 'add', '--goal-id', 'h', '--title', 'again', '--gate', 'risky'),
+        4,
+        /gate risky of goal h was rejected/,
+      );
     });
 
     it('at a terminal, reward add scores a run (as LOOPX_ACTOR says); out of range is exit 2, an unknown run exit 3', async () => {
       const sr = await ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'h');
       assert.equal(sr.decision, 'run');
       runId = sr.run_id!;
-      const r = await loopxTty(['reward', 'add', '--goal-id', 'h', '--run-id', runId, '--score', '0.8', '--comment', 'Good approach but needs more edge case handling.'], { cwd: ws.dir, env: { LOOPX_ACTOR: 'alice' } });
+      const r = await loopxTty(
+        [
+          'reward',
+          'add',
+          '--goal-id',
+          'h',
+          '--run-id',
+          runId,
+          '--score',
+          '0.8',
+          '--comment',
+          'Good approach but needs more edge case handling.',
+        ],
+        { cwd: ws.dir, env: { LOOPX_ACTOR: 'alice' } },
+      );
       assert.equal(r.code, 0, r.output);
       assert.match(r.output, new RegExp(`recorded reward rw-[0-9a-z]{8} \\(0\\.8\\) for run ${runId}`));
       const ev = ws.events('h').at(-1)!;

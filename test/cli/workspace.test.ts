@@ -43,14 +43,25 @@ describe('the workspace', { concurrency: true }, () => {
     it('walks up from a subfolder to the nearest .loopx/; a nested workspace hides the outer one', async () => {
       const sub = path.join(inner.dir, 'lib');
       fs.mkdirSync(sub);
-      const [fromDeep, fromSub] = await Promise.all([loopx(['status', '--json'], { cwd: deep }), loopx(['status', '--json'], { cwd: sub })]);
+      const [fromDeep, fromSub] = await Promise.all([
+        loopx(['status', '--json'], { cwd: deep }),
+        loopx(['status', '--json'], { cwd: sub }),
+      ]);
       assert.deepEqual(seen(fromDeep), { workspace: outer.dir, goals: ['outer'] });
       assert.deepEqual(seen(fromSub), { workspace: inner.dir, goals: ['inner'] });
     });
 
     it('writes go to the workspace found above, and create nothing where the command runs', async () => {
-      ok(await loopx(['todo', 'add', '--goal-id', 'outer', '--title', 'From deep down', '--todo-id', 'deep'], { cwd: deep }));
-      assert.ok(outer.events('outer').some((e) => e.type === 'todo.added' && (e.data.todo as { id: string }).id === 'deep'));
+      ok(
+        await loopx(['todo', 'add', '--goal-id', 'outer', '--title', 'From deep down', '--todo-id', 'deep'], {
+          cwd: deep,
+        }),
+      );
+      assert.ok(
+        outer
+          .events('outer')
+          .some((e) => e.type === 'todo.added' && (e.data.todo as { id: string }).id === 'deep'),
+      );
       assert.equal(fs.existsSync(path.join(deep, '.loopx')), false);
     });
 
@@ -69,7 +80,10 @@ describe('the workspace', { concurrency: true }, () => {
       const [env, envInDeep, flag] = await Promise.all([
         loopx(['status', '--json'], { cwd: elsewhere, env: { LOOPX_WORKSPACE: outer.dir } }),
         loopx(['status', '--json'], { cwd: deep, env: { LOOPX_WORKSPACE: inner.dir } }),
-        loopx(['--workspace', inner.dir, 'status', '--json'], { cwd: elsewhere, env: { LOOPX_WORKSPACE: outer.dir } }),
+        loopx(['--workspace', inner.dir, 'status', '--json'], {
+          cwd: elsewhere,
+          env: { LOOPX_WORKSPACE: outer.dir },
+        }),
       ]);
       assert.deepEqual(seen(env), { workspace: outer.dir, goals: ['outer'] });
       assert.deepEqual(seen(envInDeep), { workspace: inner.dir, goals: ['inner'] });
@@ -80,8 +94,15 @@ describe('the workspace', { concurrency: true }, () => {
   describe('when there is none', { concurrency: 1 }, () => {
     it('no workspace here or above: exit 3, saying to run `loopx init` or pass --workspace; a read creates nothing', async () => {
       const lonely = tempDir();
-      assert.equal(fs.existsSync(path.join(path.dirname(lonely), '.loopx')), false, 'the temp folder’s parent must not be a workspace');
-      const [status, list] = await Promise.all([loopx(['status'], { cwd: lonely }), loopx(['todo', 'list', '--goal-id', 'outer'], { cwd: lonely })]);
+      assert.equal(
+        fs.existsSync(path.join(path.dirname(lonely), '.loopx')),
+        false,
+        'the temp folder’s parent must not be a workspace',
+      );
+      const [status, list] = await Promise.all([
+        loopx(['status'], { cwd: lonely }),
+        loopx(['todo', 'list', '--goal-id', 'outer'], { cwd: lonely }),
+      ]);
       fails(status, 3, /no LoopX workspace here or above/, /loopx init/, /--workspace/);
       fails(list, 3, /loopx init/);
       assert.deepEqual(fs.readdirSync(lonely), []);
@@ -102,7 +123,10 @@ describe('the workspace', { concurrency: true }, () => {
 
     it('`project_prompt create` makes one in the current folder (a note on stderr, only JSON on stdout)', async () => {
       const fresh = tempDir();
-      const r = await loopx(['project_prompt', 'create', '--title', 'First goal', '--description', 'from nothing', '--json'], { cwd: fresh });
+      const r = await loopx(
+        ['project_prompt', 'create', '--title', 'First goal', '--description', 'from nothing', '--json'],
+        { cwd: fresh },
+      );
       const doc = json(r, GoalStatusDoc);
       assert.match(r.stderr, new RegExp(`initialised a LoopX workspace in ${fresh}`));
       assert.ok(fs.existsSync(path.join(fresh, '.loopx', 'goals', doc.id, 'events.jsonl')));

@@ -29,12 +29,19 @@ export interface Fixture {
 }
 
 /** A fresh store on a manual clock with one goal `g` (and the policy, when given, written first). */
-export function goalFixture(opts: { quota?: Quota; policy?: Omit<Policy, 'v'>; goalId?: string } = {}): Fixture {
+export function goalFixture(
+  opts: { quota?: Quota; policy?: Omit<Policy, 'v'>; goalId?: string } = {},
+): Fixture {
   const clock = manualClock();
   const store = Store.init(tempDir(), { clock: clock.now });
   if (opts.policy) writePolicy(store, opts.policy);
   const goalId = opts.goalId ?? 'g';
-  invoke(store, 'goal.create', { goalId, title: 'A goal', objective: 'prove the contract', quota: opts.quota ?? quota({ turns: 100 }) }, human);
+  invoke(
+    store,
+    'goal.create',
+    { goalId, title: 'A goal', objective: 'prove the contract', quota: opts.quota ?? quota({ turns: 100 }) },
+    human,
+  );
   return { store, clock, goalId };
 }
 
@@ -43,7 +50,11 @@ export function writePolicy(store: Store, policy: Omit<Policy, 'v'>): void {
 }
 
 /** Asserts that `fn` throws a LoopxError of one of `kinds` whose message matches every pattern. */
-export function throwsLoopx(fn: () => unknown, kinds: LoopxError['kind'] | LoopxError['kind'][], ...patterns: RegExp[]): LoopxError {
+export function throwsLoopx(
+  fn: () => unknown,
+  kinds: LoopxError['kind'] | LoopxError['kind'][],
+  ...patterns: RegExp[]
+): LoopxError {
   let caught: unknown;
   try {
     fn();
@@ -53,7 +64,11 @@ export function throwsLoopx(fn: () => unknown, kinds: LoopxError['kind'] | Loopx
   return checkLoopx(caught, kinds, patterns);
 }
 
-export async function rejectsLoopx(fn: () => Promise<unknown>, kinds: LoopxError['kind'] | LoopxError['kind'][], ...patterns: RegExp[]): Promise<LoopxError> {
+export async function rejectsLoopx(
+  fn: () => Promise<unknown>,
+  kinds: LoopxError['kind'] | LoopxError['kind'][],
+  ...patterns: RegExp[]
+): Promise<LoopxError> {
   let caught: unknown;
   try {
     await fn();
@@ -63,9 +78,16 @@ export async function rejectsLoopx(fn: () => Promise<unknown>, kinds: LoopxError
   return checkLoopx(caught, kinds, patterns);
 }
 
-function checkLoopx(caught: unknown, kinds: LoopxError['kind'] | LoopxError['kind'][], patterns: RegExp[]): LoopxError {
+function checkLoopx(
+  caught: unknown,
+  kinds: LoopxError['kind'] | LoopxError['kind'][],
+  patterns: RegExp[],
+): LoopxError {
   const want = Array.isArray(kinds) ? kinds : [kinds];
-  assert.ok(caught instanceof LoopxError, `expected a LoopxError (${want.join('|')}), got ${caught === undefined ? 'no error' : String(caught)}`);
+  assert.ok(
+    caught instanceof LoopxError,
+    `expected a LoopxError (${want.join('|')}), got ${caught === undefined ? 'no error' : String(caught)}`,
+  );
   assert.ok(want.includes(caught.kind), `kind ${caught.kind} not in ${want.join('|')}: ${caught.message}`);
   for (const p of patterns) assert.match(caught.message, p);
   return caught;

@@ -37,7 +37,6 @@ import {
 import type { Result } from './helpers';
 import { human, agent } from '../helpers/store';
 
-
 let dir = '';
 let ws = '';
 let store: Store;

@@ -36,7 +36,6 @@ import {
 } from './helpers';
 import { human } from '../helpers/store';
 
-
 let ws = '';
 let store: Store;
 let child: ChildProcess;

@@ -14,7 +14,17 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { Store, invoke, AGENT_TOOLS, AGENT_TOOL_NAMES, toolInputJsonSchema, listCapabilities, ShouldRunOutput, StatusDoc, GoalStatusDoc } from '../../src/core/index';
+import {
+  Store,
+  invoke,
+  AGENT_TOOLS,
+  AGENT_TOOL_NAMES,
+  toolInputJsonSchema,
+  listCapabilities,
+  ShouldRunOutput,
+  StatusDoc,
+  GoalStatusDoc,
+} from '../../src/core/index';
 import type { LoopxEvent } from '../../src/core/index';
 import { human, tempDir, removeTempDirs } from '../helpers/store';
 
@@ -26,7 +36,8 @@ const AS_CLIENT = { kind: 'agent', id: CLIENT, channel: 'mcp' };
 /** The parent's environment without LOOPX_* (a stray LOOPX_AGENT would rename the actor). */
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('LOOPX_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('LOOPX_')) env[k] = v;
   return env;
 }
 
@@ -38,7 +49,13 @@ interface Connection {
 const open: Connection[] = [];
 
 async function connect(workspace: string, name = CLIENT): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--workspace', workspace, 'mcp'], env: cleanEnv(), cwd: workspace, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--workspace', workspace, 'mcp'],
+    env: cleanEnv(),
+    cwd: workspace,
+    stderr: 'pipe',
+  });
   let err = '';
   transport.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
   const client = new Client({ name, version: '1.0.0' });
@@ -55,15 +72,33 @@ async function connect(workspace: string, name = CLIENT): Promise<Connection> {
 function workspace(): Store {
   const store = Store.init(fs.realpathSync(tempDir('loopx-mcp-')));
   invoke(store, 'goal.create', { goalId: 'g', title: 'Ship the release', objective: 'ship' }, human);
-  invoke(store, 'todo.add', { goalId: 'g', todoId: 'build', title: 'build', action: 'npm run build', priority: 'P0' }, human);
+  invoke(
+    store,
+    'todo.add',
+    { goalId: 'g', todoId: 'build', title: 'build', action: 'npm run build', priority: 'P0' },
+    human,
+  );
   invoke(store, 'todo.add', { goalId: 'g', todoId: 'docs', title: 'write the docs', priority: 'P1' }, human);
-  invoke(store, 'todo.add', { goalId: 'g', todoId: 'later', title: 'deploy', gate: 'prod', priority: 'P2' }, human);
+  invoke(
+    store,
+    'todo.add',
+    { goalId: 'g', todoId: 'later', title: 'deploy', gate: 'prod', priority: 'P2' },
+    human,
+  );
   return store;
 }
 
-type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+type ToolResult = {
+  content: { type: string; text?: string }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
 
-async function callTool(conn: Connection, name: string, args?: Record<string, unknown>): Promise<ToolResult & { text: string }> {
+async function callTool(
+  conn: Connection,
+  name: string,
+  args?: Record<string, unknown>,
+): Promise<ToolResult & { text: string }> {
   const r = (await conn.client.callTool({ name, arguments: args })) as ToolResult;
   assert.equal(r.content.length, 1);
   assert.equal(r.content[0]!.type, 'text');
@@ -78,7 +113,12 @@ async function ok(conn: Connection, name: string, args?: Record<string, unknown>
 }
 
 /** A refused call: isError with a text matching every pattern. */
-async function refusedCall(conn: Connection, name: string, args: Record<string, unknown> | undefined, ...patterns: RegExp[]) {
+async function refusedCall(
+  conn: Connection,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  ...patterns: RegExp[]
+) {
   const r = await callTool(conn, name, args);
   assert.equal(r.isError, true, `${name} should have failed: ${r.text}`);
   assert.doesNotMatch(r.text, /unexpected error|ZodError|\n\s+at /, 'a clear refusal, not a crash');
@@ -100,12 +140,19 @@ async function written(store: Store, fn: () => Promise<unknown>): Promise<LoopxE
 }
 
 function byClient(events: LoopxEvent[], types: string[]) {
-  assert.deepEqual(events.map((e) => e.type), types);
-  for (const e of events) assert.deepEqual(e.actor, AS_CLIENT, `${e.type} was written by ${JSON.stringify(e.actor)}`);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    types,
+  );
+  for (const e of events)
+    assert.deepEqual(e.actor, AS_CLIENT, `${e.type} was written by ${JSON.stringify(e.actor)}`);
 }
 
 before(() => {
-  assert.ok(fs.existsSync(path.join(REPO, 'dist', 'mcp.js')), 'dist/mcp.js is missing: run `npm run build` first');
+  assert.ok(
+    fs.existsSync(path.join(REPO, 'dist', 'mcp.js')),
+    'dist/mcp.js is missing: run `npm run build` first',
+  );
 });
 after(async () => {
   await Promise.all(open.splice(0).map((c) => c.client.close()));
@@ -133,15 +180,22 @@ describe('loopx mcp over stdio, with the SDK client', () => {
     for (const t of tools) {
       const mine = AGENT_TOOLS.find((x) => x.name === t.name)!;
       assert.equal(t.inputSchema.type, 'object', t.name);
-      assert.deepEqual(t.inputSchema, toolInputJsonSchema(mine), `${t.name}: the schema published is the zod schema's`);
+      assert.deepEqual(
+        t.inputSchema,
+        toolInputJsonSchema(mine),
+        `${t.name}: the schema published is the zod schema's`,
+      );
       assert.equal(t.description, mine.description);
       assert.equal(t.annotations?.readOnlyHint, !mine.writes, t.name);
       assert.equal(t.annotations?.destructiveHint, false, t.name);
     }
     // Nothing that looks like a person's decision.
-    const humanOnly = listCapabilities().filter((c) => c.humanOnly).map((c) => c.id);
+    const humanOnly = listCapabilities()
+      .filter((c) => c.humanOnly)
+      .map((c) => c.id);
     assert.deepEqual(humanOnly.sort(), ['gate.approve', 'gate.reject', 'quota.grant', 'reward.add']);
-    for (const t of tools) assert.doesNotMatch(t.name, /approve|reject|reward|grant|quota/, `${t.name} looks human-only`);
+    for (const t of tools)
+      assert.doesNotMatch(t.name, /approve|reject|reward|grant|quota/, `${t.name} looks human-only`);
   });
 
   it('loopx_get_contract opens a run for the client under a signed contract', async () => {
@@ -153,7 +207,9 @@ describe('loopx mcp over stdio, with the SDK client', () => {
     assert.equal(out.decision, 'run');
     contractId = out.interaction_contract.id!;
     runId = out.run_id!;
-    assert.deepEqual(out.interaction_contract.cli_channel.next_cli_actions, [`loopx exec --contract ${contractId} --todo build -- 'npm run build'`]);
+    assert.deepEqual(out.interaction_contract.cli_channel.next_cli_actions, [
+      `loopx exec --contract ${contractId} --todo build -- 'npm run build'`,
+    ]);
     const run = store.load('g').state.runs.find((x) => x.id === runId)!;
     assert.equal(run.agent, CLIENT, "the agent is the client's name");
     assert.equal(run.contract?.id, contractId);
@@ -164,7 +220,10 @@ describe('loopx mcp over stdio, with the SDK client', () => {
       const one = GoalStatusDoc.parse(JSON.parse((await ok(conn, 'loopx_get_status', { goalId: 'g' })).text));
       assert.equal(one.runs[0]?.id, runId);
       const all = StatusDoc.parse(JSON.parse((await ok(conn, 'loopx_get_status')).text));
-      assert.deepEqual(all.goals.map((x) => x.id), ['g']);
+      assert.deepEqual(
+        all.goals.map((x) => x.id),
+        ['g'],
+      );
     });
     assert.deepEqual(events, []);
   });
@@ -178,31 +237,56 @@ describe('loopx mcp over stdio, with the SDK client', () => {
 
   it('loopx_record_evidence records evidence for the run', async () => {
     let r!: ToolResult & { text: string };
-    const events = await written(store, async () => (r = await ok(conn, 'loopx_record_evidence', { contractId, todoId: 'docs', kind: 'test', summary: 'link check: 0 broken', exitCode: 0 })));
+    const events = await written(
+      store,
+      async () =>
+        (r = await ok(conn, 'loopx_record_evidence', {
+          contractId,
+          todoId: 'docs',
+          kind: 'test',
+          summary: 'link check: 0 broken',
+          exitCode: 0,
+        })),
+    );
     byClient(events, ['evidence.added']);
     const { evidenceId } = (r.structuredContent as { result: { evidenceId: string } }).result;
     const ev = store.load('g').state.evidence.find((e) => e.id === evidenceId)!;
-    assert.deepEqual({ run: ev.runId, todo: ev.todoId, kind: ev.kind, summary: ev.summary, code: ev.exitCode }, { run: runId, todo: 'docs', kind: 'test', summary: 'link check: 0 broken', code: 0 });
+    assert.deepEqual(
+      { run: ev.runId, todo: ev.todoId, kind: ev.kind, summary: ev.summary, code: ev.exitCode },
+      { run: runId, todo: 'docs', kind: 'test', summary: 'link check: 0 broken', code: 0 },
+    );
   });
 
   it('loopx_report_spend adds to the run’s spend', async () => {
-    const events = await written(store, () => ok(conn, 'loopx_report_spend', { contractId, tokens: 1500, costUsd: 0.03 }));
+    const events = await written(store, () =>
+      ok(conn, 'loopx_report_spend', { contractId, tokens: 1500, costUsd: 0.03 }),
+    );
     byClient(events, ['run.spend']);
     const spend = store.load('g').state.runs.find((x) => x.id === runId)!.spend;
     assert.deepEqual({ tokens: spend.tokens, cost: spend.costUsd }, { tokens: 1500, cost: 0.03 });
   });
 
   it('loopx_complete_todo finishes a judgment todo with its summary as evidence', async () => {
-    const events = await written(store, () => ok(conn, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: 'wrote docs/agents.md' }));
+    const events = await written(store, () =>
+      ok(conn, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: 'wrote docs/agents.md' }),
+    );
     byClient(events, ['evidence.added', 'todo.completed']);
     const state = store.load('g').state;
     assert.equal(state.todos.find((t) => t.id === 'docs')?.status, 'done');
-    assert.ok(state.evidence.some((e) => e.todoId === 'docs' && e.runId === runId && e.summary === 'wrote docs/agents.md'));
+    assert.ok(
+      state.evidence.some(
+        (e) => e.todoId === 'docs' && e.runId === runId && e.summary === 'wrote docs/agents.md',
+      ),
+    );
   });
 
   it('loopx_add_todo adds the agent’s command behind a review gate a person decides', async () => {
     let r!: ToolResult & { text: string };
-    const events = await written(store, async () => (r = await ok(conn, 'loopx_add_todo', { title: 'lint', action: 'npm run lint', priority: 'P1' })));
+    const events = await written(
+      store,
+      async () =>
+        (r = await ok(conn, 'loopx_add_todo', { title: 'lint', action: 'npm run lint', priority: 'P1' })),
+    );
     byClient(events, ['todo.added', 'gate.requested']);
     const { todoId } = (r.structuredContent as { result: { todoId: string } }).result;
     assert.match(r.text, new RegExp(`waits for gate review-${todoId}`));
@@ -213,7 +297,13 @@ describe('loopx mcp over stdio, with the SDK client', () => {
   });
 
   it('loopx_request_gate asks the person', async () => {
-    const events = await written(store, () => ok(conn, 'loopx_request_gate', { gateId: 'prod-deploy', reason: 'the build goes to production', guards: ['build'] }));
+    const events = await written(store, () =>
+      ok(conn, 'loopx_request_gate', {
+        gateId: 'prod-deploy',
+        reason: 'the build goes to production',
+        guards: ['build'],
+      }),
+    );
     byClient(events, ['gate.requested']);
     const gate = store.load('g').state.gates.find((g) => g.id === 'prod-deploy')!;
     assert.deepEqual({ status: gate.status, guards: gate.guards }, { status: 'pending', guards: ['build'] });
@@ -221,12 +311,28 @@ describe('loopx mcp over stdio, with the SDK client', () => {
 
   it('bad input gets isError with the field named, and writes nothing', async () => {
     const events = await written(store, async () => {
-      await refusedCall(conn, 'loopx_add_todo', { wrong: 1 }, /^loopx_add_todo: field title: /, /Next: fix the input and call the tool again\.$/);
+      await refusedCall(
+        conn,
+        'loopx_add_todo',
+        { wrong: 1 },
+        /^loopx_add_todo: field title: /,
+        /Next: fix the input and call the tool again\.$/,
+      );
       await refusedCall(conn, 'loopx_claim_todo', undefined, /field contractId: /);
       await refusedCall(conn, 'loopx_get_status', { goalId: '../x' }, /field goalId: not a valid id/);
-      await refusedCall(conn, 'loopx_claim_todo', { contractId, todoId: '$(rm -rf /)' }, /field todoId: not a valid id/);
+      await refusedCall(
+        conn,
+        'loopx_claim_todo',
+        { contractId, todoId: '$(rm -rf /)' },
+        /field todoId: not a valid id/,
+      );
       await refusedCall(conn, 'loopx_report_spend', { contractId, tokens: -1 }, /field tokens: /);
-      await refusedCall(conn, 'loopx_complete_todo', { contractId, todoId: 'build', summary: '' }, /field summary: must say what was done/);
+      await refusedCall(
+        conn,
+        'loopx_complete_todo',
+        { contractId, todoId: 'build', summary: '' },
+        /field summary: must say what was done/,
+      );
     });
     assert.deepEqual(events, []);
   });
@@ -234,28 +340,75 @@ describe('loopx mcp over stdio, with the SDK client', () => {
   it('a human-only request gets isError: there is no such tool', async () => {
     const events = await written(store, async () => {
       for (const name of ['loopx_approve_gate', 'gate.approve', 'loopx_add_reward', 'loopx_grant_quota']) {
-        await refusedCall(conn, name, { goalId: 'g', gateId: 'prod-deploy', runId, score: 1, budgets: { turns: 9 } }, new RegExp(`there is no LoopX tool "${name.replace('.', '\\.')}"`));
+        await refusedCall(
+          conn,
+          name,
+          { goalId: 'g', gateId: 'prod-deploy', runId, score: 1, budgets: { turns: 9 } },
+          new RegExp(`there is no LoopX tool "${name.replace('.', '\\.')}"`),
+        );
       }
       // Nor can a request smuggle a decision through a tool that exists.
-      await ok(conn, 'loopx_request_gate', { gateId: 'prod-deploy', reason: 'again', status: 'approved', decidedBy: 'alice' });
+      await ok(conn, 'loopx_request_gate', {
+        gateId: 'prod-deploy',
+        reason: 'again',
+        status: 'approved',
+        decidedBy: 'alice',
+      });
     });
-    assert.ok(events.every((e) => !['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'].includes(e.type)));
+    assert.ok(
+      events.every(
+        (e) => !['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'].includes(e.type),
+      ),
+    );
     assert.equal(store.load('g').state.gates.find((g) => g.id === 'prod-deploy')?.status, 'pending');
   });
 
   it('a write outside the contract gets isError naming the contract', async () => {
     const events = await written(store, async () => {
-      await refusedCall(conn, 'loopx_claim_todo', { contractId, todoId: 'later' }, new RegExp(`todo later is not in contract ${contractId}`));
-      await refusedCall(conn, 'loopx_record_evidence', { contractId, todoId: 'later', summary: 'deployed' }, new RegExp(`todo later is not in contract ${contractId}`));
-      await refusedCall(conn, 'loopx_complete_todo', { contractId, todoId: 'build', summary: 'built' }, /todo build has a command/, new RegExp(`contract ${contractId} \\(loopx exec\\)`));
-      await refusedCall(conn, 'loopx_claim_todo', { contractId: 'c-0000000000', todoId: 'build' }, /no contract "c-0000000000"/, /Next: call loopx_get_contract for a fresh contract\.$/);
+      await refusedCall(
+        conn,
+        'loopx_claim_todo',
+        { contractId, todoId: 'later' },
+        new RegExp(`todo later is not in contract ${contractId}`),
+      );
+      await refusedCall(
+        conn,
+        'loopx_record_evidence',
+        { contractId, todoId: 'later', summary: 'deployed' },
+        new RegExp(`todo later is not in contract ${contractId}`),
+      );
+      await refusedCall(
+        conn,
+        'loopx_complete_todo',
+        { contractId, todoId: 'build', summary: 'built' },
+        /todo build has a command/,
+        new RegExp(`contract ${contractId} \\(loopx exec\\)`),
+      );
+      await refusedCall(
+        conn,
+        'loopx_claim_todo',
+        { contractId: 'c-0000000000', todoId: 'build' },
+        /no contract "c-0000000000"/,
+        /Next: call loopx_get_contract for a fresh contract\.$/,
+      );
     });
     assert.deepEqual(events, []);
   });
 
   it('a contract whose run a person ended gets isError with the next step', async () => {
-    invoke(store, 'run.end', { goalId: 'g', runId, outcome: 'partial', summary: 'stopped by the person' }, human);
-    await refusedCall(conn, 'loopx_report_spend', { contractId, tokens: 1 }, new RegExp(`contract ${contractId} belongs to run ${runId}, which ended`), /Next: call loopx_get_contract for a fresh contract\.$/);
+    invoke(
+      store,
+      'run.end',
+      { goalId: 'g', runId, outcome: 'partial', summary: 'stopped by the person' },
+      human,
+    );
+    await refusedCall(
+      conn,
+      'loopx_report_spend',
+      { contractId, tokens: 1 },
+      new RegExp(`contract ${contractId} belongs to run ${runId}, which ended`),
+      /Next: call loopx_get_contract for a fresh contract\.$/,
+    );
     // And the next step works.
     const out = ShouldRunOutput.parse(JSON.parse((await ok(conn, 'loopx_get_contract')).text));
     assert.notEqual(out.interaction_contract.id, contractId);
@@ -264,10 +417,16 @@ describe('loopx mcp over stdio, with the SDK client', () => {
   it('lists the status and goal resources and reads them as JSON that validates', async () => {
     invoke(store, 'goal.create', { goalId: 'g2', title: 'Second goal' }, human);
     const { resources } = await conn.client.listResources();
-    assert.deepEqual(resources.map((r) => r.uri), ['loopx://status', 'loopx://goals/g', 'loopx://goals/g2']);
+    assert.deepEqual(
+      resources.map((r) => r.uri),
+      ['loopx://status', 'loopx://goals/g', 'loopx://goals/g2'],
+    );
     for (const r of resources) assert.equal(r.mimeType, 'application/json');
     const { resourceTemplates } = await conn.client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['loopx://goals/{goalId}']);
+    assert.deepEqual(
+      resourceTemplates.map((t) => t.uriTemplate),
+      ['loopx://goals/{goalId}'],
+    );
 
     const status = await conn.client.readResource({ uri: 'loopx://status' });
     assert.equal(status.contents[0]?.uri, 'loopx://status');
@@ -287,7 +446,10 @@ describe('loopx mcp over stdio, with the SDK client', () => {
 
   it('an unknown resource or a hostile id is an error, not a crash', async () => {
     const cases: [string, RegExp][] = [
-      ['loopx://nope', /unknown resource "loopx:\/\/nope": use loopx:\/\/status or loopx:\/\/goals\/<goal-id>/],
+      [
+        'loopx://nope',
+        /unknown resource "loopx:\/\/nope": use loopx:\/\/status or loopx:\/\/goals\/<goal-id>/,
+      ],
       ['file:///etc/passwd', /unknown resource/],
       ['loopx://goals/../x', /unknown resource/],
       ['loopx://goals/g/events', /unknown resource/],
@@ -314,14 +476,23 @@ describe('loopx mcp over stdio, with the SDK client', () => {
 describe('loopx mcp: who the agent is, and the end of a session', () => {
   it('a client name with control characters or none at all still makes valid events', async () => {
     const store = workspace();
-    const [odd, blank] = await Promise.all([connect(store.workspace, 'evil\u001b[31m\nagent'), connect(store.workspace, '  ')]);
+    const [odd, blank] = await Promise.all([
+      connect(store.workspace, 'evil\u001b[31m\nagent'),
+      connect(store.workspace, '  '),
+    ]);
     await ok(odd, 'loopx_add_todo', { title: 'from odd' });
     await ok(blank, 'loopx_add_todo', { title: 'from blank' });
-    const added = store.readLog('g').events.filter((e) => e.type === 'todo.added').slice(-2);
-    assert.deepEqual(added.map((e) => e.actor), [
-      { kind: 'agent', id: 'evil[31magent', channel: 'mcp' },
-      { kind: 'agent', id: 'mcp-client', channel: 'mcp' },
-    ]);
+    const added = store
+      .readLog('g')
+      .events.filter((e) => e.type === 'todo.added')
+      .slice(-2);
+    assert.deepEqual(
+      added.map((e) => e.actor),
+      [
+        { kind: 'agent', id: 'evil[31magent', channel: 'mcp' },
+        { kind: 'agent', id: 'mcp-client', channel: 'mcp' },
+      ],
+    );
     await Promise.all([odd.client.close(), blank.client.close()]);
   });
 
@@ -338,13 +509,29 @@ describe('loopx mcp: who the agent is, and the end of a session', () => {
 
   it('the server exits by itself (code 0, no signal) when the client ends its stdin', async () => {
     const store = workspace();
-    const child = spawn(process.execPath, [BIN, '--workspace', store.workspace, 'mcp'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--workspace', store.workspace, 'mcp'], {
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }) + '\n');
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (code, signal) => resolve([code, signal])),
+    );
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      }) + '\n',
+    );
     let gone = false;
     void exited.then(() => (gone = true));
     const deadline = Date.now() + 10_000;

@@ -38,9 +38,17 @@ function workspace(goals: string[] = ['alpha']): Store {
   return store;
 }
 
-async function serve(store: Store, extra: Partial<StatusServerOptions> = {}): Promise<StatusServer & { lines: string[] }> {
+async function serve(
+  store: Store,
+  extra: Partial<StatusServerOptions> = {},
+): Promise<StatusServer & { lines: string[] }> {
   const lines: string[] = [];
-  const srv = await startStatusServer({ workspace: store.workspace, port: 0, log: (l) => lines.push(l), ...extra });
+  const srv = await startStatusServer({
+    workspace: store.workspace,
+    port: 0,
+    log: (l) => lines.push(l),
+    ...extra,
+  });
   servers.push(srv);
   return Object.assign(srv, { lines });
 }
@@ -67,21 +75,24 @@ function request(srv: StatusServer, target: string, o: RequestOptions = {}): Pro
     const token = o.token === undefined ? srv.token : o.token;
     if (token !== null) headers.Authorization = `Bearer ${token}`;
     if (o.body !== undefined && !o.chunked) headers['Content-Length'] = String(Buffer.byteLength(o.body));
-    const req = http.request({ host: '127.0.0.1', port: srv.port, path: target, method: o.method ?? 'GET', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: srv.port, path: target, method: o.method ?? 'GET', headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(5000, () => req.destroy(new Error(`no answer to ${target} in 5 s`)));
     req.on('error', reject);
     if (o.chunked) {
@@ -94,7 +105,9 @@ function request(srv: StatusServer, target: string, o: RequestOptions = {}): Pro
 
 /** The error object of a JSON error reply. */
 function errorOf(r: Reply): { status: number; kind: string; message: string; file?: string } {
-  const e = (r.json as { error?: { status: number; kind: string; message: string; file?: string } } | undefined)?.error;
+  const e = (
+    r.json as { error?: { status: number; kind: string; message: string; file?: string } } | undefined
+  )?.error;
   assert.ok(e, `expected a JSON error, got ${r.status} ${r.text.slice(0, 200)}`);
   assert.equal(e.status, r.status);
   assert.equal(typeof e.message, 'string');
@@ -137,83 +150,90 @@ function openSse(srv: StatusServer, o: { token?: string | null } = {}): Promise<
     const headers: Record<string, string> = { Host: `127.0.0.1:${srv.port}`, Accept: 'text/event-stream' };
     const token = o.token === undefined ? srv.token : o.token;
     if (token !== null) headers.Authorization = `Bearer ${token}`;
-    const req = http.request({ host: '127.0.0.1', port: srv.port, path: '/events', headers, agent: false }, (res) => {
-      let buf = '';
-      const waiters = new Set<() => void>();
-      const s: SseStream = {
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        events: [],
-        comments: [],
-        ended: false,
-        waitFor(pred, ms, from = 0) {
-          return new Promise((ok, fail) => {
-            const look = () => {
-              const hit = s.events.slice(from).find(pred);
-              if (hit) {
-                clearTimeout(timer);
+    const req = http.request(
+      { host: '127.0.0.1', port: srv.port, path: '/events', headers, agent: false },
+      (res) => {
+        let buf = '';
+        const waiters = new Set<() => void>();
+        const s: SseStream = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          events: [],
+          comments: [],
+          ended: false,
+          waitFor(pred, ms, from = 0) {
+            return new Promise((ok, fail) => {
+              const look = () => {
+                const hit = s.events.slice(from).find(pred);
+                if (hit) {
+                  clearTimeout(timer);
+                  waiters.delete(look);
+                  ok(hit);
+                }
+              };
+              const timer = setTimeout(() => {
                 waiters.delete(look);
-                ok(hit);
-              }
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(look);
-              fail(new Error(`no matching event in ${ms} ms; got ${s.events.map((e) => e.event).join(', ') || 'none'}`));
-            }, ms);
-            waiters.add(look);
-            look();
-          });
-        },
-        waitForComment(pred, ms) {
-          return new Promise((ok, fail) => {
-            const look = () => {
-              const hit = s.comments.find(pred);
-              if (hit !== undefined) {
-                clearTimeout(timer);
+                fail(
+                  new Error(
+                    `no matching event in ${ms} ms; got ${s.events.map((e) => e.event).join(', ') || 'none'}`,
+                  ),
+                );
+              }, ms);
+              waiters.add(look);
+              look();
+            });
+          },
+          waitForComment(pred, ms) {
+            return new Promise((ok, fail) => {
+              const look = () => {
+                const hit = s.comments.find(pred);
+                if (hit !== undefined) {
+                  clearTimeout(timer);
+                  waiters.delete(look);
+                  ok(hit);
+                }
+              };
+              const timer = setTimeout(() => {
                 waiters.delete(look);
-                ok(hit);
+                fail(new Error(`no matching comment in ${ms} ms`));
+              }, ms);
+              waiters.add(look);
+              look();
+            });
+          },
+          close() {
+            req.destroy();
+          },
+        };
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let cut: number;
+          while ((cut = buf.indexOf('\n\n')) !== -1) {
+            const block = buf.slice(0, cut);
+            buf = buf.slice(cut + 2);
+            const ev: SseEvent = { event: 'message', data: '' };
+            let isEvent = false;
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) s.comments.push(line.slice(1).trim());
+              else if (line.startsWith('event: ')) {
+                ev.event = line.slice(7);
+                isEvent = true;
+              } else if (line.startsWith('id: ')) ev.id = line.slice(4);
+              else if (line.startsWith('data: ')) {
+                ev.data += line.slice(6);
+                isEvent = true;
               }
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(look);
-              fail(new Error(`no matching comment in ${ms} ms`));
-            }, ms);
-            waiters.add(look);
-            look();
-          });
-        },
-        close() {
-          req.destroy();
-        },
-      };
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        let cut: number;
-        while ((cut = buf.indexOf('\n\n')) !== -1) {
-          const block = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          const ev: SseEvent = { event: 'message', data: '' };
-          let isEvent = false;
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) s.comments.push(line.slice(1).trim());
-            else if (line.startsWith('event: ')) {
-              ev.event = line.slice(7);
-              isEvent = true;
-            } else if (line.startsWith('id: ')) ev.id = line.slice(4);
-            else if (line.startsWith('data: ')) {
-              ev.data += line.slice(6);
-              isEvent = true;
             }
+            if (isEvent) s.events.push(ev);
           }
-          if (isEvent) s.events.push(ev);
-        }
-        for (const w of [...waiters]) w();
-      });
-      res.on('end', () => (s.ended = true));
-      res.on('error', () => (s.ended = true));
-      resolve(s);
-    });
+          for (const w of [...waiters]) w();
+        });
+        res.on('end', () => (s.ended = true));
+        res.on('error', () => (s.ended = true));
+        resolve(s);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -225,7 +245,9 @@ const snapshotOf = (e: SseEvent) => StatusDoc.parse(JSON.parse(e.data));
 function treeHash(store: Store): string {
   const out: string[] = [];
   (function walk(dir: string) {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(dir, e.name);
       const rel = path.relative(store.root, p);
       if (rel === 'local') continue;
@@ -256,8 +278,18 @@ describe('status server: routes', () => {
   let srv: Awaited<ReturnType<typeof serve>>;
   before(async () => {
     store = workspace(['alpha', 'beta']);
-    invoke(store, 'todo.add', { goalId: 'alpha', todoId: 't1', title: 'run the tests', action: 'npm test' }, user);
-    invoke(store, 'todo.add', { goalId: 'alpha', todoId: 't2', title: 'deploy', action: './deploy.sh', gate: 'prod' }, user);
+    invoke(
+      store,
+      'todo.add',
+      { goalId: 'alpha', todoId: 't1', title: 'run the tests', action: 'npm test' },
+      user,
+    );
+    invoke(
+      store,
+      'todo.add',
+      { goalId: 'alpha', todoId: 't2', title: 'deploy', action: './deploy.sh', gate: 'prod' },
+      user,
+    );
     srv = await serve(store);
   });
 
@@ -275,7 +307,10 @@ describe('status server: routes', () => {
     const doc = StatusDoc.parse(r.json);
     assert.equal(doc.schema, 'loopx.status/1');
     assert.equal(doc.workspace, store.workspace);
-    assert.deepEqual(doc.goals.map((g) => g.id), ['alpha', 'beta']);
+    assert.deepEqual(
+      doc.goals.map((g) => g.id),
+      ['alpha', 'beta'],
+    );
     assert.deepEqual(doc.goals[0]!.progress, { done: 0, total: 2 });
     assert.equal(doc.goals[0]!.pending_gates, 1);
     assert.deepEqual(doc.errors, []);
@@ -288,8 +323,14 @@ describe('status server: routes', () => {
     assertJson(r);
     const doc = GoalStatusDoc.parse(r.json);
     assert.equal(doc.id, 'alpha');
-    assert.deepEqual(doc.todos.map((t) => t.id), ['t1', 't2']);
-    assert.deepEqual(doc.gates.map((g) => [g.id, g.status]), [['prod', 'pending']]);
+    assert.deepEqual(
+      doc.todos.map((t) => t.id),
+      ['t1', 't2'],
+    );
+    assert.deepEqual(
+      doc.gates.map((g) => [g.id, g.status]),
+      [['prod', 'pending']],
+    );
     assert.deepEqual(doc, JSON.parse(JSON.stringify(goalStatus(store, 'alpha'))));
     // A query string is ignored, not part of the id.
     const q = await request(srv, '/goals/beta?x=1');
@@ -377,7 +418,12 @@ describe('status server: token', () => {
         assert.ok(!r.text.includes('Goal alpha'), 'nothing of the store leaks');
       }
     }
-    assert.equal((await request(srv, '/status', { token: null, headers: { Authorization: `bearer   ${srv.token}` } })).status, 200, 'the scheme is case-insensitive');
+    assert.equal(
+      (await request(srv, '/status', { token: null, headers: { Authorization: `bearer   ${srv.token}` } }))
+        .status,
+      200,
+      'the scheme is case-insensitive',
+    );
   });
 
   it('is generated once into .loopx/local/status-token (0600) and reused; a given token is used as is', async () => {
@@ -410,7 +456,9 @@ describe('status server: token', () => {
   it('refuses a token file that holds no token', async () => {
     const store = workspace();
     fs.writeFileSync(path.join(store.localDir, TOKEN_FILE), 'not hex at all\n', { mode: 0o600 });
-    await assert.rejects(serve(store), (e: Error) => /status-token is not a valid key .*delete it to make a new one/.test(e.message));
+    await assert.rejects(serve(store), (e: Error) =>
+      /status-token is not a valid key .*delete it to make a new one/.test(e.message),
+    );
   });
 
   it('refuses a workspace without .loopx/', async () => {
@@ -427,7 +475,14 @@ describe('status server: Host, Origin, methods and limits', () => {
   });
 
   it('refuses a Host that is not a loopback name with our port (DNS rebinding)', async () => {
-    for (const host of ['evil.example', `evil.example:${srv.port}`, `127.0.0.1:${srv.port + 1}`, '127.0.0.1', `localhost.evil.example:${srv.port}`, `127.0.0.1.nip.io:${srv.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${srv.port}`,
+      `127.0.0.1:${srv.port + 1}`,
+      '127.0.0.1',
+      `localhost.evil.example:${srv.port}`,
+      `127.0.0.1.nip.io:${srv.port}`,
+    ]) {
       for (const target of ['/status', '/healthz', '/events']) {
         const r = await request(srv, target, { headers: { Host: host } });
         assert.equal(r.status, 421, `${host} ${target}`);
@@ -435,18 +490,31 @@ describe('status server: Host, Origin, methods and limits', () => {
         assert.ok(!r.text.includes('Goal alpha'));
       }
     }
-    for (const host of [`127.0.0.1:${srv.port}`, `localhost:${srv.port}`, `LOCALHOST:${srv.port}`, `[::1]:${srv.port}`]) {
+    for (const host of [
+      `127.0.0.1:${srv.port}`,
+      `localhost:${srv.port}`,
+      `LOCALHOST:${srv.port}`,
+      `[::1]:${srv.port}`,
+    ]) {
       assert.equal((await request(srv, '/status', { headers: { Host: host } })).status, 200, host);
     }
   });
 
   it('refuses a cross-origin request', async () => {
-    for (const origin of ['http://evil.example', 'null', `http://localhost:${srv.port + 1}`, `https://127.0.0.1:${srv.port}`]) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `http://localhost:${srv.port + 1}`,
+      `https://127.0.0.1:${srv.port}`,
+    ]) {
       const r = await request(srv, '/status', { headers: { Origin: origin } });
       assert.equal(r.status, 403, origin);
       assertJson(r);
     }
-    assert.equal((await request(srv, '/status', { headers: { Origin: `http://127.0.0.1:${srv.port}` } })).status, 200);
+    assert.equal(
+      (await request(srv, '/status', { headers: { Origin: `http://127.0.0.1:${srv.port}` } })).status,
+      200,
+    );
   });
 
   it('answers 405 with Allow: GET, HEAD to every other method', async () => {
@@ -458,7 +526,10 @@ describe('status server: Host, Origin, methods and limits', () => {
         assertJson(r);
       }
     }
-    const withBody = await request(srv, '/goals/alpha', { method: 'POST', body: JSON.stringify({ status: 'closed' }) });
+    const withBody = await request(srv, '/goals/alpha', {
+      method: 'POST',
+      body: JSON.stringify({ status: 'closed' }),
+    });
     assert.equal(withBody.status, 405);
     assert.equal(GoalStatusDoc.parse((await request(srv, '/goals/alpha')).json).status, 'active');
   });
@@ -469,7 +540,11 @@ describe('status server: Host, Origin, methods and limits', () => {
     assertJson(body);
     const chunked = await request(srv, '/status', { body: 'hello', chunked: true });
     assert.equal(chunked.status, 413);
-    assert.equal((await request(srv, '/status', { headers: { 'Content-Length': '0' } })).status, 200, 'an empty body is fine');
+    assert.equal(
+      (await request(srv, '/status', { headers: { 'Content-Length': '0' } })).status,
+      200,
+      'an empty body is fine',
+    );
     const long = await request(srv, '/goals/' + 'a'.repeat(2100));
     assert.equal(long.status, 414);
     assertJson(long);
@@ -483,13 +558,34 @@ describe('status server: Host, Origin, methods and limits', () => {
 describe('status server: binding', () => {
   it('refuses a non-loopback host unless allowUnsafeHost', async () => {
     const store = workspace();
-    for (const host of ['0.0.0.0', '::', '192.0.2.1', '10.0.0.1', 'example.com', '128.0.0.1', '::2', 'localhost.example']) {
-      await assert.rejects(startStatusServer({ workspace: store.workspace, port: 0, host }), /not a loopback address/, host);
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '192.0.2.1',
+      '10.0.0.1',
+      'example.com',
+      '128.0.0.1',
+      '::2',
+      'localhost.example',
+    ]) {
+      await assert.rejects(
+        startStatusServer({ workspace: store.workspace, port: 0, host }),
+        /not a loopback address/,
+        host,
+      );
     }
-    assert.equal(fs.existsSync(path.join(store.localDir, TOKEN_FILE)), false, 'refused before anything is written');
+    assert.equal(
+      fs.existsSync(path.join(store.localDir, TOKEN_FILE)),
+      false,
+      'refused before anything is written',
+    );
     const unsafe = await serve(store, { host: '0.0.0.0', allowUnsafeHost: true });
     assert.equal((await request(unsafe, '/healthz')).status, 200);
-    assert.equal((await request(unsafe, '/status', { headers: { Host: 'evil.example' } })).status, 421, 'the Host check stays');
+    assert.equal(
+      (await request(unsafe, '/status', { headers: { Host: 'evil.example' } })).status,
+      421,
+      'the Host check stays',
+    );
     await unsafe.close();
   });
 
@@ -499,13 +595,36 @@ describe('status server: binding', () => {
     assert.equal(srv.url, `http://127.0.0.1:${srv.port}`);
     const local = await serve(store, { host: 'localhost' });
     assert.equal((await request(local, '/healthz')).status, 200);
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LocalHost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) assert.ok(isLoopbackHost(h), h);
-    for (const h of ['0.0.0.0', '::', '::2', '1::1', '128.0.0.1', '127.0.0.1.nip.io', 'localhost.', 'example.com', '', '::ffff:10.0.0.1']) assert.ok(!isLoopbackHost(h), h);
+    for (const h of [
+      '127.0.0.1',
+      '127.1.2.3',
+      'localhost',
+      'LocalHost',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+    ])
+      assert.ok(isLoopbackHost(h), h);
+    for (const h of [
+      '0.0.0.0',
+      '::',
+      '::2',
+      '1::1',
+      '128.0.0.1',
+      '127.0.0.1.nip.io',
+      'localhost.',
+      'example.com',
+      '',
+      '::ffff:10.0.0.1',
+    ])
+      assert.ok(!isLoopbackHost(h), h);
   });
 
   it('rejects a bad port', async () => {
     const store = workspace();
-    for (const port of [-1, 65536, 1.5, NaN]) await assert.rejects(startStatusServer({ workspace: store.workspace, port }), /port/);
+    for (const port of [-1, 65536, 1.5, NaN])
+      await assert.rejects(startStatusServer({ workspace: store.workspace, port }), /port/);
   });
 });
 
@@ -522,7 +641,11 @@ describe('status server: rate limit', () => {
     const wait = Number(r.headers['retry-after']);
     assert.ok(wait >= 1 && wait <= 12, `Retry-After ${r.headers['retry-after']}`);
     assert.equal((await request(srv, '/healthz')).status, 429, 'every route counts');
-    assert.equal((await request(srv, '/status', { token: null })).status, 429, 'a request without a token counts too');
+    assert.equal(
+      (await request(srv, '/status', { token: null })).status,
+      429,
+      'a request without a token counts too',
+    );
   });
 });
 
@@ -538,7 +661,10 @@ describe('status server: events', () => {
   function cli(store: Store, args: string[]): Promise<{ code: number | null; out: string }> {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LOOPX_')));
     return new Promise((resolve, reject) => {
-      const p = spawn(process.execPath, [BIN, '--workspace', store.workspace, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(process.execPath, [BIN, '--workspace', store.workspace, ...args], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       p.stdout.on('data', (d) => (out += d));
       p.stderr.on('data', (d) => (out += d));
@@ -559,13 +685,29 @@ describe('status server: events', () => {
     assert.equal(sse.headers['content-type'], 'text/event-stream; charset=utf-8');
     assertCommonHeaders({ status: 200, headers: sse.headers, text: '', json: undefined });
     const first = snapshotOf(await sse.waitFor((e) => e.event === 'snapshot', 2000));
-    assert.deepEqual(first.goals.map((g) => [g.id, g.progress.total]), [['alpha', 0]]);
+    assert.deepEqual(
+      first.goals.map((g) => [g.id, g.progress.total]),
+      [['alpha', 0]],
+    );
 
     const seen = sse.events.length;
-    const r = await cli(store, ['todo', 'add', '--goal-id', 'alpha', '--title', 'from another process', '--action', 'true']);
+    const r = await cli(store, [
+      'todo',
+      'add',
+      '--goal-id',
+      'alpha',
+      '--title',
+      'from another process',
+      '--action',
+      'true',
+    ]);
     assert.equal(r.code, 0, r.out);
     const t0 = Date.now();
-    const ev = await sse.waitFor((e) => e.event === 'snapshot' && snapshotOf(e).goals[0]?.progress.total === 1, 2000, seen);
+    const ev = await sse.waitFor(
+      (e) => e.event === 'snapshot' && snapshotOf(e).goals[0]?.progress.total === 1,
+      2000,
+      seen,
+    );
     const doc = snapshotOf(ev);
     assert.ok(Date.now() - t0 < 2000);
     assert.deepEqual(withoutGenerated(doc), withoutGenerated(statusAll(store)));
@@ -574,7 +716,11 @@ describe('status server: events', () => {
     const seen2 = sse.events.length;
     const made = await cli(store, ['goal', 'create', '--goal-id', 'gamma', '--title', 'made elsewhere']);
     assert.equal(made.code, 0, made.out);
-    await sse.waitFor((e) => e.event === 'snapshot' && snapshotOf(e).goals.some((g) => g.id === 'gamma'), 2000, seen2);
+    await sse.waitFor(
+      (e) => e.event === 'snapshot' && snapshotOf(e).goals.some((g) => g.id === 'gamma'),
+      2000,
+      seen2,
+    );
     sse.close();
   });
 
@@ -584,11 +730,15 @@ describe('status server: events', () => {
     const sse = await openSse(srv);
     await sse.waitFor((e) => e.event === 'snapshot', 2000);
     const start = Date.now();
-    for (let i = 0; i < 20; i++) invoke(store, 'todo.add', { goalId: 'alpha', title: `todo ${i}`, action: 'true' }, user);
+    for (let i = 0; i < 20; i++)
+      invoke(store, 'todo.add', { goalId: 'alpha', title: `todo ${i}`, action: 'true' }, user);
     await sse.waitFor((e) => e.event === 'snapshot' && snapshotOf(e).goals[0]?.progress.total === 20, 2000);
     const elapsed = Date.now() - start;
     const pushes = sse.events.length - 1;
-    assert.ok(pushes <= Math.ceil(elapsed / 200) + 1, `${pushes} pushes in ${elapsed} ms: at most one per 200 ms`);
+    assert.ok(
+      pushes <= Math.ceil(elapsed / 200) + 1,
+      `${pushes} pushes in ${elapsed} ms: at most one per 200 ms`,
+    );
     await new Promise((r) => setTimeout(r, 700)); // a push racing the last write may still come
     const settled = sse.events.length;
     await new Promise((r) => setTimeout(r, 1200)); // more than two polls
@@ -622,7 +772,10 @@ describe('status server: events', () => {
     streams.push(again);
     await srv.close();
     await new Promise((r) => setTimeout(r, 50));
-    assert.ok(streams.every((s) => s.ended), 'close() ends the streams');
+    assert.ok(
+      streams.every((s) => s.ended),
+      'close() ends the streams',
+    );
     await assert.rejects(request(srv, '/healthz'), /ECONNREFUSED/);
   });
 });
@@ -641,7 +794,10 @@ describe('status server: broken goal files', () => {
     assert.equal(status.status, 200);
     const doc = StatusDoc.parse(status.json);
     assert.ok(doc.goals.some((g) => g.id === 'alpha'));
-    assert.deepEqual(doc.errors.map((e) => e.goal_id), ['gamma']);
+    assert.deepEqual(
+      doc.errors.map((e) => e.goal_id),
+      ['gamma'],
+    );
     assert.match(doc.errors[0]!.message, /gamma[\\/]events\.jsonl:1/);
 
     for (const id of ['beta', 'gamma']) {
@@ -660,13 +816,22 @@ describe('status server: broken goal files', () => {
     // With the index broken as well, every goal is read from its own files; beta is now an error too.
     fs.writeFileSync(store.indexPath, '{"v":1,"goals":[{"id":');
     const all = StatusDoc.parse((await request(srv, '/status')).json);
-    assert.deepEqual(all.goals.map((g) => g.id), ['alpha']);
-    assert.deepEqual(all.errors.map((e) => e.goal_id), ['beta', 'gamma']);
+    assert.deepEqual(
+      all.goals.map((g) => g.id),
+      ['alpha'],
+    );
+    assert.deepEqual(
+      all.errors.map((e) => e.goal_id),
+      ['beta', 'gamma'],
+    );
 
     // The event stream works over broken files too.
     const sse = await openSse(srv);
     const snap = snapshotOf(await sse.waitFor((e) => e.event === 'snapshot', 2000));
-    assert.deepEqual(snap.errors.map((e) => e.goal_id), ['beta', 'gamma']);
+    assert.deepEqual(
+      snap.errors.map((e) => e.goal_id),
+      ['beta', 'gamma'],
+    );
     sse.close();
 
     // A broken policy.json breaks goal documents (they need it) but not /status or the server.
@@ -682,7 +847,12 @@ describe('status server: broken goal files', () => {
 describe('status server: read-only', () => {
   it('no request changes a byte under .loopx/ (local/ aside, where only the token is added)', async () => {
     const store = workspace(['alpha', 'beta', 'gamma']);
-    invoke(store, 'todo.add', { goalId: 'alpha', todoId: 't1', title: 'deploy', action: './deploy.sh', gate: 'prod' }, user);
+    invoke(
+      store,
+      'todo.add',
+      { goalId: 'alpha', todoId: 't1', title: 'deploy', action: './deploy.sh', gate: 'prod' },
+      user,
+    );
     breakGoal(store, 'gamma');
     fs.rmSync(store.snapshotPath('beta')); // a missing snapshot: readers rebuild it in memory, never on disk
     const hashBefore = treeHash(store);
@@ -691,7 +861,17 @@ describe('status server: read-only', () => {
     const srv = await serve(store, { heartbeatMs: 50 });
     const sse = await openSse(srv);
     await sse.waitFor((e) => e.event === 'snapshot', 2000);
-    const targets = ['/status', '/goals/alpha', '/goals/beta', '/goals/gamma', '/goals/nope', '/goals/..%2F..', '/healthz', '/events?x', '/x'];
+    const targets = [
+      '/status',
+      '/goals/alpha',
+      '/goals/beta',
+      '/goals/gamma',
+      '/goals/nope',
+      '/goals/..%2F..',
+      '/healthz',
+      '/events?x',
+      '/x',
+    ];
     for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
       for (const target of targets) {
         if (target.startsWith('/events') && method === 'GET') continue; // the open stream covers it

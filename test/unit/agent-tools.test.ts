@@ -9,7 +9,12 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import '../../src/core/index';
-import { AGENT_TOOLS, AGENT_TOOL_NAMES, callAgentTool, toolInputJsonSchema } from '../../src/core/agent-tools';
+import {
+  AGENT_TOOLS,
+  AGENT_TOOL_NAMES,
+  callAgentTool,
+  toolInputJsonSchema,
+} from '../../src/core/agent-tools';
 import type { AgentToolResult } from '../../src/core/agent-tools';
 import { invoke, listCapabilities, whyNotAllowed } from '../../src/core/capabilities';
 import { ShouldRunOutput } from '../../src/core/contract';
@@ -28,7 +33,8 @@ const mcp: Actor = { kind: 'agent', id: 'claude', channel: 'mcp' };
 const FRESH = /Next: call loopx_get_contract for a fresh contract\.$/;
 const FIX_INPUT = /Next: fix the input and call the tool again\.$/;
 
-const call = (store: Store, name: string, input: unknown, actor: Actor = lm): AgentToolResult => callAgentTool(store, name, input, actor);
+const call = (store: Store, name: string, input: unknown, actor: Actor = lm): AgentToolResult =>
+  callAgentTool(store, name, input, actor);
 
 /** Runs `fn` and returns the events it appended to the goal's log. */
 function written(store: Store, goalId: string, fn: () => unknown): LoopxEvent[] {
@@ -39,7 +45,8 @@ function written(store: Store, goalId: string, fn: () => unknown): LoopxEvent[] 
 
 function assertActor(events: LoopxEvent[], actor: Actor) {
   assert.ok(events.length > 0, 'expected events');
-  for (const e of events) assert.deepEqual(e.actor, actor, `event ${e.type} has actor ${JSON.stringify(e.actor)}`);
+  for (const e of events)
+    assert.deepEqual(e.actor, actor, `event ${e.type} has actor ${JSON.stringify(e.actor)}`);
 }
 
 /**
@@ -50,9 +57,19 @@ function planned(opts: { actor?: Actor } = {}) {
   const actor = opts.actor ?? lm;
   const f = goalFixture();
   const { store, goalId } = f;
-  invoke(store, 'todo.add', { goalId, todoId: 'build', title: 'build it', action: 'npm run build', priority: 'P0' }, human);
+  invoke(
+    store,
+    'todo.add',
+    { goalId, todoId: 'build', title: 'build it', action: 'npm run build', priority: 'P0' },
+    human,
+  );
   invoke(store, 'todo.add', { goalId, todoId: 'docs', title: 'write the docs', priority: 'P1' }, human);
-  invoke(store, 'todo.add', { goalId, todoId: 'later', title: 'deploy', gate: 'prod', priority: 'P2' }, human);
+  invoke(
+    store,
+    'todo.add',
+    { goalId, todoId: 'later', title: 'deploy', gate: 'prod', priority: 'P2' },
+    human,
+  );
   const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, actor).data);
   assert.equal(out.decision, 'run');
   const contractId = out.interaction_contract.id!;
@@ -62,8 +79,14 @@ function planned(opts: { actor?: Actor } = {}) {
 describe('the tool set', () => {
   it('is the eight loopx_<verb>_<noun> tools, each with an object input schema and a precise description', () => {
     assert.deepEqual([...AGENT_TOOL_NAMES].sort(), [
-      'loopx_add_todo', 'loopx_claim_todo', 'loopx_complete_todo', 'loopx_get_contract',
-      'loopx_get_status', 'loopx_record_evidence', 'loopx_report_spend', 'loopx_request_gate',
+      'loopx_add_todo',
+      'loopx_claim_todo',
+      'loopx_complete_todo',
+      'loopx_get_contract',
+      'loopx_get_status',
+      'loopx_record_evidence',
+      'loopx_report_spend',
+      'loopx_request_gate',
     ]);
     for (const t of AGENT_TOOLS) {
       assert.match(t.name, /^loopx_[a-z]+_[a-z]+$/);
@@ -71,13 +94,22 @@ describe('the tool set', () => {
       assert.equal(schema.type, 'object', t.name);
       assert.equal(schema.$schema, undefined, `${t.name}: the $schema key is dropped`);
       assert.ok(t.description.length > 60, `${t.name} needs a description a model can act on`);
-      assert.equal(t.writes, !['loopx_get_contract', 'loopx_get_status'].includes(t.name), `${t.name} writes`);
-      assert.equal(typeof t.confirmation === 'function', t.writes, `${t.name}: writing tools (only) describe their effect`);
+      assert.equal(
+        t.writes,
+        !['loopx_get_contract', 'loopx_get_status'].includes(t.name),
+        `${t.name} writes`,
+      );
+      assert.equal(
+        typeof t.confirmation === 'function',
+        t.writes,
+        `${t.name}: writing tools (only) describe their effect`,
+      );
     }
   });
 
   it('publishes the required fields in the JSON schema', () => {
-    const required = (name: string) => (toolInputJsonSchema(AGENT_TOOLS.find((t) => t.name === name)!).required as string[] | undefined) ?? [];
+    const required = (name: string) =>
+      (toolInputJsonSchema(AGENT_TOOLS.find((t) => t.name === name)!).required as string[] | undefined) ?? [];
     assert.deepEqual(required('loopx_get_contract'), []);
     assert.deepEqual(required('loopx_add_todo'), ['title']);
     assert.deepEqual(required('loopx_claim_todo').sort(), ['contractId', 'todoId']);
@@ -88,21 +120,43 @@ describe('the tool set', () => {
   it('confirmation messages name goal, todo and effect, and change nothing', () => {
     const { store, contractId } = planned();
     const before = hashTree(store.root);
-    const conf = (name: string, input: Record<string, unknown>) => AGENT_TOOLS.find((t) => t.name === name)!.confirmation!(input as never);
-    assert.match(conf('loopx_add_todo', { goalId: 'g', title: 'lint', action: 'npm run lint' }), /lint.*g.*npm run lint.*waits for review/);
+    const conf = (name: string, input: Record<string, unknown>) =>
+      AGENT_TOOLS.find((t) => t.name === name)!.confirmation!(input as never);
+    assert.match(
+      conf('loopx_add_todo', { goalId: 'g', title: 'lint', action: 'npm run lint' }),
+      /lint.*g.*npm run lint.*waits for review/,
+    );
     assert.match(conf('loopx_claim_todo', { contractId, todoId: 'docs' }), new RegExp(`docs.*${contractId}`));
-    assert.match(conf('loopx_complete_todo', { contractId, todoId: 'docs', summary: 'wrote it' }), /docs.*done.*wrote it/);
+    assert.match(
+      conf('loopx_complete_todo', { contractId, todoId: 'docs', summary: 'wrote it' }),
+      /docs.*done.*wrote it/,
+    );
     assert.match(conf('loopx_record_evidence', { contractId, kind: 'test', summary: 'ok' }), /test evidence/);
     assert.match(conf('loopx_report_spend', { contractId, tokens: 10, costUsd: 0.2 }), /10 tokens.*\$0\.2/);
-    assert.match(conf('loopx_request_gate', { gateId: 'prod', reason: 'deploys' }), /approve gate "prod": deploys/);
+    assert.match(
+      conf('loopx_request_gate', { gateId: 'prod', reason: 'deploys' }),
+      /approve gate "prod": deploys/,
+    );
     assert.deepEqual(hashTree(store.root), before);
   });
 
   it('has no tool that approves or rejects a gate, records a reward or grants quota', () => {
     // What each human-only capability would be called as a tool.
-    const LOOKS_LIKE: Record<string, RegExp> = { 'gate.approve': /approve/, 'gate.reject': /reject/, 'reward.add': /reward/, 'quota.grant': /grant|quota/ };
-    const humanOnly = listCapabilities().filter((c) => c.humanOnly).map((c) => c.id).sort();
-    assert.deepEqual(humanOnly, Object.keys(LOOKS_LIKE).sort(), 'a new human-only capability needs a check here');
+    const LOOKS_LIKE: Record<string, RegExp> = {
+      'gate.approve': /approve/,
+      'gate.reject': /reject/,
+      'reward.add': /reward/,
+      'quota.grant': /grant|quota/,
+    };
+    const humanOnly = listCapabilities()
+      .filter((c) => c.humanOnly)
+      .map((c) => c.id)
+      .sort();
+    assert.deepEqual(
+      humanOnly,
+      Object.keys(LOOKS_LIKE).sort(),
+      'a new human-only capability needs a check here',
+    );
     for (const id of humanOnly) {
       for (const t of AGENT_TOOLS) assert.doesNotMatch(t.name, LOOKS_LIKE[id]!, `${t.name} looks like ${id}`);
       // And the capability itself refuses both tool channels.
@@ -110,8 +164,19 @@ describe('the tool set', () => {
       assert.match(whyNotAllowed(id, mcp) ?? '', /is human-only/);
     }
     const { store } = planned();
-    for (const name of ['gate.approve', 'loopx_approve_gate', 'loopx_add_reward', 'loopx_grant_quota', 'reward.add']) {
-      throwsLoopx(() => call(store, name, { goalId: 'g', gateId: 'prod' }), 'usage', new RegExp(`no LoopX tool "${name.replace('.', '\\.')}"`), /loopx_get_contract, loopx_get_status/);
+    for (const name of [
+      'gate.approve',
+      'loopx_approve_gate',
+      'loopx_add_reward',
+      'loopx_grant_quota',
+      'reward.add',
+    ]) {
+      throwsLoopx(
+        () => call(store, name, { goalId: 'g', gateId: 'prod' }),
+        'usage',
+        new RegExp(`no LoopX tool "${name.replace('.', '\\.')}"`),
+        /loopx_get_contract, loopx_get_status/,
+      );
     }
   });
 
@@ -132,7 +197,8 @@ describe('the tool set', () => {
       }
     }
     const types = store.readLog(goalId).events.map((e) => e.type);
-    for (const t of ['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted']) assert.ok(!types.includes(t as never), `a tool wrote ${t}`);
+    for (const t of ['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'])
+      assert.ok(!types.includes(t as never), `a tool wrote ${t}`);
     assert.equal(store.load(goalId).state.gates.find((g) => g.id === 'prod')?.status, 'pending');
   });
 });
@@ -155,7 +221,9 @@ describe('loopx_get_contract', () => {
     const started = store.readLog(goalId).events.filter((e) => e.type === 'run.started');
     assert.equal(started.length, 1);
     assertActor(started, lm);
-    assert.deepEqual(out.interaction_contract.cli_channel.next_cli_actions, [`loopx exec --contract ${contractId} --todo build -- 'npm run build'`]);
+    assert.deepEqual(out.interaction_contract.cli_channel.next_cli_actions, [
+      `loopx exec --contract ${contractId} --todo build -- 'npm run build'`,
+    ]);
     assert.equal(out.interaction_contract.agent_channel.primary?.todo_id, 'build');
     // The text is the same document, for a model to read.
     const again = call(store, 'loopx_get_contract', { goalId });
@@ -169,7 +237,10 @@ describe('loopx_get_contract', () => {
     const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', { agent: 'codex' }, mcp).data);
     const run = store.load(goalId).state.runs.find((r) => r.id === out.run_id)!;
     assert.equal(run.agent, 'codex');
-    assertActor(store.readLog(goalId).events.filter((e) => e.type === 'run.started' && e.data.run.id === run.id), mcp);
+    assertActor(
+      store.readLog(goalId).events.filter((e) => e.type === 'run.started' && e.data.run.id === run.id),
+      mcp,
+    );
   });
 
   it('after expiry, ends the stale run and issues a fresh contract', () => {
@@ -190,8 +261,14 @@ describe('loopx_get_status', () => {
     assert.equal(one.id, goalId);
     assert.equal(one.progress.total, 3);
     const all = StatusDoc.parse(call(store, 'loopx_get_status', {}).data);
-    assert.deepEqual(all.goals.map((g) => g.id), [goalId]);
-    assert.deepEqual(JSON.parse(call(store, 'loopx_get_status', {}).text).goals, JSON.parse(JSON.stringify(all.goals)));
+    assert.deepEqual(
+      all.goals.map((g) => g.id),
+      [goalId],
+    );
+    assert.deepEqual(
+      JSON.parse(call(store, 'loopx_get_status', {}).text).goals,
+      JSON.parse(JSON.stringify(all.goals)),
+    );
     assert.deepEqual(hashTree(store.root), before);
   });
 
@@ -205,13 +282,23 @@ describe('loopx_add_todo', () => {
   it('adds a judgment todo (no review needed) with the agent as actor', () => {
     const { store, goalId } = goalFixture();
     let res!: AgentToolResult;
-    const events = written(store, goalId, () => (res = call(store, 'loopx_add_todo', { title: 'write the plan', priority: 'P1' })));
-    assert.deepEqual(events.map((e) => e.type), ['todo.added']);
+    const events = written(
+      store,
+      goalId,
+      () => (res = call(store, 'loopx_add_todo', { title: 'write the plan', priority: 'P1' })),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['todo.added'],
+    );
     assertActor(events, lm);
     const { todoId } = res.data as { todoId: string; waitingFor: string[] };
     assert.match(res.text, new RegExp(`^added todo ${todoId} to goal ${goalId}$`));
     const todo = store.load(goalId).state.todos.find((t) => t.id === todoId)!;
-    assert.deepEqual({ title: todo.title, priority: todo.priority, owner: todo.owner, action: todo.action }, { title: 'write the plan', priority: 'P1', owner: 'agent', action: undefined });
+    assert.deepEqual(
+      { title: todo.title, priority: todo.priority, owner: todo.owner, action: todo.action },
+      { title: 'write the plan', priority: 'P1', owner: 'agent', action: undefined },
+    );
     // A judgment todo is listed by the next contract at once.
     const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}).data);
     assert.equal(out.interaction_contract.agent_channel.primary?.todo_id, todoId);
@@ -221,12 +308,19 @@ describe('loopx_add_todo', () => {
     it(`a command proposed via ${actor.channel} is not listed by should-run until a person approves review-<todoId>`, () => {
       const { store, goalId } = goalFixture();
       let res!: AgentToolResult;
-      const events = written(store, goalId, () => (res = call(store, 'loopx_add_todo', { title: 'lint', action: 'npm run lint' }, actor)));
+      const events = written(
+        store,
+        goalId,
+        () => (res = call(store, 'loopx_add_todo', { title: 'lint', action: 'npm run lint' }, actor)),
+      );
       const { todoId, waitingFor } = res.data as { todoId: string; waitingFor: string[] };
       const review = `review-${todoId}`;
       assert.deepEqual(waitingFor, [review]);
       assert.match(res.text, new RegExp(`waits for gate ${review} \\(a person decides\\)`));
-      assert.deepEqual(events.map((e) => e.type), ['todo.added', 'gate.requested']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['todo.added', 'gate.requested'],
+      );
       assertActor(events, actor);
       const gate = store.load(goalId).state.gates.find((g) => g.id === review)!;
       assert.equal(gate.status, 'pending');
@@ -236,13 +330,18 @@ describe('loopx_add_todo', () => {
       const waiting = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, actor).data);
       assert.equal(waiting.decision, 'wait');
       assert.deepEqual(waiting.interaction_contract.cli_channel.next_cli_actions, []);
-      assert.deepEqual(waiting.interaction_contract.user_channel.gates.map((g) => g.id), [review]);
+      assert.deepEqual(
+        waiting.interaction_contract.user_channel.gates.map((g) => g.id),
+        [review],
+      );
       assert.equal(store.load(goalId).state.runs.length, 0);
 
       invoke(store, 'gate.approve', { goalId, gateId: review }, human);
       const run = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, actor).data);
       assert.equal(run.decision, 'run');
-      assert.deepEqual(run.interaction_contract.cli_channel.next_cli_actions, [`loopx exec --contract ${run.interaction_contract.id} --todo ${todoId} -- 'npm run lint'`]);
+      assert.deepEqual(run.interaction_contract.cli_channel.next_cli_actions, [
+        `loopx exec --contract ${run.interaction_contract.id} --todo ${todoId} -- 'npm run lint'`,
+      ]);
     });
   }
 
@@ -253,7 +352,9 @@ describe('loopx_add_todo', () => {
     assert.deepEqual(waitingFor, []);
     assert.deepEqual(store.load(goalId).state.gates, []);
     const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}).data);
-    assert.deepEqual(out.interaction_contract.cli_channel.next_cli_actions, [`loopx exec --contract ${out.interaction_contract.id} --todo ${todoId} -- 'npm run lint'`]);
+    assert.deepEqual(out.interaction_contract.cli_channel.next_cli_actions, [
+      `loopx exec --contract ${out.interaction_contract.id} --todo ${todoId} -- 'npm run lint'`,
+    ]);
   });
 
   it('a person adding the same command needs no review', () => {
@@ -265,7 +366,12 @@ describe('loopx_add_todo', () => {
 
   it('asks for the gate a todo names', () => {
     const { store, goalId } = goalFixture();
-    const res = call(store, 'loopx_add_todo', { title: 'migrate the data', gate: 'data-change', priority: 'P0', owner: 'agent' });
+    const res = call(store, 'loopx_add_todo', {
+      title: 'migrate the data',
+      gate: 'data-change',
+      priority: 'P0',
+      owner: 'agent',
+    });
     const { todoId, waitingFor } = res.data as { todoId: string; waitingFor: string[] };
     assert.deepEqual(waitingFor, ['data-change']);
     const gate = store.load(goalId).state.gates.find((g) => g.id === 'data-change')!;
@@ -284,7 +390,11 @@ describe('loopx_add_todo', () => {
     invoke(store, 'goal.resume', { goalId: 'other' }, human);
     const before = hashTree(store.root);
     for (const name of ['loopx_add_todo', 'loopx_get_contract', 'loopx_request_gate']) {
-      const e = throwsLoopx(() => call(store, name, { title: 'two', gateId: 'x', reason: 'why' }), 'usage', /goalId is needed: 2 goals are active \(g, other\)/);
+      const e = throwsLoopx(
+        () => call(store, name, { title: 'two', gateId: 'x', reason: 'why' }),
+        'usage',
+        /goalId is needed: 2 goals are active \(g, other\)/,
+      );
       assert.match(e.message, FIX_INPUT);
     }
     assert.deepEqual(hashTree(store.root), before, 'nothing written');
@@ -295,12 +405,21 @@ describe('loopx_add_todo', () => {
   it('with no active goal, says a person must create one', () => {
     const { store, goalId } = goalFixture();
     invoke(store, 'goal.close', { goalId }, human);
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 'x' }), 'not_found', /no active goal/, /Create Goal/);
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 'x' }),
+      'not_found',
+      /no active goal/,
+      /Create Goal/,
+    );
   });
 
   it('refuses a command the workspace policy denies', () => {
     const { store } = goalFixture({ policy: { deniedActions: [{ pattern: 'rm -rf *', reason: 'never' }] } });
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 'clean', action: 'rm -rf /' }), 'refused', /policy denies/);
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 'clean', action: 'rm -rf /' }),
+      'refused',
+      /policy denies/,
+    );
   });
 });
 
@@ -308,8 +427,15 @@ describe('loopx_claim_todo', () => {
   it('claims a todo of the contract for the contract’s agent', () => {
     const { store, goalId, contractId } = planned();
     let res!: AgentToolResult;
-    const events = written(store, goalId, () => (res = call(store, 'loopx_claim_todo', { contractId, todoId: 'docs' })));
-    assert.deepEqual(events.map((e) => e.type), ['todo.claimed']);
+    const events = written(
+      store,
+      goalId,
+      () => (res = call(store, 'loopx_claim_todo', { contractId, todoId: 'docs' })),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['todo.claimed'],
+    );
     assertActor(events, lm);
     assert.deepEqual(res.data, { goalId, todoId: 'docs' });
     const todo = store.load(goalId).state.todos.find((t) => t.id === 'docs')!;
@@ -322,7 +448,11 @@ describe('loopx_claim_todo', () => {
     const before = hashTree(store.root);
     // `later` waits for its gate; `ghost` does not exist.
     for (const todoId of ['later', 'ghost']) {
-      throwsLoopx(() => call(store, 'loopx_claim_todo', { contractId, todoId }), 'refused', new RegExp(`todo ${todoId} is not in contract ${contractId} \\(it lists build, docs\\)`));
+      throwsLoopx(
+        () => call(store, 'loopx_claim_todo', { contractId, todoId }),
+        'refused',
+        new RegExp(`todo ${todoId} is not in contract ${contractId} \\(it lists build, docs\\)`),
+      );
     }
     assert.deepEqual(hashTree(store.root), before);
     assert.equal(store.load(goalId).state.todos.find((t) => t.id === 'later')?.status, 'open');
@@ -330,7 +460,11 @@ describe('loopx_claim_todo', () => {
 
   it('refuses a contract that does not exist, with the next step', () => {
     const { store } = planned();
-    const e = throwsLoopx(() => call(store, 'loopx_claim_todo', { contractId: 'c-0000000000', todoId: 'docs' }), 'not_found', /no contract "c-0000000000"/);
+    const e = throwsLoopx(
+      () => call(store, 'loopx_claim_todo', { contractId: 'c-0000000000', todoId: 'docs' }),
+      'not_found',
+      /no contract "c-0000000000"/,
+    );
     assert.match(e.message, FRESH);
   });
 });
@@ -339,20 +473,42 @@ describe('loopx_complete_todo', () => {
   it('completes a judgment todo of the contract and keeps the summary as evidence of the run', () => {
     const { store, goalId, contractId, runId } = planned({ actor: mcp });
     let res!: AgentToolResult;
-    const events = written(store, goalId, () => (res = call(store, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: 'wrote docs/agents.md; checked the links' }, mcp)));
-    assert.deepEqual(events.map((e) => e.type), ['evidence.added', 'todo.completed']);
+    const events = written(
+      store,
+      goalId,
+      () =>
+        (res = call(
+          store,
+          'loopx_complete_todo',
+          { contractId, todoId: 'docs', summary: 'wrote docs/agents.md; checked the links' },
+          mcp,
+        )),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['evidence.added', 'todo.completed'],
+    );
     assertActor(events, mcp);
     assert.deepEqual(res.data, { goalId, todoId: 'docs', runId });
     const state = store.load(goalId).state;
     const ev = state.evidence.find((e) => e.todoId === 'docs')!;
-    assert.deepEqual({ kind: ev.kind, runId: ev.runId, summary: ev.summary }, { kind: 'note', runId, summary: 'wrote docs/agents.md; checked the links' });
+    assert.deepEqual(
+      { kind: ev.kind, runId: ev.runId, summary: ev.summary },
+      { kind: 'note', runId, summary: 'wrote docs/agents.md; checked the links' },
+    );
     assert.equal(state.todos.find((t) => t.id === 'docs')?.status, 'done');
     assert.ok(state.todos.find((t) => t.id === 'docs')!.evidence.includes(ev.id));
   });
 
   it('refuses a todo with a command: that is loopx exec’s job', () => {
     const { store, goalId, contractId } = planned();
-    const e = throwsLoopx(() => call(store, 'loopx_complete_todo', { contractId, todoId: 'build', summary: 'built it, trust me' }), 'refused', /todo build has a command/, new RegExp(`next_cli_actions entry of contract ${contractId} \\(loopx exec\\)`));
+    const e = throwsLoopx(
+      () =>
+        call(store, 'loopx_complete_todo', { contractId, todoId: 'build', summary: 'built it, trust me' }),
+      'refused',
+      /todo build has a command/,
+      new RegExp(`next_cli_actions entry of contract ${contractId} \\(loopx exec\\)`),
+    );
     assert.doesNotMatch(e.message, /Next: call/);
     assert.equal(store.load(goalId).state.todos.find((t) => t.id === 'build')?.status, 'open');
   });
@@ -360,14 +516,22 @@ describe('loopx_complete_todo', () => {
   it('refuses a todo the contract does not list, naming the contract', () => {
     const { store, goalId, contractId } = planned();
     const before = hashTree(store.root);
-    throwsLoopx(() => call(store, 'loopx_complete_todo', { contractId, todoId: 'later', summary: 'deployed' }), 'refused', new RegExp(`todo later is not a judgment todo of contract ${contractId} \\(it lists docs\\)`));
+    throwsLoopx(
+      () => call(store, 'loopx_complete_todo', { contractId, todoId: 'later', summary: 'deployed' }),
+      'refused',
+      new RegExp(`todo later is not a judgment todo of contract ${contractId} \\(it lists docs\\)`),
+    );
     assert.deepEqual(hashTree(store.root), before);
     assert.equal(store.load(goalId).state.todos.find((t) => t.id === 'later')?.status, 'open');
   });
 
   it('refuses an empty summary, naming the field', () => {
     const { store, contractId } = planned();
-    const e = throwsLoopx(() => call(store, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: '   ' }), 'usage', /loopx_complete_todo: field summary: must say what was done/);
+    const e = throwsLoopx(
+      () => call(store, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: '   ' }),
+      'usage',
+      /loopx_complete_todo: field summary: must say what was done/,
+    );
     assert.match(e.message, FIX_INPUT);
   });
 });
@@ -376,26 +540,51 @@ describe('loopx_record_evidence', () => {
   it('records evidence for the contract’s run, tied to a todo of the contract', () => {
     const { store, goalId, contractId, runId } = planned();
     let res!: AgentToolResult;
-    const events = written(store, goalId, () => (res = call(store, 'loopx_record_evidence', { contractId, todoId: 'docs', kind: 'test', summary: 'npm test: 42 passing', exitCode: 0 })));
-    assert.deepEqual(events.map((e) => e.type), ['evidence.added']);
+    const events = written(
+      store,
+      goalId,
+      () =>
+        (res = call(store, 'loopx_record_evidence', {
+          contractId,
+          todoId: 'docs',
+          kind: 'test',
+          summary: 'npm test: 42 passing',
+          exitCode: 0,
+        })),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['evidence.added'],
+    );
     assertActor(events, lm);
     const { evidenceId } = res.data as { evidenceId: string };
     assert.match(res.text, new RegExp(`recorded evidence ${evidenceId} for run ${runId}`));
     const ev = store.load(goalId).state.evidence.find((e) => e.id === evidenceId)!;
-    assert.deepEqual({ runId: ev.runId, todoId: ev.todoId, kind: ev.kind, summary: ev.summary, exitCode: ev.exitCode }, { runId, todoId: 'docs', kind: 'test', summary: 'npm test: 42 passing', exitCode: 0 });
+    assert.deepEqual(
+      { runId: ev.runId, todoId: ev.todoId, kind: ev.kind, summary: ev.summary, exitCode: ev.exitCode },
+      { runId, todoId: 'docs', kind: 'test', summary: 'npm test: 42 passing', exitCode: 0 },
+    );
   });
 
   it('defaults to a note about the run', () => {
     const { store, goalId, contractId, runId } = planned();
-    const { evidenceId } = call(store, 'loopx_record_evidence', { contractId, summary: 'read the code' }).data as { evidenceId: string };
+    const { evidenceId } = call(store, 'loopx_record_evidence', { contractId, summary: 'read the code' })
+      .data as { evidenceId: string };
     const ev = store.load(goalId).state.evidence.find((e) => e.id === evidenceId)!;
-    assert.deepEqual({ kind: ev.kind, runId: ev.runId, todoId: ev.todoId }, { kind: 'note', runId, todoId: undefined });
+    assert.deepEqual(
+      { kind: ev.kind, runId: ev.runId, todoId: ev.todoId },
+      { kind: 'note', runId, todoId: undefined },
+    );
   });
 
   it('refuses a todo the contract does not list, naming the contract', () => {
     const { store, contractId } = planned();
     const before = hashTree(store.root);
-    throwsLoopx(() => call(store, 'loopx_record_evidence', { contractId, todoId: 'later', summary: 'deployed' }), 'refused', new RegExp(`todo later is not in contract ${contractId}`));
+    throwsLoopx(
+      () => call(store, 'loopx_record_evidence', { contractId, todoId: 'later', summary: 'deployed' }),
+      'refused',
+      new RegExp(`todo later is not in contract ${contractId}`),
+    );
     assert.deepEqual(hashTree(store.root), before);
   });
 });
@@ -403,8 +592,13 @@ describe('loopx_record_evidence', () => {
 describe('loopx_report_spend', () => {
   it('adds tokens and cost to the contract’s run', () => {
     const { store, goalId, contractId, runId } = planned();
-    const events = written(store, goalId, () => call(store, 'loopx_report_spend', { contractId, tokens: 1200, costUsd: 0.25 }));
-    assert.deepEqual(events.map((e) => e.type), ['run.spend']);
+    const events = written(store, goalId, () =>
+      call(store, 'loopx_report_spend', { contractId, tokens: 1200, costUsd: 0.25 }),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['run.spend'],
+    );
     assertActor(events, lm);
     const res = call(store, 'loopx_report_spend', { contractId, tokens: 800 });
     assert.equal(res.text, `run ${runId} has now spent 2000 tokens, $0.25`);
@@ -416,9 +610,21 @@ describe('loopx_report_spend', () => {
   it('refuses negative, fractional or textual amounts, naming the field', () => {
     const { store, contractId } = planned();
     throwsLoopx(() => call(store, 'loopx_report_spend', { contractId, tokens: -5 }), 'usage', /field tokens/);
-    throwsLoopx(() => call(store, 'loopx_report_spend', { contractId, tokens: 1.5 }), 'usage', /field tokens/);
-    throwsLoopx(() => call(store, 'loopx_report_spend', { contractId, tokens: '100' }), 'usage', /field tokens/);
-    throwsLoopx(() => call(store, 'loopx_report_spend', { contractId, costUsd: -1 }), 'usage', /field costUsd/);
+    throwsLoopx(
+      () => call(store, 'loopx_report_spend', { contractId, tokens: 1.5 }),
+      'usage',
+      /field tokens/,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_report_spend', { contractId, tokens: '100' }),
+      'usage',
+      /field tokens/,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_report_spend', { contractId, costUsd: -1 }),
+      'usage',
+      /field costUsd/,
+    );
   });
 });
 
@@ -426,14 +632,34 @@ describe('loopx_request_gate', () => {
   it('asks the person; the todos it guards wait, other work goes on', () => {
     const { store, goalId, contractId } = planned({ actor: mcp });
     let res!: AgentToolResult;
-    const events = written(store, goalId, () => (res = call(store, 'loopx_request_gate', { gateId: 'docs-review', reason: 'the docs name a customer', guards: ['docs'] }, mcp)));
-    assert.deepEqual(events.map((e) => e.type), ['gate.requested']);
+    const events = written(
+      store,
+      goalId,
+      () =>
+        (res = call(
+          store,
+          'loopx_request_gate',
+          { gateId: 'docs-review', reason: 'the docs name a customer', guards: ['docs'] },
+          mcp,
+        )),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['gate.requested'],
+    );
     assertActor(events, mcp);
     assert.match(res.text, /gate docs-review of goal g is pending: the person has been asked/);
     const gate = store.load(goalId).state.gates.find((g) => g.id === 'docs-review')!;
-    assert.deepEqual({ status: gate.status, guards: gate.guards, reason: gate.reason }, { status: 'pending', guards: ['docs'], reason: 'the docs name a customer' });
+    assert.deepEqual(
+      { status: gate.status, guards: gate.guards, reason: gate.reason },
+      { status: 'pending', guards: ['docs'], reason: 'the docs name a customer' },
+    );
     // The guarded todo can no longer be completed under the contract; the command still can.
-    throwsLoopx(() => call(store, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: 'done' }, mcp), 'refused', /needs gate docs-review approved/);
+    throwsLoopx(
+      () => call(store, 'loopx_complete_todo', { contractId, todoId: 'docs', summary: 'done' }, mcp),
+      'refused',
+      /needs gate docs-review approved/,
+    );
     const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, mcp).data);
     assert.equal(out.decision, 'run');
     assert.ok(out.interaction_contract.user_channel.gates.some((g) => g.id === 'docs-review'));
@@ -441,9 +667,20 @@ describe('loopx_request_gate', () => {
 
   it('refuses an empty reason and unknown guarded todos', () => {
     const { store, goalId } = planned();
-    throwsLoopx(() => call(store, 'loopx_request_gate', { gateId: 'x', reason: '' }), 'usage', /field reason: must say why a person is needed/);
-    throwsLoopx(() => call(store, 'loopx_request_gate', { gateId: 'x', reason: 'why', guards: ['ghost'] }), 'not_found', /no todo "ghost"/);
-    assert.equal(store.load(goalId).state.gates.some((g) => g.id === 'x'), false);
+    throwsLoopx(
+      () => call(store, 'loopx_request_gate', { gateId: 'x', reason: '' }),
+      'usage',
+      /field reason: must say why a person is needed/,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_request_gate', { gateId: 'x', reason: 'why', guards: ['ghost'] }),
+      'not_found',
+      /no todo "ghost"/,
+    );
+    assert.equal(
+      store.load(goalId).state.gates.some((g) => g.id === 'x'),
+      false,
+    );
   });
 });
 
@@ -462,7 +699,11 @@ describe('input is validated (hosts do not)', () => {
     const before = hashTree(store.root);
     for (const [name, field] of Object.entries(REQUIRED)) {
       for (const input of [{ wrong: 1 }, {}, undefined, null]) {
-        const e = throwsLoopx(() => call(store, name, input), 'usage', new RegExp(`^${name}: field ${field}: `));
+        const e = throwsLoopx(
+          () => call(store, name, input),
+          'usage',
+          new RegExp(`^${name}: field ${field}: `),
+        );
         assert.match(e.message, FIX_INPUT);
       }
     }
@@ -501,19 +742,51 @@ describe('input is validated (hosts do not)', () => {
       }
     }
     // Lists of ids too.
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 't', dependsOn: ['docs', '../x'] }), 'usage', /field dependsOn\.1: /);
-    throwsLoopx(() => call(store, 'loopx_request_gate', { gateId: 'x', reason: 'r', guards: ['$(id)'] }), 'usage', /field guards\.0: /);
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 't', dependsOn: ['docs', '../x'] }),
+      'usage',
+      /field dependsOn\.1: /,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_request_gate', { gateId: 'x', reason: 'r', guards: ['$(id)'] }),
+      'usage',
+      /field guards\.0: /,
+    );
     assert.deepEqual(hashTree(store.root), before);
   });
 
   it('text with control characters and over-long text are refused, naming the field', () => {
     const { store, contractId } = planned();
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 'a\u001b[31mred' }), 'usage', /field title: must not contain control characters/);
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 'x'.repeat(201) }), 'usage', /field title: must be at most 200 characters/);
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 't', action: 'echo a\necho b' }), 'usage', /field action: /);
-    throwsLoopx(() => call(store, 'loopx_add_todo', { title: 't', priority: 'P9' }), 'usage', /field priority: /);
-    throwsLoopx(() => call(store, 'loopx_record_evidence', { contractId, summary: 's', kind: 'reward' }), 'usage', /field kind: /);
-    throwsLoopx(() => call(store, 'loopx_record_evidence', { contractId, summary: 'x'.repeat(4001) }), 'usage', /field summary: must be at most 4000/);
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 'a\u001b[31mred' }),
+      'usage',
+      /field title: must not contain control characters/,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 'x'.repeat(201) }),
+      'usage',
+      /field title: must be at most 200 characters/,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 't', action: 'echo a\necho b' }),
+      'usage',
+      /field action: /,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_add_todo', { title: 't', priority: 'P9' }),
+      'usage',
+      /field priority: /,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_record_evidence', { contractId, summary: 's', kind: 'reward' }),
+      'usage',
+      /field kind: /,
+    );
+    throwsLoopx(
+      () => call(store, 'loopx_record_evidence', { contractId, summary: 'x'.repeat(4001) }),
+      'usage',
+      /field summary: must be at most 4000/,
+    );
   });
 });
 
@@ -530,7 +803,12 @@ describe('writes outside the current contract', () => {
     clock.advance(30 * MIN);
     const before = hashTree(store.root);
     for (const [name, input] of WRITES) {
-      const e = throwsLoopx(() => call(store, name, input(contractId)), 'refused', new RegExp(`contract ${contractId} expired at 2026-11-30T10:30:00\\.000Z`), FRESH);
+      const e = throwsLoopx(
+        () => call(store, name, input(contractId)),
+        'refused',
+        new RegExp(`contract ${contractId} expired at 2026-11-30T10:30:00\\.000Z`),
+        FRESH,
+      );
       assert.doesNotMatch(e.message, /should-run/, 'the CLI hint is replaced by the tool to call');
     }
     assert.deepEqual(hashTree(store.root), before);
@@ -541,7 +819,12 @@ describe('writes outside the current contract', () => {
     const { store, goalId, contractId } = planned();
     summaryAll(store, goalId, lm);
     for (const [name, input] of WRITES) {
-      throwsLoopx(() => call(store, name, input(contractId)), 'refused', new RegExp(`contract ${contractId} belongs to run .* which ended`), FRESH);
+      throwsLoopx(
+        () => call(store, name, input(contractId)),
+        'refused',
+        new RegExp(`contract ${contractId} belongs to run .* which ended`),
+        FRESH,
+      );
     }
   });
 
@@ -549,7 +832,12 @@ describe('writes outside the current contract', () => {
     const { store } = planned();
     const other = planned();
     for (const [name, input] of WRITES) {
-      throwsLoopx(() => call(store, name, input(other.contractId)), 'not_found', /forged, mistyped or from another workspace/, FRESH);
+      throwsLoopx(
+        () => call(store, name, input(other.contractId)),
+        'not_found',
+        /forged, mistyped or from another workspace/,
+        FRESH,
+      );
     }
   });
 
@@ -557,7 +845,11 @@ describe('writes outside the current contract', () => {
     const { store, goalId, contractId } = planned();
     invoke(store, 'goal.pause', { goalId }, human);
     for (const [name, input] of WRITES) {
-      throwsLoopx(() => call(store, name, input(contractId)), 'refused', new RegExp(`goal ${goalId} is paused now: contract ${contractId} no longer authorises anything`));
+      throwsLoopx(
+        () => call(store, name, input(contractId)),
+        'refused',
+        new RegExp(`goal ${goalId} is paused now: contract ${contractId} no longer authorises anything`),
+      );
     }
   });
 
@@ -568,7 +860,12 @@ describe('writes outside the current contract', () => {
     assert.equal(out.decision, 'run');
     assert.notEqual(out.interaction_contract.id, contractId);
     call(store, 'loopx_claim_todo', { contractId, todoId: 'docs' }, lm);
-    throwsLoopx(() => call(store, 'loopx_claim_todo', { contractId: out.interaction_contract.id!, todoId: 'docs' }, mcp), 'refused', /todo docs is claimed by copilot/);
+    throwsLoopx(
+      () =>
+        call(store, 'loopx_claim_todo', { contractId: out.interaction_contract.id!, todoId: 'docs' }, mcp),
+      'refused',
+      /todo docs is claimed by copilot/,
+    );
     assert.equal(store.load(goalId).state.todos.find((t) => t.id === 'docs')?.claimedBy, 'copilot');
   });
 });
@@ -588,8 +885,12 @@ describe('results a model can act on', () => {
     for (const r of results) {
       assert.equal(typeof r.text, 'string');
       assert.ok(r.text.length > 0);
-      assert.ok(typeof r.data === 'object' && r.data !== null && !Array.isArray(r.data), `data is an object: ${r.text}`);
+      assert.ok(
+        typeof r.data === 'object' && r.data !== null && !Array.isArray(r.data),
+        `data is an object: ${r.text}`,
+      );
     }
-    for (const r of results.slice(1)) assert.ok(r.text.length < 300, `writing tools answer in a line: ${r.text}`);
+    for (const r of results.slice(1))
+      assert.ok(r.text.length < 300, `writing tools answer in a line: ${r.text}`);
   });
 });

@@ -1426,7 +1426,10 @@ describe('finished goals', () => {
       assert.equal(state(store).rewards.length, 1);
       // A run left open when the goal was finished can still be ended (summary_all, self-repair).
       const ended = invoke(store, 'run.end', { goalId: 'g', runId: 'r1', outcome: 'abandoned' }, agent);
-      assert.deepEqual(ended.events.map((ev) => ev.type), ['run.ended']);
+      assert.deepEqual(
+        ended.events.map((ev) => ev.type),
+        ['run.ended'],
+      );
       assert.equal(state(store).status, status);
     });
   }

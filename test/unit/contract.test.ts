@@ -9,7 +9,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { invoke } from '../../src/core/capabilities';
 import {
-  shouldRun, decide, contractSignatureValid, MAX_ACTIONS, ShouldRunOutput, SHOULD_RUN_SCHEMA,
+  shouldRun,
+  decide,
+  contractSignatureValid,
+  MAX_ACTIONS,
+  ShouldRunOutput,
+  SHOULD_RUN_SCHEMA,
 } from '../../src/core/contract';
 import { checkJudgment } from '../../src/core/exec';
 import { summaryAll } from '../../src/core/status';
@@ -25,7 +30,12 @@ const other = { kind: 'agent', id: 'claude', channel: 'hook' } as const;
 const MIN = 60_000;
 
 function addTodo(store: Store, goalId: string, todoId: string, more: Record<string, unknown> = {}) {
-  return invoke(store, 'todo.add', { goalId, todoId, title: `do ${todoId}`, action: `echo ${todoId}`, ...more }, agent);
+  return invoke(
+    store,
+    'todo.add',
+    { goalId, todoId, title: `do ${todoId}`, action: `echo ${todoId}`, ...more },
+    agent,
+  );
 }
 function runsOf(store: Store, goalId: string) {
   return store.load(goalId).state.runs;
@@ -39,7 +49,10 @@ function listed(out: ShouldRunOutput) {
 
 describe('decision order: first match wins', () => {
   it('a closed or cancelled goal stops, and no run opens', () => {
-    for (const [cap, word] of [['goal.close', 'closed'], ['goal.cancel', 'cancelled']] as const) {
+    for (const [cap, word] of [
+      ['goal.close', 'closed'],
+      ['goal.cancel', 'cancelled'],
+    ] as const) {
       const { store, goalId } = goalFixture();
       addTodo(store, goalId, 'a');
       invoke(store, cap, { goalId }, human);
@@ -135,7 +148,11 @@ describe('budgets, grants, windows and cooldown', () => {
       assert.equal(stop.interaction_contract.id, null);
       assert.equal(runsOf(store, goalId).length, runs, 'a stop opens no run');
 
-      throwsLoopx(() => invoke(store, 'quota.grant', { goalId, budgets: { [budget]: step } }, agent), 'refused', /human-only/);
+      throwsLoopx(
+        () => invoke(store, 'quota.grant', { goalId, budgets: { [budget]: step } }, agent),
+        'refused',
+        /human-only/,
+      );
       invoke(store, 'quota.grant', { goalId, budgets: { [budget]: step }, note: 'one more go' }, human);
       const again = shouldRun(store, { goalId }, agent);
       assert.equal(again.decision, 'run', again.reasons.join('; '));
@@ -161,7 +178,9 @@ describe('budgets, grants, windows and cooldown', () => {
   });
 
   it('a rolling window: runs older than the window stop counting', () => {
-    const { store, goalId, clock } = goalFixture({ quota: quota({ turns: 1 }, { window: { kind: 'rolling', hours: 1 } }) });
+    const { store, goalId, clock } = goalFixture({
+      quota: quota({ turns: 1 }, { window: { kind: 'rolling', hours: 1 } }),
+    });
     addTodo(store, goalId, 'a');
     assert.equal(shouldRun(store, { goalId }, agent).decision, 'run');
     summaryAll(store, goalId, agent);
@@ -240,7 +259,10 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     assert.equal(out.decision, 'run');
     assert.deepEqual(listed(out), ['a'], 'the gated todo is never authorised');
     const contract = runsOf(store, goalId)[0]!.contract!;
-    assert.deepEqual(contract.actions.map((a) => a.todoId), ['a']);
+    assert.deepEqual(
+      contract.actions.map((a) => a.todoId),
+      ['a'],
+    );
     const uc = out.interaction_contract.user_channel;
     assert.equal(uc.action_required, true);
     assert.equal(uc.gates.length, 1);
@@ -259,7 +281,10 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     const out = shouldRun(store, { goalId }, agent);
     assert.equal(out.decision, 'wait');
     assert.match(out.reasons[0]!, /only gated work is left: gate deploy is pending/);
-    assert.deepEqual(out.interaction_contract.user_channel.gates.map((g) => g.id), ['deploy']);
+    assert.deepEqual(
+      out.interaction_contract.user_channel.gates.map((g) => g.id),
+      ['deploy'],
+    );
     assert.equal(out.interaction_contract.user_channel.action_required, true);
     assert.equal(runsOf(store, goalId).length, 0);
     invoke(store, 'gate.approve', { goalId, gateId: 'deploy' }, human);
@@ -298,7 +323,11 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     invoke(store, 'todo.complete', { goalId, todoId: 'build', summary: 'built' }, agent);
     const next = shouldRun(store, { goalId }, agent);
     assert.equal(next.decision, 'run');
-    assert.notEqual(next.interaction_contract.id, out.interaction_contract.id, 'the first contract had no work left');
+    assert.notEqual(
+      next.interaction_contract.id,
+      out.interaction_contract.id,
+      'the first contract had no work left',
+    );
     assert.deepEqual(listed(next), ['test']);
     assert.ok(runsOf(store, goalId)[0]!.endedAt, 'the run with no work left was ended');
   });
@@ -310,7 +339,10 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     const out = shouldRun(store, { goalId }, agent);
     assert.equal(out.decision, 'wait');
     assert.match(out.reasons[0]!, /call-api waits for creds/);
-    assert.deepEqual(out.interaction_contract.user_channel.todos.map((t) => t.id), ['creds']);
+    assert.deepEqual(
+      out.interaction_contract.user_channel.todos.map((t) => t.id),
+      ['creds'],
+    );
   });
 
   it('a todo claimed by another agent is skipped; one claimed by this agent is listed', () => {
@@ -321,25 +353,42 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     invoke(store, 'todo.claim', { goalId, todoId: 'mine', by: 'codex' }, agent);
     const out = shouldRun(store, { goalId }, agent);
     assert.deepEqual(listed(out), ['mine']);
-    const d = decide(store.load(goalId).state, store.policy(), new Date(store.now()), { agent: 'someone-else' });
+    const d = decide(store.load(goalId).state, store.policy(), new Date(store.now()), {
+      agent: 'someone-else',
+    });
     assert.equal(d.decision, 'wait');
     assert.match(d.reasons[0]!, /theirs is claimed by claude; mine is claimed by codex/);
   });
 
   it('next_cli_actions: priority order (ties in insertion order), capped at MAX_ACTIONS, each wrapped for exec', () => {
     const { store, goalId } = goalFixture();
-    const plan: [string, string][] = [['p3', 'P3'], ['p1a', 'P1'], ['p0', 'P0'], ['p2', 'P2'], ['p1b', 'P1'], ['p3b', 'P3'], ['p1c', 'P1']];
-    for (const [id, priority] of plan) addTodo(store, goalId, id, { priority, action: `echo '${id} it' && true` });
+    const plan: [string, string][] = [
+      ['p3', 'P3'],
+      ['p1a', 'P1'],
+      ['p0', 'P0'],
+      ['p2', 'P2'],
+      ['p1b', 'P1'],
+      ['p3b', 'P3'],
+      ['p1c', 'P1'],
+    ];
+    for (const [id, priority] of plan)
+      addTodo(store, goalId, id, { priority, action: `echo '${id} it' && true` });
     const out = shouldRun(store, { goalId }, agent);
     assert.equal(MAX_ACTIONS, 5);
     const actions = out.interaction_contract.cli_channel.next_cli_actions.map(parseWrapped);
-    assert.deepEqual(actions.map((a) => a.todoId), ['p0', 'p1a', 'p1b', 'p1c', 'p2']);
+    assert.deepEqual(
+      actions.map((a) => a.todoId),
+      ['p0', 'p1a', 'p1b', 'p1c', 'p2'],
+    );
     for (const a of actions) {
       assert.equal(a.contractId, out.interaction_contract.id);
       assert.equal(a.command, `echo '${a.todoId} it' && true`, 'the shell gets back the exact action');
     }
     assert.equal(out.interaction_contract.agent_channel.primary!.todo_id, 'p0');
-    assert.match(out.interaction_contract.agent_channel.primary!.command!, /^loopx exec --contract c-\S+ --todo p0 -- /);
+    assert.match(
+      out.interaction_contract.agent_channel.primary!.command!,
+      /^loopx exec --contract c-\S+ --todo p0 -- /,
+    );
     assert.match(out.interaction_contract.agent_channel.finish_with!, /summary_all --goal-id g/);
   });
 
@@ -352,16 +401,28 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     const primary = out.interaction_contract.agent_channel.primary!;
     assert.equal(primary.todo_id, 'review');
     assert.equal(primary.command, undefined);
-    assert.equal(primary.complete_with, `loopx todo done --goal-id g --todo-id review --contract ${cid} --summary "<what you did>"`);
+    assert.equal(
+      primary.complete_with,
+      `loopx todo done --goal-id g --todo-id review --contract ${cid} --summary "<what you did>"`,
+    );
     assert.deepEqual(listed(out), ['lint']);
     const contract = runsOf(store, goalId)[0]!.contract!;
     assert.deepEqual(contract.judgment, ['review']);
     assert.ok(!contract.actions.some((a) => a.todoId === 'review'));
 
     // What complete_with does: the contract must list the todo for judgment.
-    throwsLoopx(() => checkJudgment(store, cid, 'lint'), 'refused', /lint is not a judgment todo of contract/);
+    throwsLoopx(
+      () => checkJudgment(store, cid, 'lint'),
+      'refused',
+      /lint is not a judgment todo of contract/,
+    );
     const { run } = checkJudgment(store, cid, 'review');
-    invoke(store, 'todo.complete', { goalId, todoId: 'review', summary: 'design is sound', runId: run.id }, agent);
+    invoke(
+      store,
+      'todo.complete',
+      { goalId, todoId: 'review', summary: 'design is sound', runId: run.id },
+      agent,
+    );
     const next = shouldRun(store, { goalId }, agent);
     assert.equal(next.interaction_contract.id, cid, 'the contract still has lint to do');
     assert.equal(next.interaction_contract.agent_channel.primary!.todo_id, 'lint');
@@ -383,8 +444,15 @@ describe('plan, done, gates, dependencies, claims and order', () => {
 
 describe('workspace policy', () => {
   it('deniedActions: a matching todo action is refused at add, and never listed when the policy changes later', () => {
-    const { store, goalId } = goalFixture({ policy: { deniedActions: [{ pattern: 'rm -rf *', reason: 'no mass deletes' }] } });
-    throwsLoopx(() => addTodo(store, goalId, 'wipe', { action: 'rm -rf /' }), 'refused', /policy denies actions matching "rm -rf \*"/, /no mass deletes/);
+    const { store, goalId } = goalFixture({
+      policy: { deniedActions: [{ pattern: 'rm -rf *', reason: 'no mass deletes' }] },
+    });
+    throwsLoopx(
+      () => addTodo(store, goalId, 'wipe', { action: 'rm -rf /' }),
+      'refused',
+      /policy denies actions matching "rm -rf \*"/,
+      /no mass deletes/,
+    );
     addTodo(store, goalId, 'ok', { action: 'rm -r build' }); // the glob is literal but for `*`
     addTodo(store, goalId, 'push', { action: 'git push --force origin main' });
     writePolicy(store, { deniedActions: [{ pattern: 'git push --force*' }] });
@@ -398,13 +466,18 @@ describe('workspace policy', () => {
   });
 
   it('gatedActions: a matching action needs the named gate, requested at once, approved by a person', () => {
-    const { store, goalId } = goalFixture({ policy: { gatedActions: [{ pattern: 'npm publish*', gate: 'release' }] } });
+    const { store, goalId } = goalFixture({
+      policy: { gatedActions: [{ pattern: 'npm publish*', gate: 'release' }] },
+    });
     addTodo(store, goalId, 'early', { action: 'npm publish --dry-run' }); // added while the policy already holds
     assert.equal(store.load(goalId).state.gates.find((g) => g.id === 'release')?.status, 'pending');
     addTodo(store, goalId, 'build');
     const out = shouldRun(store, { goalId }, agent);
     assert.deepEqual(listed(out), ['build']);
-    assert.deepEqual(out.interaction_contract.user_channel.gates.map((g) => g.id), ['release']);
+    assert.deepEqual(
+      out.interaction_contract.user_channel.gates.map((g) => g.id),
+      ['release'],
+    );
     invoke(store, 'gate.approve', { goalId, gateId: 'release' }, human);
     summaryAll(store, goalId, agent);
     assert.deepEqual(listed(shouldRun(store, { goalId }, agent)), ['early', 'build']);
@@ -414,7 +487,9 @@ describe('workspace policy', () => {
     const { store, goalId } = goalFixture();
     addTodo(store, goalId, 'ship', { action: 'npm publish' });
     addTodo(store, goalId, 'build');
-    writePolicy(store, { gatedActions: [{ pattern: 'npm publish*', gate: 'release', reason: 'publishing is public' }] });
+    writePolicy(store, {
+      gatedActions: [{ pattern: 'npm publish*', gate: 'release', reason: 'publishing is public' }],
+    });
     const preview = shouldRun(store, { goalId, preview: true }, agent);
     assert.equal(preview.interaction_contract.user_channel.gates[0]!.status, 'missing');
     assert.equal(store.load(goalId).state.gates.length, 0, 'preview writes nothing');
@@ -431,7 +506,11 @@ describe('workspace policy', () => {
     const { store, goalId } = goalFixture();
     addTodo(store, goalId, 'deploy-it', { action: 'sh deploy.sh', gate: 'deploy' });
     invoke(store, 'gate.approve', { goalId, gateId: 'deploy' }, human);
-    assert.equal(shouldRun(store, { goalId, preview: true }, agent).decision, 'run', 'approved: runnable without the rule');
+    assert.equal(
+      shouldRun(store, { goalId, preview: true }, agent).decision,
+      'run',
+      'approved: runnable without the rule',
+    );
     writePolicy(store, { requireSignedApprovals: true });
     const out = shouldRun(store, { goalId }, agent);
     assert.equal(out.decision, 'wait');
@@ -456,7 +535,10 @@ describe('runs and contracts', () => {
       assert.equal(again.interaction_contract.id, first.interaction_contract.id);
       assert.equal(again.run_id, first.run_id);
       assert.deepEqual(again.quota.turns, { used: 1, limit: 100, left: 99 });
-      assert.deepEqual(again.interaction_contract.cli_channel.next_cli_actions, first.interaction_contract.cli_channel.next_cli_actions);
+      assert.deepEqual(
+        again.interaction_contract.cli_channel.next_cli_actions,
+        first.interaction_contract.cli_channel.next_cli_actions,
+      );
     }
     assert.equal(logSize(store, goalId), size, 'polling appends nothing');
     const theirs = shouldRun(store, { goalId }, other);
@@ -464,7 +546,10 @@ describe('runs and contracts', () => {
     assert.notEqual(theirs.interaction_contract.id, first.interaction_contract.id);
     assert.notEqual(theirs.run_id, first.run_id);
     const runs = runsOf(store, goalId);
-    assert.deepEqual(runs.map((r) => r.agent), ['codex', 'claude']);
+    assert.deepEqual(
+      runs.map((r) => r.agent),
+      ['codex', 'claude'],
+    );
     assert.ok(runs.every((r) => !r.endedAt));
     assert.equal(shouldRun(store, { goalId }, agent).interaction_contract.id, first.interaction_contract.id);
   });
@@ -492,7 +577,11 @@ describe('runs and contracts', () => {
     const ic = first.interaction_contract;
     assert.equal(Date.parse(ic.expires_at!) - Date.parse(ic.issued_at!), 30 * MIN);
     clock.advance(30 * MIN - 1);
-    assert.equal(shouldRun(store, { goalId }, agent).interaction_contract.id, ic.id, 'still valid a millisecond before');
+    assert.equal(
+      shouldRun(store, { goalId }, agent).interaction_contract.id,
+      ic.id,
+      'still valid a millisecond before',
+    );
     clock.advance(1);
     const next = shouldRun(store, { goalId }, agent);
     assert.equal(next.decision, 'run');
@@ -520,14 +609,47 @@ describe('runs and contracts', () => {
   });
 
   it('the output validates against ShouldRunOutput and a typical answer is under 2 KB', () => {
-    const { store, goalId } = goalFixture({ quota: quota({ turns: 50, tokens: 2_000_000, costUsd: 25, wallSeconds: 7200 }, { cooldownSeconds: 30 }) });
-    addTodo(store, goalId, 'build', { priority: 'P0', title: 'Build the extension bundle', action: 'npm run build' });
-    addTodo(store, goalId, 'tests', { priority: 'P1', title: 'Run the unit tests', action: 'node scripts/test.mjs test/unit', dependsOn: [] });
-    addTodo(store, goalId, 'lint', { priority: 'P2', title: 'Lint the sources', action: 'npx eslint src test' });
-    addTodo(store, goalId, 'review', { priority: 'P2', title: 'Review the public API for naming', action: undefined });
-    addTodo(store, goalId, 'publish', { priority: 'P3', title: 'Publish to the marketplace', action: 'npx vsce publish', gate: 'release' });
-    invoke(store, 'todo.add', { goalId, todoId: 'changelog', title: 'Write the changelog entry', owner: 'user' }, human);
-    for (const out of [shouldRun(store, { goalId }, agent), shouldRun(store, { goalId, preview: true }, agent), shouldRun(store, { goalId }, agent)]) {
+    const { store, goalId } = goalFixture({
+      quota: quota({ turns: 50, tokens: 2_000_000, costUsd: 25, wallSeconds: 7200 }, { cooldownSeconds: 30 }),
+    });
+    addTodo(store, goalId, 'build', {
+      priority: 'P0',
+      title: 'Build the extension bundle',
+      action: 'npm run build',
+    });
+    addTodo(store, goalId, 'tests', {
+      priority: 'P1',
+      title: 'Run the unit tests',
+      action: 'node scripts/test.mjs test/unit',
+      dependsOn: [],
+    });
+    addTodo(store, goalId, 'lint', {
+      priority: 'P2',
+      title: 'Lint the sources',
+      action: 'npx eslint src test',
+    });
+    addTodo(store, goalId, 'review', {
+      priority: 'P2',
+      title: 'Review the public API for naming',
+      action: undefined,
+    });
+    addTodo(store, goalId, 'publish', {
+      priority: 'P3',
+      title: 'Publish to the marketplace',
+      action: 'npx vsce publish',
+      gate: 'release',
+    });
+    invoke(
+      store,
+      'todo.add',
+      { goalId, todoId: 'changelog', title: 'Write the changelog entry', owner: 'user' },
+      human,
+    );
+    for (const out of [
+      shouldRun(store, { goalId }, agent),
+      shouldRun(store, { goalId, preview: true }, agent),
+      shouldRun(store, { goalId }, agent),
+    ]) {
       const parsed = ShouldRunOutput.safeParse(out);
       assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues));
       assert.equal(out.schema, SHOULD_RUN_SCHEMA);
@@ -553,7 +675,8 @@ describe('the contract signature', () => {
     assert.equal(c.actions.length, 1);
     assert.equal(c.judgment.length, 1);
 
-    const flip = (s: string, at = s.length - 1) => s.slice(0, at) + String.fromCharCode(s.charCodeAt(at) ^ 1) + s.slice(at + 1);
+    const flip = (s: string, at = s.length - 1) =>
+      s.slice(0, at) + String.fromCharCode(s.charCodeAt(at) ^ 1) + s.slice(at + 1);
     const mutations: [string, (x: Contract) => void][] = [
       ['v', (x) => ((x as { v: number }).v = 2)],
       ['id', (x) => (x.id = flip(x.id))],
@@ -578,7 +701,11 @@ describe('the contract signature', () => {
       assert.notDeepEqual(copy, c, field);
       assert.equal(contractSignatureValid(store, copy), false, `a change to ${field} must fail verification`);
     }
-    assert.equal(contractSignatureValid(store, structuredClone(c)), true, 'the unchanged copy still verifies');
+    assert.equal(
+      contractSignatureValid(store, structuredClone(c)),
+      true,
+      'the unchanged copy still verifies',
+    );
     const reordered = Object.fromEntries(Object.entries(c).reverse()) as Contract;
     assert.equal(contractSignatureValid(store, reordered), true, 'key order is not part of the signature');
   });

@@ -13,7 +13,15 @@ import { verifyCommand, execUnderContract, checkContract } from '../../src/core/
 import { summaryAll } from '../../src/core/status';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs } from '../helpers/store';
-import { forgeSnapshotState, goalFixture, throwsLoopx, rejectsLoopx, rewriteLog, writePolicy, sha256 } from '../helpers/contract-kit';
+import {
+  forgeSnapshotState,
+  goalFixture,
+  throwsLoopx,
+  rejectsLoopx,
+  rewriteLog,
+  writePolicy,
+  sha256,
+} from '../helpers/contract-kit';
 
 after(removeTempDirs);
 
@@ -24,7 +32,12 @@ const BUILD = 'echo built';
 function issued(extra: { todoId: string; action?: string; gate?: string }[] = []) {
   const f = goalFixture();
   const { store, goalId } = f;
-  invoke(store, 'todo.add', { goalId, todoId: 'build', title: 'build it', action: BUILD, priority: 'P0' }, agent);
+  invoke(
+    store,
+    'todo.add',
+    { goalId, todoId: 'build', title: 'build it', action: BUILD, priority: 'P0' },
+    agent,
+  );
   for (const t of extra) invoke(store, 'todo.add', { goalId, title: `do ${t.todoId}`, ...t }, agent);
   const out = shouldRun(store, { goalId }, agent);
   assert.equal(out.decision, 'run');
@@ -39,9 +52,28 @@ function marker(store: Store) {
 describe('verify and exec refuse', () => {
   it('a missing or forged contract id', async () => {
     const { store } = issued();
-    throwsLoopx(() => verifyCommand(store, { contractId: 'c-0000000000', todoId: 'build', command: BUILD }), 'not_found', /no contract "c-0000000000"/, /forged, mistyped or from another workspace/);
-    throwsLoopx(() => verifyCommand(store, { contractId: 'c-1; touch it-ran', todoId: 'build' }), 'usage', /contract id .* is not a valid id/);
-    await rejectsLoopx(() => execUnderContract(store, { contractId: 'c-forged00000', todoId: 'build', command: `touch ${marker(store)}`, actor: agent }), 'not_found', /no contract/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId: 'c-0000000000', todoId: 'build', command: BUILD }),
+      'not_found',
+      /no contract "c-0000000000"/,
+      /forged, mistyped or from another workspace/,
+    );
+    throwsLoopx(
+      () => verifyCommand(store, { contractId: 'c-1; touch it-ran', todoId: 'build' }),
+      'usage',
+      /contract id .* is not a valid id/,
+    );
+    await rejectsLoopx(
+      () =>
+        execUnderContract(store, {
+          contractId: 'c-forged00000',
+          todoId: 'build',
+          command: `touch ${marker(store)}`,
+          actor: agent,
+        }),
+      'not_found',
+      /no contract/,
+    );
     assert.equal(fs.existsSync(marker(store)), false);
   });
 
@@ -56,10 +88,27 @@ describe('verify and exec refuse', () => {
       assert.ok(added?.type === 'todo.added');
       added.data.todo.action = evil;
     });
-    assert.equal(store.replayGoal(goalId).state.runs[0]!.contract!.actions[0]!.command, evil, 'the forged log replays cleanly');
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: evil }), 'refused', /fails signature verification/, /altered after it was issued/);
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }), 'refused', /signature/);
-    await rejectsLoopx(() => execUnderContract(store, { contractId, todoId: 'build', command: evil, actor: agent }), 'refused', /signature/);
+    assert.equal(
+      store.replayGoal(goalId).state.runs[0]!.contract!.actions[0]!.command,
+      evil,
+      'the forged log replays cleanly',
+    );
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: evil }),
+      'refused',
+      /fails signature verification/,
+      /altered after it was issued/,
+    );
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }),
+      'refused',
+      /signature/,
+    );
+    await rejectsLoopx(
+      () => execUnderContract(store, { contractId, todoId: 'build', command: evil, actor: agent }),
+      'refused',
+      /signature/,
+    );
     assert.equal(fs.existsSync(marker(store)), false, 'the forged command never ran');
   });
 
@@ -71,7 +120,11 @@ describe('verify and exec refuse', () => {
       started.data.run.contract.expiresAt = '2099-01-01T00:00:00.000Z';
     });
     clock.advance(31 * MIN);
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build' }), 'refused', /fails signature verification/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build' }),
+      'refused',
+      /fails signature verification/,
+    );
   });
 
   it('an expired contract', async () => {
@@ -79,14 +132,28 @@ describe('verify and exec refuse', () => {
     clock.advance(30 * MIN - 1);
     assert.equal(verifyCommand(store, { contractId, todoId: 'build', command: BUILD }).command, BUILD);
     clock.advance(1);
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }), 'refused', new RegExp(`expired at ${out.interaction_contract.expires_at!.replace(/\./g, '\\.')}`), /quota should-run/);
-    await rejectsLoopx(() => execUnderContract(store, { contractId, todoId: 'build', command: BUILD, actor: agent }), 'refused', /expired/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }),
+      'refused',
+      new RegExp(`expired at ${out.interaction_contract.expires_at!.replace(/\./g, '\\.')}`),
+      /quota should-run/,
+    );
+    await rejectsLoopx(
+      () => execUnderContract(store, { contractId, todoId: 'build', command: BUILD, actor: agent }),
+      'refused',
+      /expired/,
+    );
   });
 
   it('a contract whose run ended (summary_all)', () => {
     const { store, goalId, contractId, runId } = issued();
     summaryAll(store, goalId, agent);
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }), 'refused', new RegExp(`run ${runId}, which ended`), /new contract/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }),
+      'refused',
+      new RegExp(`run ${runId}, which ended`),
+      /new contract/,
+    );
   });
 
   it('a contract of a goal that was paused since', () => {
@@ -96,11 +163,36 @@ describe('verify and exec refuse', () => {
   });
 
   it('a todo the contract does not list (gated, or added after it was issued)', async () => {
-    const { store, goalId, contractId } = issued([{ todoId: 'deploy', action: 'sh deploy.sh', gate: 'prod' }]);
-    invoke(store, 'todo.add', { goalId, todoId: 'late', title: 'late', action: `touch ${marker(store)}` }, agent);
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'deploy', command: 'sh deploy.sh' }), 'refused', /todo deploy is not in contract c-\S+ \(it lists build\)/);
-    await rejectsLoopx(() => execUnderContract(store, { contractId, todoId: 'late', command: `touch ${marker(store)}`, actor: agent }), 'refused', /todo late is not in contract/);
-    throwsLoopx(() => verifyCommand(store, { contractId, command: 'sh deploy.sh' }), 'refused', /does not list the command "sh deploy.sh"/);
+    const { store, goalId, contractId } = issued([
+      { todoId: 'deploy', action: 'sh deploy.sh', gate: 'prod' },
+    ]);
+    invoke(
+      store,
+      'todo.add',
+      { goalId, todoId: 'late', title: 'late', action: `touch ${marker(store)}` },
+      agent,
+    );
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'deploy', command: 'sh deploy.sh' }),
+      'refused',
+      /todo deploy is not in contract c-\S+ \(it lists build\)/,
+    );
+    await rejectsLoopx(
+      () =>
+        execUnderContract(store, {
+          contractId,
+          todoId: 'late',
+          command: `touch ${marker(store)}`,
+          actor: agent,
+        }),
+      'refused',
+      /todo late is not in contract/,
+    );
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, command: 'sh deploy.sh' }),
+      'refused',
+      /does not list the command "sh deploy.sh"/,
+    );
     assert.equal(fs.existsSync(marker(store)), false);
   });
 
@@ -120,25 +212,69 @@ describe('verify and exec refuse', () => {
       'ECHO built',
     ];
     for (const command of variants) {
-      const e = throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command }), 'refused', /command differs from what contract c-\S+ lists for todo build/, /first difference at character \d+/);
+      const e = throwsLoopx(
+        () => verifyCommand(store, { contractId, todoId: 'build', command }),
+        'refused',
+        /command differs from what contract c-\S+ lists for todo build/,
+        /first difference at character \d+/,
+      );
       assert.match(e.message, /listed "echo built"/);
-      await rejectsLoopx(() => execUnderContract(store, { contractId, todoId: 'build', command, actor: agent }), 'refused', /differs/);
+      await rejectsLoopx(
+        () => execUnderContract(store, { contractId, todoId: 'build', command, actor: agent }),
+        'refused',
+        /differs/,
+      );
     }
     assert.equal(fs.existsSync(marker(store)), false, 'no variant ever ran');
-    const e = throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: `${BUILD} ` }), 'refused');
+    const e = throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: `${BUILD} ` }),
+      'refused',
+    );
     assert.match(e.message, /first difference at character 11/);
-    assert.equal(verifyCommand(store, { contractId, todoId: 'build', command: BUILD }).todo.id, 'build', 'the exact command is accepted');
+    assert.equal(
+      verifyCommand(store, { contractId, todoId: 'build', command: BUILD }).todo.id,
+      'build',
+      'the exact command is accepted',
+    );
   });
 
   it('a contract of goal A used for a todo of goal B', async () => {
     const a = issued();
     const { store } = a;
     invoke(store, 'goal.create', { goalId: 'other', title: 'Other goal' }, human);
-    invoke(store, 'todo.add', { goalId: 'other', todoId: 'b-only', title: 'b', action: `touch ${marker(store)}` }, agent);
-    invoke(store, 'todo.add', { goalId: 'other', todoId: 'build', title: 'same id, other goal', action: 'echo built-b' }, agent);
-    throwsLoopx(() => verifyCommand(store, { contractId: a.contractId, todoId: 'b-only', command: `touch ${marker(store)}` }), 'refused', /todo b-only is not in contract/);
-    throwsLoopx(() => verifyCommand(store, { contractId: a.contractId, todoId: 'build', command: 'echo built-b' }), 'refused', /differs/);
-    const res = await execUnderContract(store, { contractId: a.contractId, todoId: 'build', command: BUILD, actor: agent });
+    invoke(
+      store,
+      'todo.add',
+      { goalId: 'other', todoId: 'b-only', title: 'b', action: `touch ${marker(store)}` },
+      agent,
+    );
+    invoke(
+      store,
+      'todo.add',
+      { goalId: 'other', todoId: 'build', title: 'same id, other goal', action: 'echo built-b' },
+      agent,
+    );
+    throwsLoopx(
+      () =>
+        verifyCommand(store, {
+          contractId: a.contractId,
+          todoId: 'b-only',
+          command: `touch ${marker(store)}`,
+        }),
+      'refused',
+      /todo b-only is not in contract/,
+    );
+    throwsLoopx(
+      () => verifyCommand(store, { contractId: a.contractId, todoId: 'build', command: 'echo built-b' }),
+      'refused',
+      /differs/,
+    );
+    const res = await execUnderContract(store, {
+      contractId: a.contractId,
+      todoId: 'build',
+      command: BUILD,
+      actor: agent,
+    });
     assert.equal(res.exitCode, 0);
     assert.equal(store.load(a.goalId).state.todos.find((t) => t.id === 'build')!.status, 'done');
     const b = store.load('other').state;
@@ -150,26 +286,50 @@ describe('verify and exec refuse', () => {
   it('a command the policy denies since the contract was issued', async () => {
     const { store, contractId } = issued();
     writePolicy(store, { deniedActions: [{ pattern: 'echo *' }] });
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }), 'refused', /policy denies commands matching "echo \*"/);
-    await rejectsLoopx(() => execUnderContract(store, { contractId, todoId: 'build', command: BUILD, actor: agent }), 'refused', /denies/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }),
+      'refused',
+      /policy denies commands matching "echo \*"/,
+    );
+    await rejectsLoopx(
+      () => execUnderContract(store, { contractId, todoId: 'build', command: BUILD, actor: agent }),
+      'refused',
+      /denies/,
+    );
   });
 
   it('a todo another agent claimed, or one already done', async () => {
     const { store, goalId, contractId } = issued([{ todoId: 'other-one', action: 'echo other' }]);
     invoke(store, 'todo.claim', { goalId, todoId: 'other-one', by: 'claude' }, agent);
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'other-one', command: 'echo other' }), 'refused', /claimed by claude, not by codex/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'other-one', command: 'echo other' }),
+      'refused',
+      /claimed by claude, not by codex/,
+    );
     await execUnderContract(store, { contractId, todoId: 'build', command: BUILD, actor: agent });
-    throwsLoopx(() => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }), 'refused', /already done: nothing to run/);
+    throwsLoopx(
+      () => verifyCommand(store, { contractId, todoId: 'build', command: BUILD }),
+      'refused',
+      /already done: nothing to run/,
+    );
   });
 
   it('a gate approval forged in goal.json (the derived snapshot), not in the log', () => {
     const { store, goalId } = goalFixture();
-    invoke(store, 'todo.add', { goalId, todoId: 'deploy', title: 'deploy', action: `touch ${marker(store)}`, gate: 'prod' }, agent);
+    invoke(
+      store,
+      'todo.add',
+      { goalId, todoId: 'deploy', title: 'deploy', action: `touch ${marker(store)}`, gate: 'prod' },
+      agent,
+    );
     forgeSnapshotState(store, goalId, (s) => (s.gates[0]!.status = 'approved'));
     const out = shouldRun(store, { goalId }, agent);
     assert.equal(out.decision, 'wait', 'the forged snapshot is ignored: the log says the gate is pending');
     assert.equal(out.interaction_contract.id, null);
-    assert.deepEqual(out.interaction_contract.user_channel.gates.map((g) => `${g.id}:${g.status}`), ['prod:pending']);
+    assert.deepEqual(
+      out.interaction_contract.user_channel.gates.map((g) => `${g.id}:${g.status}`),
+      ['prod:pending'],
+    );
     assert.equal(fs.existsSync(marker(store)), false, 'nothing ran');
   });
 
@@ -189,7 +349,13 @@ describe('evidence capture', () => {
     const action = 'sleep 0.05 && echo built-ok && echo warn >&2';
     const { store, goalId, contractId, runId } = issued([{ todoId: 'ok', action }]);
     const streamed: string[] = [];
-    const res = await execUnderContract(store, { contractId, todoId: 'ok', command: action, actor: agent, onOutput: (c, s) => streamed.push(`${s}:${c.toString()}`) });
+    const res = await execUnderContract(store, {
+      contractId,
+      todoId: 'ok',
+      command: action,
+      actor: agent,
+      onOutput: (c, s) => streamed.push(`${s}:${c.toString()}`),
+    });
     assert.equal(res.exitCode, 0);
     assert.equal(res.todoDone, true);
     assert.ok(res.durationMs >= 50, `duration ${res.durationMs} ms`);

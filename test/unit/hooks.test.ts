@@ -29,7 +29,10 @@ const BIN = path.join(REPO, 'bin', 'loopx.js');
 const claude: Actor = { kind: 'agent', id: 'claude-code', channel: 'cli' };
 
 before(() => {
-  assert.ok(fs.existsSync(path.join(REPO, 'dist', 'cli.js')), 'dist/cli.js is missing: run `npm run build` first');
+  assert.ok(
+    fs.existsSync(path.join(REPO, 'dist', 'cli.js')),
+    'dist/cli.js is missing: run `npm run build` first',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -55,13 +58,21 @@ async function slot<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Runs `loopx hook <event>` in `cwd` (as hosts do: the project folder) with `input` on stdin. */
-function hook(event: string, input: unknown, o: { cwd: string; env?: Record<string, string>; args?: string[] }): Promise<HookRun> {
+function hook(
+  event: string,
+  input: unknown,
+  o: { cwd: string; env?: Record<string, string>; args?: string[] },
+): Promise<HookRun> {
   return slot(
     () =>
       new Promise<HookRun>((resolve, reject) => {
         const env: NodeJS.ProcessEnv = {};
         for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LOOPX_')) env[k] = v;
-        const child = spawn(process.execPath, [BIN, 'hook', event, ...(o.args ?? [])], { cwd: o.cwd, env: { ...env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [BIN, 'hook', event, ...(o.args ?? [])], {
+          cwd: o.cwd,
+          env: { ...env, ...o.env },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -81,7 +92,13 @@ const show = (r: HookRun) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stder
 
 /** The PreToolUse answer: one JSON document on stdout, with the decision and its reason. */
 function answer(r: HookRun): { decision: string; reason: string } {
-  let doc: { hookSpecificOutput?: { hookEventName?: string; permissionDecision?: string; permissionDecisionReason?: string } };
+  let doc: {
+    hookSpecificOutput?: {
+      hookEventName?: string;
+      permissionDecision?: string;
+      permissionDecisionReason?: string;
+    };
+  };
   try {
     doc = JSON.parse(r.stdout) as typeof doc;
   } catch {
@@ -135,7 +152,11 @@ const claudeFileTool = (cwd: string, tool: 'Write' | 'Edit' | 'Read', file: stri
   hook_event_name: 'PreToolUse',
   tool_name: tool,
   tool_input:
-    tool === 'Write' ? { file_path: file, content: '{"v":1}\n' } : tool === 'Edit' ? { file_path: file, old_string: '"pending"', new_string: '"approved"', replace_all: false } : { file_path: file },
+    tool === 'Write'
+      ? { file_path: file, content: '{"v":1}\n' }
+      : tool === 'Edit'
+        ? { file_path: file, old_string: '"pending"', new_string: '"approved"', replace_all: false }
+        : { file_path: file },
   tool_use_id: 'toolu_01Pq8sYt5RkW2mZx9VbN3cDe',
 });
 /** VS Code agent hooks: PreToolUse for the terminal tool. */
@@ -165,7 +186,13 @@ const claudeSessionStart = (cwd: string) => ({
   hook_event_name: 'SessionStart',
   source: 'startup',
 });
-const vscodeSessionStart = (cwd: string) => ({ timestamp: '2026-11-30T10:00:00.000Z', hookEventName: 'SessionStart', sessionId: 'vscode-chat-session-7b1c', cwd, source: 'new' });
+const vscodeSessionStart = (cwd: string) => ({
+  timestamp: '2026-11-30T10:00:00.000Z',
+  hookEventName: 'SessionStart',
+  sessionId: 'vscode-chat-session-7b1c',
+  cwd,
+  source: 'new',
+});
 const claudeStop = (cwd: string) => ({
   session_id: SESSION,
   transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}.jsonl`,
@@ -186,8 +213,18 @@ function workspace(opts: { clock?: () => Date } = {}) {
   const dir = fs.realpathSync(tempDir('loopx-hook-'));
   const store = Store.init(dir, { clock: opts.clock });
   invoke(store, 'goal.create', { goalId: 'g', title: 'Ship it', objective: 'ship' }, human);
-  invoke(store, 'todo.add', { goalId: 'g', todoId: 'build', title: 'build', action: BUILD, priority: 'P0' }, human);
-  invoke(store, 'todo.add', { goalId: 'g', todoId: 'quote', title: 'say it', action: QUOTED, priority: 'P1' }, human);
+  invoke(
+    store,
+    'todo.add',
+    { goalId: 'g', todoId: 'build', title: 'build', action: BUILD, priority: 'P0' },
+    human,
+  );
+  invoke(
+    store,
+    'todo.add',
+    { goalId: 'g', todoId: 'quote', title: 'say it', action: QUOTED, priority: 'P1' },
+    human,
+  );
   invoke(store, 'todo.add', { goalId: 'g', todoId: 'docs', title: 'write docs', priority: 'P2' }, human);
   return { dir, store };
 }
@@ -202,11 +239,14 @@ function governed() {
   return { ...ws, out, contractId: out.interaction_contract.id!, build: actions[0]!, quoted: actions[1]! };
 }
 
-
 /** What `loopx hook pre-tool-use` would print and exit with, decided in-process. */
 function decideHere(store: StoreT, payload: unknown): HookRun {
   const a = preToolUse(store, HookPayload.parse(payload));
-  return { code: a.exitCode, stdout: JSON.stringify(a.output) + '\n', stderr: a.reason ? a.reason + '\n' : '' };
+  return {
+    code: a.exitCode,
+    stdout: JSON.stringify(a.output) + '\n',
+    stderr: a.reason ? a.reason + '\n' : '',
+  };
 }
 
 interface Case {
@@ -222,19 +262,34 @@ interface Case {
 /** Decides every case in-process, spawns the flagged ones, and checks both agree. */
 async function expectDecisions(ws: { dir: string; store: StoreT }, cases: Case[]): Promise<void> {
   const here = cases.map((c) => decideHere(ws.store, c.payload));
-  const spawned = await Promise.all(cases.map((c) => (c.spawn ? hook(c.event ?? 'pre-tool-use', c.payload, { cwd: ws.dir }) : undefined)));
+  const spawned = await Promise.all(
+    cases.map((c) => (c.spawn ? hook(c.event ?? 'pre-tool-use', c.payload, { cwd: ws.dir }) : undefined)),
+  );
   cases.forEach((c, i) => {
     for (const r of [here[i]!, spawned[i]]) {
       if (!r) continue;
       if (c.allow) allowed(r, c.reason);
       else denied(r, c.reason);
     }
-    if (spawned[i]) assert.equal(spawned[i].stdout, here[i]!.stdout, 'the built command answers like the sources (run `npm run build`?)');
+    if (spawned[i])
+      assert.equal(
+        spawned[i].stdout,
+        here[i]!.stdout,
+        'the built command answers like the sources (run `npm run build`?)',
+      );
   });
 }
 
-const bash = (ws: { dir: string }, command: string, o: Partial<Case> & Pick<Case, 'allow' | 'reason'>): Case => ({ payload: claudeBash(ws.dir, command), ...o });
-const terminal = (ws: { dir: string }, command: string, o: Partial<Case> & Pick<Case, 'allow' | 'reason'>): Case => ({ payload: vscodeTerminal(ws.dir, command), ...o });
+const bash = (
+  ws: { dir: string },
+  command: string,
+  o: Partial<Case> & Pick<Case, 'allow' | 'reason'>,
+): Case => ({ payload: claudeBash(ws.dir, command), ...o });
+const terminal = (
+  ws: { dir: string },
+  command: string,
+  o: Partial<Case> & Pick<Case, 'allow' | 'reason'>,
+): Case => ({ payload: vscodeTerminal(ws.dir, command), ...o });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -242,7 +297,9 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
   it('a command the active contract lists is allowed; with anything added or changed, denied', async () => {
     const ws = governed();
     const listed = new RegExp(`^listed by contract ${ws.contractId}$`);
-    const notListed = new RegExp(`the active contract \\(${ws.contractId}\\) does not list it; run only next_cli_actions`);
+    const notListed = new RegExp(
+      `the active contract \\(${ws.contractId}\\) does not list it; run only next_cli_actions`,
+    );
     await expectDecisions(ws, [
       bash(ws, BUILD, { allow: true, reason: listed, spawn: true }),
       // The host's own spelling of the event works too.
@@ -266,26 +323,50 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     const ws = governed();
     const { contractId, build, quoted } = ws;
     assert.match(quoted, /'\\''/, 'the action with a single quote is shell-quoted');
-    const other = shouldRun(workspace().store, { goalId: 'g', agent: 'claude-code' }, claude).interaction_contract.id!;
+    const other = shouldRun(workspace().store, { goalId: 'g', agent: 'claude-code' }, claude)
+      .interaction_contract.id!;
     const listed = new RegExp(`^listed by contract ${contractId}$`);
     const exactly = /run contract actions exactly as next_cli_actions gives them/;
     const notListed = /does not list it/;
     await expectDecisions(ws, [
       bash(ws, build, { allow: true, reason: listed, spawn: true }),
       terminal(ws, quoted, { allow: true, reason: listed, spawn: true }),
-      bash(ws, build.replace(contractId, 'c-0000000000'), { allow: false, reason: /no contract "c-0000000000" in this workspace/, spawn: true }),
-      bash(ws, build.replace(`'${BUILD}'`, `'${BUILD}; rm -rf /'`), { allow: false, reason: /command differs from what contract .* lists for todo build/, spawn: true }),
+      bash(ws, build.replace(contractId, 'c-0000000000'), {
+        allow: false,
+        reason: /no contract "c-0000000000" in this workspace/,
+        spawn: true,
+      }),
+      bash(ws, build.replace(`'${BUILD}'`, `'${BUILD}; rm -rf /'`), {
+        allow: false,
+        reason: /command differs from what contract .* lists for todo build/,
+        spawn: true,
+      }),
       bash(ws, build.replace(contractId, other), { allow: false, reason: /from another workspace/ }),
-      bash(ws, build.replace('--todo build', '--todo quote'), { allow: false, reason: /differs from what contract .* lists for todo quote/ }),
-      bash(ws, build.replace(`'${BUILD}'`, `'${BUILD} '`), { allow: false, reason: /differs from what contract/ }),
-      bash(ws, build.replace('--todo build', '--todo docs'), { allow: false, reason: /todo docs is not in contract/ }),
+      bash(ws, build.replace('--todo build', '--todo quote'), {
+        allow: false,
+        reason: /differs from what contract .* lists for todo quote/,
+      }),
+      bash(ws, build.replace(`'${BUILD}'`, `'${BUILD} '`), {
+        allow: false,
+        reason: /differs from what contract/,
+      }),
+      bash(ws, build.replace('--todo build', '--todo docs'), {
+        allow: false,
+        reason: /todo docs is not in contract/,
+      }),
       bash(ws, `${build}; rm -rf /`, { allow: false, reason: notListed }),
       bash(ws, `${build} && x`, { allow: false, reason: notListed }),
       bash(ws, `${quoted} $(x)`, { allow: false, reason: notListed }),
       bash(ws, build.replace(`'${BUILD}'`, `"$(${BUILD})"`), { allow: false, reason: notListed }),
-      bash(ws, `loopx exec --todo build --contract ${contractId} -- '${BUILD}'`, { allow: false, reason: exactly }),
+      bash(ws, `loopx exec --todo build --contract ${contractId} -- '${BUILD}'`, {
+        allow: false,
+        reason: exactly,
+      }),
       bash(ws, `loopx exec --contract ${contractId} --todo build --`, { allow: false, reason: exactly }),
-      bash(ws, `loopx exec --contract ${contractId} --todo build '${BUILD}'`, { allow: false, reason: exactly }),
+      bash(ws, `loopx exec --contract ${contractId} --todo build '${BUILD}'`, {
+        allow: false,
+        reason: exactly,
+      }),
       // A path can name any file the agent wrote: only the `loopx` on PATH counts.
       bash(ws, `./${build}`, { allow: false, reason: notListed }),
       bash(ws, `/tmp/evil/${build}`, { allow: false, reason: notListed }),
@@ -298,7 +379,11 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     const ws = governed();
     invoke(ws.store, 'todo.cancel', { goalId: 'g', todoId: 'build', reason: 'not needed' }, human);
     await expectDecisions(ws, [
-      bash(ws, BUILD, { allow: false, reason: /not allowed now: todo build is already cancelled/, spawn: true }),
+      bash(ws, BUILD, {
+        allow: false,
+        reason: /not allowed now: todo build is already cancelled/,
+        spawn: true,
+      }),
       bash(ws, ws.build, { allow: false, reason: /todo build is already cancelled/ }),
       bash(ws, QUOTED, { allow: true, reason: /listed by contract/ }),
     ]);
@@ -318,9 +403,16 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
       bash(ws, `loopx contract verify --contract ${ws.contractId}`, { allow: true, reason: ro }),
       bash(ws, 'loopx log --goal-id g', { allow: true, reason: ro }),
       // The judgment todo's `complete_with`, a double-quoted summary in it: the CLI checks the contract.
-      bash(ws, `loopx todo done --goal-id g --todo-id docs --contract ${ws.contractId} --summary "wrote the docs"`, { allow: true, reason: /judgment todo under its contract/ }),
+      bash(
+        ws,
+        `loopx todo done --goal-id g --todo-id docs --contract ${ws.contractId} --summary "wrote the docs"`,
+        { allow: true, reason: /judgment todo under its contract/ },
+      ),
       // Not read-only, or not plain.
-      bash(ws, 'loopx todo add --goal-id g --title x --action "rm -rf /"', { allow: false, reason: /does not list it/ }),
+      bash(ws, 'loopx todo add --goal-id g --title x --action "rm -rf /"', {
+        allow: false,
+        reason: /does not list it/,
+      }),
       bash(ws, 'loopx status; rm -rf /', { allow: false, reason: /does not list it/ }),
       bash(ws, 'loopx status --goal-id "$(id)"', { allow: false, reason: /does not list it/ }),
     ]);
@@ -328,15 +420,27 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
 
   it("a person's decisions (gate approve, reward add, quota grant) are denied, naming it", async () => {
     const ws = governed();
-    const person = /is a person's decision; agents cannot approve or reject gates, record rewards or grant quota/;
+    const person =
+      /is a person's decision; agents cannot approve or reject gates, record rewards or grant quota/;
     await expectDecisions(ws, [
-      bash(ws, 'loopx gate approve --goal-id g --gate-id prod', { allow: false, reason: person, spawn: true }),
-      terminal(ws, 'loopx reward add --goal-id g --run-id run-1 --score 1', { allow: false, reason: person, spawn: true }),
+      bash(ws, 'loopx gate approve --goal-id g --gate-id prod', {
+        allow: false,
+        reason: person,
+        spawn: true,
+      }),
+      terminal(ws, 'loopx reward add --goal-id g --run-id run-1 --score 1', {
+        allow: false,
+        reason: person,
+        spawn: true,
+      }),
       bash(ws, 'loopx quota grant --goal-id g --turns 100', { allow: false, reason: person, spawn: true }),
       bash(ws, 'loopx gate reject --goal-id g --gate-id prod', { allow: false, reason: person }),
       bash(ws, 'loopx --json gate approve --goal-id g --gate-id prod', { allow: false, reason: person }),
       bash(ws, 'loopx --format json quota grant --goal-id g --turns 1', { allow: false, reason: person }),
-      bash(ws, 'loopx gate approve --goal-id g --gate-id prod --note "looks fine"', { allow: false, reason: person }),
+      bash(ws, 'loopx gate approve --goal-id g --gate-id prod --note "looks fine"', {
+        allow: false,
+        reason: person,
+      }),
     ]);
   });
 
@@ -346,9 +450,16 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     await expectDecisions(ws, [
       bash(ws, 'echo x > .loopx/goals/g/events.jsonl', { allow: false, reason: direct, spawn: true }),
       bash(ws, 'rm -rf .loopx', { allow: false, reason: direct }),
-      bash(ws, `sed -i s/pending/approved/ ${ws.dir}/.loopx/goals/g/goal.json`, { allow: false, reason: direct }),
+      bash(ws, `sed -i s/pending/approved/ ${ws.dir}/.loopx/goals/g/goal.json`, {
+        allow: false,
+        reason: direct,
+      }),
       terminal(ws, 'cp /tmp/forged.jsonl .loopx/goals/g/events.jsonl', { allow: false, reason: direct }),
-      { payload: { ...claudeBash(ws.dir, ''), tool_input: { script: BUILD } }, allow: false, reason: /could not read the command of Bash/ },
+      {
+        payload: { ...claudeBash(ws.dir, ''), tool_input: { script: BUILD } },
+        allow: false,
+        reason: /could not read the command of Bash/,
+      },
     ]);
   });
 });
@@ -359,20 +470,49 @@ describe('pre-tool-use: file tools and no contract', { concurrency: true }, () =
     const { dir } = ws;
     const state = /is LoopX state; it changes only through loopx commands or tools .* never by editing files/;
     await expectDecisions(ws, [
-      { payload: claudeFileTool(dir, 'Write', path.join(dir, '.loopx', 'goals', 'g', 'events.jsonl')), allow: false, reason: state, spawn: true },
-      { payload: vscodeEditFiles(dir, ['src/main.ts', '.loopx/policy.json']), allow: false, reason: /\.loopx\/policy\.json is LoopX state/, spawn: true },
-      { payload: claudeFileTool(dir, 'Write', path.join(dir, 'src', 'app.ts')), allow: true, reason: /not a shell command/ },
-      { payload: claudeFileTool(dir, 'Edit', path.join(dir, '.loopx', 'goals', 'g', 'goal.json')), allow: false, reason: /goal\.json is LoopX state/ },
-      { payload: claudeFileTool(dir, 'Read', path.join(dir, '.loopx', 'local', 'contract-key')), allow: false, reason: /contract-key is LoopX state/ },
+      {
+        payload: claudeFileTool(dir, 'Write', path.join(dir, '.loopx', 'goals', 'g', 'events.jsonl')),
+        allow: false,
+        reason: state,
+        spawn: true,
+      },
+      {
+        payload: vscodeEditFiles(dir, ['src/main.ts', '.loopx/policy.json']),
+        allow: false,
+        reason: /\.loopx\/policy\.json is LoopX state/,
+        spawn: true,
+      },
+      {
+        payload: claudeFileTool(dir, 'Write', path.join(dir, 'src', 'app.ts')),
+        allow: true,
+        reason: /not a shell command/,
+      },
+      {
+        payload: claudeFileTool(dir, 'Edit', path.join(dir, '.loopx', 'goals', 'g', 'goal.json')),
+        allow: false,
+        reason: /goal\.json is LoopX state/,
+      },
+      {
+        payload: claudeFileTool(dir, 'Read', path.join(dir, '.loopx', 'local', 'contract-key')),
+        allow: false,
+        reason: /contract-key is LoopX state/,
+      },
       { payload: claudeFileTool(dir, 'Write', '.loopx/policy.json'), allow: false, reason: state },
-      { payload: vscodeEditFiles(dir, ['src/main.ts', 'docs/loopx.md']), allow: true, reason: /not a shell command/ },
+      {
+        payload: vscodeEditFiles(dir, ['src/main.ts', 'docs/loopx.md']),
+        allow: true,
+        reason: /not a shell command/,
+      },
     ]);
   });
 
   it('with no contract issued, a command is denied telling the agent to call loopx_get_contract', async () => {
     const ws = workspace();
     const none = /there is no active contract: call loopx_get_contract/;
-    await expectDecisions(ws, [bash(ws, BUILD, { allow: false, reason: none, spawn: true }), terminal(ws, 'ls', { allow: false, reason: none })]);
+    await expectDecisions(ws, [
+      bash(ws, BUILD, { allow: false, reason: none, spawn: true }),
+      terminal(ws, 'ls', { allow: false, reason: none }),
+    ]);
   });
 
   it('an expired contract authorises nothing, directly or through its exec line', async () => {
@@ -382,7 +522,11 @@ describe('pre-tool-use: file tools and no contract', { concurrency: true }, () =
     const line = out.interaction_contract.cli_channel.next_cli_actions[0]!;
     const now = { ...ws, store: Store.open(ws.store.workspace) };
     await expectDecisions(now, [
-      bash(ws, line, { allow: false, reason: new RegExp(`contract ${out.interaction_contract.id} expired at`), spawn: true }),
+      bash(ws, line, {
+        allow: false,
+        reason: new RegExp(`contract ${out.interaction_contract.id} expired at`),
+        spawn: true,
+      }),
       bash(ws, BUILD, { allow: false, reason: /there is no active contract: call loopx_get_contract/ }),
     ]);
   });
@@ -391,7 +535,9 @@ describe('pre-tool-use: file tools and no contract', { concurrency: true }, () =
 describe('hook input and usage', { concurrency: true }, () => {
   it('pre-tool-use with stdin that is not a JSON object denies with exit 2', async () => {
     const { dir } = governed();
-    const results = await Promise.all(['not json', 'null', ''].map((i) => hook('pre-tool-use', i, { cwd: dir })));
+    const results = await Promise.all(
+      ['not json', 'null', ''].map((i) => hook('pre-tool-use', i, { cwd: dir })),
+    );
     denied(results[0]!, /cannot read the hook input \(.*JSON/, /refusing/);
     denied(results[1]!, /cannot read the hook input \(the hook input is not a JSON object\)/, /refusing/);
     denied(results[2]!, /cannot read the hook input \(standard input is empty\)/, /refusing/);
@@ -402,7 +548,10 @@ describe('hook input and usage', { concurrency: true }, () => {
     const unknown = await hook('post-tool-use', claudeBash(dir, 'ls'), { cwd: dir });
     assert.equal(unknown.code, 2, show(unknown));
     assert.equal(unknown.stdout, '');
-    assert.match(unknown.stderr, /^loopx: unknown hook event "post-tool-use": use pre-tool-use, session-start, stop/);
+    assert.match(
+      unknown.stderr,
+      /^loopx: unknown hook event "post-tool-use": use pre-tool-use, session-start, stop/,
+    );
   });
 
   it('stop with unreadable stdin is a usage error and writes nothing', async () => {
@@ -423,7 +572,9 @@ describe('session-start and stop', { concurrency: true }, () => {
     const start = await hook('session-start', claudeSessionStart(dir), { cwd: dir, env });
     assert.equal(start.code, 0, show(start));
     assert.equal(start.stderr, '');
-    const doc = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    const doc = JSON.parse(start.stdout) as {
+      hookSpecificOutput: { hookEventName: string; additionalContext: string };
+    };
     assert.equal(doc.hookSpecificOutput.hookEventName, 'SessionStart');
     const context = doc.hookSpecificOutput.additionalContext;
     assert.match(context, /^LoopX governs this workspace\. Your contract for goal g /);
@@ -438,22 +589,39 @@ describe('session-start and stop', { concurrency: true }, () => {
 
     const actions = contract.interaction_contract.cli_channel.next_cli_actions;
     assert.equal(actions.length, 2);
-    await expectDecisions({ dir, store }, actions.map((a, i) => bash({ dir }, a, { allow: true, reason: /listed by contract/, spawn: i === 0 })));
+    await expectDecisions(
+      { dir, store },
+      actions.map((a, i) => bash({ dir }, a, { allow: true, reason: /listed by contract/, spawn: i === 0 })),
+    );
 
     const stop = await hook('stop', claudeStop(dir), { cwd: dir, env });
     assert.equal(stop.code, 0, show(stop));
     assert.equal(stop.stderr, '');
-    assert.deepEqual(JSON.parse(stop.stdout), { systemMessage: 'LoopX: ended 1 run(s) of goal g; 0/3 todos done' });
+    assert.deepEqual(JSON.parse(stop.stdout), {
+      systemMessage: 'LoopX: ended 1 run(s) of goal g; 0/3 todos done',
+    });
     const state = store.load('g').state;
     assert.ok(state.runs.find((r) => r.id === runId)!.endedAt, 'the run is ended');
     const note = state.evidence.find((e) => e.runId === runId)!;
-    assert.deepEqual({ kind: note.kind, summary: note.summary }, { kind: 'note', summary: `agent session ${SESSION} stopped` });
-    const stopEvents = store.readLog('g').events.filter((e) => e.type === 'evidence.added' || e.type === 'run.ended');
-    assert.deepEqual(stopEvents.map((e) => e.type), ['evidence.added', 'run.ended']);
-    for (const e of stopEvents) assert.deepEqual(e.actor, { kind: 'agent', id: 'claude-code', channel: 'hook' });
+    assert.deepEqual(
+      { kind: note.kind, summary: note.summary },
+      { kind: 'note', summary: `agent session ${SESSION} stopped` },
+    );
+    const stopEvents = store
+      .readLog('g')
+      .events.filter((e) => e.type === 'evidence.added' || e.type === 'run.ended');
+    assert.deepEqual(
+      stopEvents.map((e) => e.type),
+      ['evidence.added', 'run.ended'],
+    );
+    for (const e of stopEvents)
+      assert.deepEqual(e.actor, { kind: 'agent', id: 'claude-code', channel: 'hook' });
 
     // The run is over: its actions are no longer allowed, and a second Stop changes nothing.
-    for (const c of [bash({ dir }, actions[0]!, { allow: false, reason: /belongs to run .* which ended/ }), bash({ dir }, BUILD, { allow: false, reason: /no active contract/ })]) {
+    for (const c of [
+      bash({ dir }, actions[0]!, { allow: false, reason: /belongs to run .* which ended/ }),
+      bash({ dir }, BUILD, { allow: false, reason: /no active contract/ }),
+    ]) {
       denied(decideHere(store, c.payload), c.reason);
     }
     const before = store.readLog('g').events.length;
@@ -465,14 +633,34 @@ describe('session-start and stop', { concurrency: true }, () => {
 
   it("Stop (VS Code payload) ends only this agent's run", async () => {
     const { dir, store, out } = governed();
-    const mine = shouldRun(store, { goalId: 'g', agent: 'copilot' }, { kind: 'agent', id: 'copilot', channel: 'hook' });
+    const mine = shouldRun(
+      store,
+      { goalId: 'g', agent: 'copilot' },
+      { kind: 'agent', id: 'copilot', channel: 'hook' },
+    );
     assert.equal(mine.decision, 'run');
-    const stop = await hook('stop', { timestamp: '2026-11-30T10:09:00.000Z', hookEventName: 'Stop', sessionId: 'vscode-chat-session-7b1c', cwd: dir, stop_hook_active: false }, { cwd: dir, env: { LOOPX_AGENT: 'copilot' } });
+    const stop = await hook(
+      'stop',
+      {
+        timestamp: '2026-11-30T10:09:00.000Z',
+        hookEventName: 'Stop',
+        sessionId: 'vscode-chat-session-7b1c',
+        cwd: dir,
+        stop_hook_active: false,
+      },
+      { cwd: dir, env: { LOOPX_AGENT: 'copilot' } },
+    );
     assert.equal(stop.code, 0, show(stop));
     const state = store.load('g').state;
     assert.ok(state.runs.find((r) => r.id === mine.run_id)?.endedAt, "copilot's run ended");
-    assert.ok(state.evidence.some((e) => e.runId === mine.run_id && e.kind === 'note' && /stopped/.test(e.summary)));
-    assert.equal(state.runs.find((r) => r.id === out.run_id)?.endedAt, undefined, "claude-code's run goes on");
+    assert.ok(
+      state.evidence.some((e) => e.runId === mine.run_id && e.kind === 'note' && /stopped/.test(e.summary)),
+    );
+    assert.equal(
+      state.runs.find((r) => r.id === out.run_id)?.endedAt,
+      undefined,
+      "claude-code's run goes on",
+    );
   });
 
   it('with two active goals, SessionStart asks for LOOPX_GOAL and opens nothing; with it set, uses that goal', async () => {
@@ -481,18 +669,25 @@ describe('session-start and stop', { concurrency: true }, () => {
     invoke(store, 'todo.add', { goalId: 'g2', todoId: 'lint', title: 'lint', action: 'npm run lint' }, human);
     const [vague, chosen] = await Promise.all([
       hook('session-start', claudeSessionStart(dir), { cwd: dir }),
-      hook('session-start', vscodeSessionStart(dir), { cwd: dir, env: { LOOPX_GOAL: 'g2', LOOPX_AGENT: 'copilot' } }),
+      hook('session-start', vscodeSessionStart(dir), {
+        cwd: dir,
+        env: { LOOPX_GOAL: 'g2', LOOPX_AGENT: 'copilot' },
+      }),
     ]);
     assert.equal(vague!.code, 0, show(vague!));
-    const ctx = (JSON.parse(vague!.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const ctx = (JSON.parse(vague!.stdout) as { hookSpecificOutput: { additionalContext: string } })
+      .hookSpecificOutput.additionalContext;
     assert.match(ctx, /no single active goal is set \(set LOOPX_GOAL\)/);
     assert.equal(store.load('g').state.runs.length, 0);
 
     assert.equal(chosen!.code, 0, show(chosen!));
-    const ctx2 = (JSON.parse(chosen!.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const ctx2 = (JSON.parse(chosen!.stdout) as { hookSpecificOutput: { additionalContext: string } })
+      .hookSpecificOutput.additionalContext;
     const contract = ShouldRunOutput.parse(JSON.parse(ctx2.slice(ctx2.indexOf('\n') + 1)));
     assert.equal(contract.goal_id, 'g2');
-    assert.deepEqual(contract.interaction_contract.cli_channel.next_cli_actions, [`loopx exec --contract ${contract.interaction_contract.id} --todo lint -- 'npm run lint'`]);
+    assert.deepEqual(contract.interaction_contract.cli_channel.next_cli_actions, [
+      `loopx exec --contract ${contract.interaction_contract.id} --todo lint -- 'npm run lint'`,
+    ]);
     assert.equal(store.load('g2').state.runs[0]?.agent, 'copilot');
   });
 });

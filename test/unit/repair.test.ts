@@ -30,7 +30,12 @@ function finding(r: RepairReport, kind: FindingKind) {
   return f;
 }
 function addTodo(store: Store, goalId: string, todoId: string, more: Record<string, unknown> = {}) {
-  invoke(store, 'todo.add', { goalId, todoId, title: `do ${todoId}`, action: `echo ${todoId}`, ...more }, agent);
+  invoke(
+    store,
+    'todo.add',
+    { goalId, todoId, title: `do ${todoId}`, action: `echo ${todoId}`, ...more },
+    agent,
+  );
 }
 function lastEvent(store: Store, goalId: string) {
   return store.readLog(goalId).events.at(-1)!;
@@ -43,7 +48,12 @@ describe('repair', () => {
     addTodo(store, goalId, 'b', { gate: 'g1' });
     invoke(store, 'todo.add', { goalId, todoId: 'u', title: 'for a person', owner: 'user' }, human);
     const out = shouldRun(store, { goalId }, agent);
-    await execUnderContract(store, { contractId: out.interaction_contract.id!, todoId: 'a', command: 'echo a', actor: agent });
+    await execUnderContract(store, {
+      contractId: out.interaction_contract.id!,
+      todoId: 'a',
+      command: 'echo a',
+      actor: agent,
+    });
     invoke(store, 'todo.claim', { goalId, todoId: 'u' }, human);
     invoke(store, 'todo.release', { goalId, todoId: 'u' }, human);
     invoke(store, 'gate.approve', { goalId, gateId: 'g1' }, human);
@@ -78,7 +88,10 @@ describe('repair', () => {
     const state = store.load(goalId).state;
     assert.equal(state.title, 'A goal');
     assert.equal(state.todos[0]!.status, 'open');
-    assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[1]!), store.replayGoal(goalId).state);
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[1]!),
+      store.replayGoal(goalId).state,
+    );
     assert.deepEqual(repair(store, { goalId }).findings, [], 'fixed for good');
   });
 
@@ -96,7 +109,10 @@ describe('repair', () => {
     const r = repair(store, { goalId });
     const f = finding(r, 'torn-tail');
     assert.equal(f.fixed, true);
-    assert.match(f.message, new RegExp(`events\\.jsonl:${lines + 1} is an incomplete line of ${torn.length} bytes`));
+    assert.match(
+      f.message,
+      new RegExp(`events\\.jsonl:${lines + 1} is an incomplete line of ${torn.length} bytes`),
+    );
     assert.match(f.message, /moved aside to a quarantine file/);
 
     const dir = store.goalDir(goalId);
@@ -111,7 +127,11 @@ describe('repair', () => {
     assert.deepEqual(ev.data, { file: quarantined[0], bytes: torn.length, sha256: sha256(torn) });
     assert.equal(store.readLog(goalId).torn, undefined);
     assert.deepEqual(repair(store, { goalId }).findings, []);
-    assert.equal(fs.readdirSync(dir).filter((n) => n.startsWith('events.torn-')).length, 1, 'the quarantine file stays');
+    assert.equal(
+      fs.readdirSync(dir).filter((n) => n.startsWith('events.torn-')).length,
+      1,
+      'the quarantine file stays',
+    );
   });
 
   it('a broken hash chain is reported with its line, and nothing is rewritten', () => {
@@ -164,7 +184,10 @@ describe('repair', () => {
     clock.advance(1000);
     const r = repair(store);
     assert.deepEqual(kinds(r), [[goalId, 'claim-stale', true]]);
-    assert.match(r.findings[0]!.message, /todo ghosted is claimed by vanished-agent for 10 min with no open run: released/);
+    assert.match(
+      r.findings[0]!.message,
+      /todo ghosted is claimed by vanished-agent for 10 min with no open run: released/,
+    );
     const todos = store.load(goalId).state.todos;
     assert.equal(todos.find((t) => t.id === 'ghosted')!.status, 'open');
     assert.equal(todos.find((t) => t.id === 'ghosted')!.claimedBy, undefined);
@@ -193,7 +216,10 @@ describe('repair', () => {
     assert.match(r.findings[0]!.message, /misses beta/);
     assert.match(r.findings[0]!.message, /lists phantom, which has no folder/);
     assert.match(r.findings[0]!.message, /rebuilt/);
-    assert.deepEqual(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals.map((g: { id: string }) => g.id), ['alpha', 'beta']);
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals.map((g: { id: string }) => g.id),
+      ['alpha', 'beta'],
+    );
     assert.deepEqual(repair(store).findings, []);
   });
 
@@ -215,7 +241,10 @@ describe('repair', () => {
     clock.advance(1 * MIN);
     const r = repair(store);
     assert.deepEqual(kinds(r), [[goalId, 'gate-expired', true]]);
-    assert.match(r.findings[0]!.message, /gate prod is pending past its expiry \(2026-11-30T11:00:00\.000Z\): expired/);
+    assert.match(
+      r.findings[0]!.message,
+      /gate prod is pending past its expiry \(2026-11-30T11:00:00\.000Z\): expired/,
+    );
     assert.equal(store.load(goalId).state.gates[0]!.status, 'expired');
   });
 
@@ -234,12 +263,24 @@ describe('repair', () => {
     const { store, goalId, clock } = goalFixture();
     addTodo(store, goalId, 'a');
     const runId = shouldRun(store, { goalId }, agent).run_id!;
-    throwsLoopx(() => invoke(store, 'run.abandon', { goalId, runId }, SELF_REPAIR_ACTOR), 'refused', /no expired contract/);
+    throwsLoopx(
+      () => invoke(store, 'run.abandon', { goalId, runId }, SELF_REPAIR_ACTOR),
+      'refused',
+      /no expired contract/,
+    );
     clock.advance(30 * MIN);
-    throwsLoopx(() => invoke(store, 'run.abandon', { goalId, runId }, agent), 'refused', /run\.abandon may be called by system or user/);
+    throwsLoopx(
+      () => invoke(store, 'run.abandon', { goalId, runId }, agent),
+      'refused',
+      /run\.abandon may be called by system or user/,
+    );
     invoke(store, 'run.abandon', { goalId, runId }, SELF_REPAIR_ACTOR);
     assert.equal(store.load(goalId).state.runs[0]!.outcome, 'abandoned');
-    throwsLoopx(() => invoke(store, 'run.abandon', { goalId, runId }, SELF_REPAIR_ACTOR), 'refused', /already ended/);
+    throwsLoopx(
+      () => invoke(store, 'run.abandon', { goalId, runId }, SELF_REPAIR_ACTOR),
+      'refused',
+      /already ended/,
+    );
   });
 
   it('dryRun reports every problem and changes no byte of .loopx/; the real run then fixes them all', () => {
@@ -255,7 +296,10 @@ describe('repair', () => {
     forgeSnapshotState(store, 'other', (s) => (s.objective = 'forged'));
     fs.appendFileSync(store.eventsPath('other'), '{"v":1,"se');
     const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
-    fs.writeFileSync(store.indexPath, JSON.stringify({ v: 1, goals: index.goals.filter((g: { id: string }) => g.id !== 'other') }));
+    fs.writeFileSync(
+      store.indexPath,
+      JSON.stringify({ v: 1, goals: index.goals.filter((g: { id: string }) => g.id !== 'other') }),
+    );
 
     const before = hashTree(store.root);
     const dry = repair(store, { dryRun: true });
@@ -270,13 +314,19 @@ describe('repair', () => {
       ['other', 'snapshot-stale'],
       [null, 'index-stale'],
     ];
-    assert.deepEqual(kinds(dry), expected.map(([g, k]) => [g, k, false]));
+    assert.deepEqual(
+      kinds(dry),
+      expected.map(([g, k]) => [g, k, false]),
+    );
 
     const real = repair(store);
     // Quarantining the torn tail is a commit, and a commit writes a fresh snapshot: by the time
     // the snapshot is checked it is already right.
     const fixed = expected.filter(([g, k]) => !(g === 'other' && k === 'snapshot-stale'));
-    assert.deepEqual(kinds(real), fixed.map(([g, k]) => [g, k, true]));
+    assert.deepEqual(
+      kinds(real),
+      fixed.map(([g, k]) => [g, k, true]),
+    );
     assert.equal(real.changed, fixed.length);
     const state = store.load(goalId).state;
     assert.equal(state.runs[0]!.outcome, 'abandoned');

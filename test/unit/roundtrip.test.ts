@@ -20,9 +20,45 @@ after(removeTempDirs);
 describe('round trip', () => {
   it('plan, run, gate, run, completed, summary, reward, close', async () => {
     const { store, goalId, clock } = goalFixture({ quota: quota({ turns: 10, wallSeconds: 600 }) });
-    invoke(store, 'todo.add', { goalId, todoId: 'build', title: 'Build', priority: 'P0', action: 'mkdir -p out && echo bundle > out/app.js' }, agent);
-    invoke(store, 'todo.add', { goalId, todoId: 'test', title: 'Test', priority: 'P1', action: "test -f out/app.js && echo 'tests pass'", dependsOn: ['build'] }, agent);
-    invoke(store, 'todo.add', { goalId, todoId: 'release', title: 'Release', priority: 'P2', action: 'cp out/app.js released.js', gate: 'ship', dependsOn: ['test'] }, agent);
+    invoke(
+      store,
+      'todo.add',
+      {
+        goalId,
+        todoId: 'build',
+        title: 'Build',
+        priority: 'P0',
+        action: 'mkdir -p out && echo bundle > out/app.js',
+      },
+      agent,
+    );
+    invoke(
+      store,
+      'todo.add',
+      {
+        goalId,
+        todoId: 'test',
+        title: 'Test',
+        priority: 'P1',
+        action: "test -f out/app.js && echo 'tests pass'",
+        dependsOn: ['build'],
+      },
+      agent,
+    );
+    invoke(
+      store,
+      'todo.add',
+      {
+        goalId,
+        todoId: 'release',
+        title: 'Release',
+        priority: 'P2',
+        action: 'cp out/app.js released.js',
+        gate: 'ship',
+        dependsOn: ['test'],
+      },
+      agent,
+    );
     assert.equal(store.load(goalId).state.gates[0]?.status, 'pending', 'the gate is asked for at once');
 
     const answers: ShouldRunOutput[] = [];
@@ -38,7 +74,11 @@ describe('round trip', () => {
         const gate = out.interaction_contract.user_channel.gates[0]!;
         assert.equal(gate.id, 'ship');
         assert.equal(gate.action_required, true);
-        throwsLoopx(() => invoke(store, 'gate.approve', { goalId, gateId: 'ship' }, agent), 'refused', /human-only/);
+        throwsLoopx(
+          () => invoke(store, 'gate.approve', { goalId, gateId: 'ship' }, agent),
+          'refused',
+          /human-only/,
+        );
         invoke(store, 'gate.approve', { goalId, gateId: 'ship', note: 'ship it' }, human);
         approved = true;
         continue;
@@ -49,7 +89,12 @@ describe('round trip', () => {
       for (const line of lines) {
         const a = parseWrapped(line);
         assert.equal(a.contractId, out.interaction_contract.id);
-        const res = await execUnderContract(store, { contractId: a.contractId, todoId: a.todoId, command: a.command, actor: agent });
+        const res = await execUnderContract(store, {
+          contractId: a.contractId,
+          todoId: a.todoId,
+          command: a.command,
+          actor: agent,
+        });
         assert.equal(res.exitCode, 0, `${a.todoId} failed`);
         executed.push(a.todoId);
         clock.advance(1000);
@@ -57,14 +102,24 @@ describe('round trip', () => {
     }
     assert.equal(effectiveStatus(store.load(goalId).state), 'completed');
     assert.deepEqual(executed, ['build', 'test', 'release']);
-    assert.deepEqual(answers.map((a) => a.decision), ['run', 'run', 'wait', 'run']);
-    assert.equal(fs.readFileSync(path.join(store.workspace, 'released.js'), 'utf8'), 'bundle\n', 'the commands really ran, in order');
+    assert.deepEqual(
+      answers.map((a) => a.decision),
+      ['run', 'run', 'wait', 'run'],
+    );
+    assert.equal(
+      fs.readFileSync(path.join(store.workspace, 'released.js'), 'utf8'),
+      'bundle\n',
+      'the commands really ran, in order',
+    );
 
     const summary = summaryAll(store, goalId, agent);
     assert.equal(summary.status, 'completed');
     assert.equal(summary.ended_runs.length, 1, 'the last run was still open');
     assert.equal(summary.ended_runs[0]!.outcome, 'succeeded');
-    assert.deepEqual(summary.ended_runs[0]!.evidence.map((e) => [e.todo_id, e.exit_code]), [['release', 0]]);
+    assert.deepEqual(
+      summary.ended_runs[0]!.evidence.map((e) => [e.todo_id, e.exit_code]),
+      [['release', 0]],
+    );
     assert.deepEqual(summary.progress, { done: 3, total: 3 });
     assert.equal(summary.gates.approved, 1);
     assert.equal(summary.quota.turns!.used, 3);
@@ -75,12 +130,24 @@ describe('round trip', () => {
 
     const runs = store.load(goalId).state.runs;
     assert.equal(runs.length, 3);
-    assert.ok(runs.every((r) => r.endedAt && r.outcome === 'succeeded'), JSON.stringify(runs.map((r) => r.outcome)));
+    assert.ok(
+      runs.every((r) => r.endedAt && r.outcome === 'succeeded'),
+      JSON.stringify(runs.map((r) => r.outcome)),
+    );
     const last = runs.at(-1)!;
-    throwsLoopx(() => invoke(store, 'reward.add', { goalId, runId: last.id, score: 1, comment: 'clean' }, agent), 'refused', /human-only/);
+    throwsLoopx(
+      () => invoke(store, 'reward.add', { goalId, runId: last.id, score: 1, comment: 'clean' }, agent),
+      'refused',
+      /human-only/,
+    );
     invoke(store, 'reward.add', { goalId, runId: runs[0]!.id, score: 0.5, comment: 'slow start' }, human);
     invoke(store, 'goal.close', { goalId, reason: 'released' }, human);
-    invoke(store, 'reward.add', { goalId, runId: last.id, score: 1, comment: 'clean release', lesson: 'ask for the gate early' }, human);
+    invoke(
+      store,
+      'reward.add',
+      { goalId, runId: last.id, score: 1, comment: 'clean release', lesson: 'ask for the gate early' },
+      human,
+    );
 
     const after = shouldRun(store, { goalId }, agent);
     assert.equal(after.decision, 'stop');
@@ -98,14 +165,30 @@ describe('round trip', () => {
     assert.ok(doc.quota.spend.wallSeconds > 0);
     assert.equal(doc.burn.length, 3);
     assert.equal(doc.burn.at(-1)!.turns, 3);
-    assert.deepEqual(doc.runs.map((r) => r.id), runs.map((r) => r.id).reverse(), 'newest run first');
-    assert.deepEqual(doc.runs[0]!.evidence.map((e) => [e.todo_id, e.exit_code]), [['release', 0]]);
-    assert.deepEqual(doc.runs[0]!.rewards.map((w) => w.comment), ['clean release']);
-    assert.deepEqual(doc.runs[2]!.evidence.map((e) => e.todo_id), ['build']);
+    assert.deepEqual(
+      doc.runs.map((r) => r.id),
+      runs.map((r) => r.id).reverse(),
+      'newest run first',
+    );
+    assert.deepEqual(
+      doc.runs[0]!.evidence.map((e) => [e.todo_id, e.exit_code]),
+      [['release', 0]],
+    );
+    assert.deepEqual(
+      doc.runs[0]!.rewards.map((w) => w.comment),
+      ['clean release'],
+    );
+    assert.deepEqual(
+      doc.runs[2]!.evidence.map((e) => e.todo_id),
+      ['build'],
+    );
     for (const r of doc.runs) {
       for (const e of r.evidence) {
         const ev = store.load(goalId).state.evidence.find((x) => x.id === e.id)!;
-        assert.equal(sha256(fs.readFileSync(path.join(store.goalDir(goalId), e.artifact!))), ev.artifact!.sha256);
+        assert.equal(
+          sha256(fs.readFileSync(path.join(store.goalDir(goalId), e.artifact!))),
+          ev.artifact!.sha256,
+        );
       }
     }
     assert.deepEqual(doc.rewards, {
@@ -116,10 +199,20 @@ describe('round trip', () => {
         { at: doc.rewards.trend[1]!.at, run_id: last.id, score: 1 },
       ],
     });
-    assert.deepEqual(doc.todos.map((t) => [t.id, t.status, t.evidence.length]), [['build', 'done', 1], ['test', 'done', 1], ['release', 'done', 1]]);
+    assert.deepEqual(
+      doc.todos.map((t) => [t.id, t.status, t.evidence.length]),
+      [
+        ['build', 'done', 1],
+        ['test', 'done', 1],
+        ['release', 'done', 1],
+      ],
+    );
 
     const all = statusAll(store);
-    assert.deepEqual(all.goals.map((g) => [g.id, g.status, g.progress.done]), [[goalId, 'closed', 3]]);
+    assert.deepEqual(
+      all.goals.map((g) => [g.id, g.status, g.progress.done]),
+      [[goalId, 'closed', 3]],
+    );
     assert.equal(all.counts.closed, 1);
   });
 });

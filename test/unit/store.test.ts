@@ -265,7 +265,10 @@ describe('replay and snapshots', () => {
     const fast = store.load('g');
     assert.equal(fast.revision, 3);
     assert.equal(fast.snapshotLag, 1, 'one line read after the snapshot');
-    assert.deepEqual(fast.state.todos.map((t) => t.id), ['t1', 't2']);
+    assert.deepEqual(
+      fast.state.todos.map((t) => t.id),
+      ['t1', 't2'],
+    );
     // Edit line 2 (the snapshot's last line) in place, same length: the hash the snapshot keeps
     // no longer matches, so the fast path is not taken and the full replay names the break.
     const lines = logLines(store, 'g');

@@ -8,7 +8,11 @@ import type { LoopxWorkspaces } from '../workspaces';
 
 export const MCP_PROVIDER_ID = 'loopx.mcp';
 
-export function mcpDefinitions(extensionPath: string, workspaces: LoopxWorkspaces, version: string): vscode.McpStdioServerDefinition[] {
+export function mcpDefinitions(
+  extensionPath: string,
+  workspaces: LoopxWorkspaces,
+  version: string,
+): vscode.McpStdioServerDefinition[] {
   const folders = workspaces.folders();
   return folders.map(
     (f) =>
@@ -22,7 +26,10 @@ export function mcpDefinitions(extensionPath: string, workspaces: LoopxWorkspace
   );
 }
 
-export function registerMcpProvider(context: vscode.ExtensionContext, workspaces: LoopxWorkspaces): vscode.Disposable {
+export function registerMcpProvider(
+  context: vscode.ExtensionContext,
+  workspaces: LoopxWorkspaces,
+): vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
   const sub = workspaces.onDidChange(() => changed.fire());
   const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');

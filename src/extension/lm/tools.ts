@@ -13,7 +13,10 @@ export function lmToolActor(): Actor {
   return { kind: 'agent', id: name.slice(0, 128), channel: 'lm-tool' };
 }
 
-export function registerLanguageModelTools(workspaces: LoopxWorkspaces, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerLanguageModelTools(
+  workspaces: LoopxWorkspaces,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
   return AGENT_TOOLS.map((tool) =>
     vscode.lm.registerTool<Record<string, unknown>>(tool.name, {
       prepareInvocation(options) {
@@ -26,13 +29,21 @@ export function registerLanguageModelTools(workspaces: LoopxWorkspaces, log: vsc
           /* fall back to the title */
         }
         return tool.writes
-          ? { invocationMessage: what, confirmationMessages: { title: `LoopX: ${tool.title}`, message: new vscode.MarkdownString(what) } }
+          ? {
+              invocationMessage: what,
+              confirmationMessages: {
+                title: `LoopX: ${tool.title}`,
+                message: new vscode.MarkdownString(what),
+              },
+            }
           : { invocationMessage: what };
       },
       async invoke(options) {
         const folder = workspaces.folders()[0];
-        if (!folder) throw new Error('this workspace has no .loopx/: a person runs "LoopX: Initialize Workspace" first');
-        if (tool.writes && !vscode.workspace.isTrusted) throw new Error('the workspace is not trusted: LoopX changes nothing in it');
+        if (!folder)
+          throw new Error('this workspace has no .loopx/: a person runs "LoopX: Initialize Workspace" first');
+        if (tool.writes && !vscode.workspace.isTrusted)
+          throw new Error('the workspace is not trusted: LoopX changes nothing in it');
         try {
           const result = callAgentTool(folder.store, tool.name, options.input, lmToolActor());
           log.info(`lm tool ${tool.name}: ${result.text.slice(0, 200)}`);

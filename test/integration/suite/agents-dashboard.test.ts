@@ -44,7 +44,10 @@ export function registerAgentAndDashboardTests(): void {
 
     it('runs a turn through the tools and writes the expected events, as an agent on the lm-tool channel', async () => {
       const store = new Store(workspaceDir());
-      const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', { title: 'Tools goal', objective: 'through lm tools' });
+      const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', {
+        title: 'Tools goal',
+        objective: 'through lm tools',
+      });
       await vscode.commands.executeCommand('loopx.addTodo', { goalId, title: 'think it through' });
       const status = JSON.parse(await invokeTool('loopx_get_status', { goalId }));
       assert.equal(status.id, goalId);
@@ -53,29 +56,80 @@ export function registerAgentAndDashboardTests(): void {
       const contractId = out.interaction_contract.id as string;
       const todoId = out.interaction_contract.agent_channel.primary.todo_id as string;
       assert.match(await invokeTool('loopx_claim_todo', { contractId, todoId }), /claimed todo/);
-      assert.match(await invokeTool('loopx_record_evidence', { contractId, todoId, kind: 'note', summary: 'read the code' }), /recorded evidence/);
-      assert.match(await invokeTool('loopx_report_spend', { contractId, tokens: 1200, costUsd: 0.01 }), /1200 tokens/);
-      assert.match(await invokeTool('loopx_complete_todo', { contractId, todoId, summary: 'decided: no change needed' }), /is done/);
-      assert.match(await invokeTool('loopx_add_todo', { goalId, title: 'ship it', action: 'echo ship' }), /waits for gate review-/);
-      assert.match(await invokeTool('loopx_request_gate', { goalId, gateId: 'ship-ok', reason: 'shipping needs a person' }), /pending/);
+      assert.match(
+        await invokeTool('loopx_record_evidence', {
+          contractId,
+          todoId,
+          kind: 'note',
+          summary: 'read the code',
+        }),
+        /recorded evidence/,
+      );
+      assert.match(
+        await invokeTool('loopx_report_spend', { contractId, tokens: 1200, costUsd: 0.01 }),
+        /1200 tokens/,
+      );
+      assert.match(
+        await invokeTool('loopx_complete_todo', { contractId, todoId, summary: 'decided: no change needed' }),
+        /is done/,
+      );
+      assert.match(
+        await invokeTool('loopx_add_todo', { goalId, title: 'ship it', action: 'echo ship' }),
+        /waits for gate review-/,
+      );
+      assert.match(
+        await invokeTool('loopx_request_gate', {
+          goalId,
+          gateId: 'ship-ok',
+          reason: 'shipping needs a person',
+        }),
+        /pending/,
+      );
       const events = store.readLog(goalId).events.filter((e) => e.actor.channel === 'lm-tool');
       assert.deepEqual(
         [...new Set(events.map((e) => e.type))].sort(),
-        ['evidence.added', 'gate.requested', 'run.spend', 'run.started', 'todo.added', 'todo.claimed', 'todo.completed'].sort(),
+        [
+          'evidence.added',
+          'gate.requested',
+          'run.spend',
+          'run.started',
+          'todo.added',
+          'todo.claimed',
+          'todo.completed',
+        ].sort(),
       );
       assert.ok(events.every((e) => e.actor.kind === 'agent'));
     });
 
     it('refuses a write outside the contract, names the contract and says what to do next', async () => {
-      const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', { title: 'Refusals', objective: '' });
-      await vscode.commands.executeCommand('loopx.addTodo', { goalId, title: 'listed', action: 'echo listed' });
+      const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', {
+        title: 'Refusals',
+        objective: '',
+      });
+      await vscode.commands.executeCommand('loopx.addTodo', {
+        goalId,
+        title: 'listed',
+        action: 'echo listed',
+      });
       const out = JSON.parse(await invokeTool('loopx_get_contract', { goalId }));
       const contractId = out.interaction_contract.id as string;
-      await assert.rejects(invokeTool('loopx_claim_todo', { contractId, todoId: 'not-in-it' }), new RegExp(`not in contract ${contractId}`));
+      await assert.rejects(
+        invokeTool('loopx_claim_todo', { contractId, todoId: 'not-in-it' }),
+        new RegExp(`not in contract ${contractId}`),
+      );
       const listedTodo = out.interaction_contract.cli_channel.next_cli_actions[0].match(/--todo (\S+)/)[1];
-      await assert.rejects(invokeTool('loopx_complete_todo', { contractId, todoId: listedTodo, summary: 'x' }), /has a command: run it .*loopx exec/);
-      await assert.rejects(invokeTool('loopx_get_contract', { wrong: 1 }), /Unrecognized key|wrong|goalId is needed/);
-      await assert.rejects(invokeTool('loopx_report_spend', { contractId: 'c-forged0000' }), /no contract .*Next: call loopx_get_contract/);
+      await assert.rejects(
+        invokeTool('loopx_complete_todo', { contractId, todoId: listedTodo, summary: 'x' }),
+        /has a command: run it .*loopx exec/,
+      );
+      await assert.rejects(
+        invokeTool('loopx_get_contract', { wrong: 1 }),
+        /Unrecognized key|wrong|goalId is needed/,
+      );
+      await assert.rejects(
+        invokeTool('loopx_report_spend', { contractId: 'c-forged0000' }),
+        /no contract .*Next: call loopx_get_contract/,
+      );
     });
 
     it('provides the LoopX MCP server definition, which runs `loopx mcp`', async () => {
@@ -90,7 +144,9 @@ export function registerAgentAndDashboardTests(): void {
       let started = false;
       for (let i = 0; i < 20 && !started; i++) {
         try {
-          await vscode.commands.executeCommand('workbench.mcp.startServer', 'loopx.loopx-vscode/LoopX', { waitForLiveTools: true });
+          await vscode.commands.executeCommand('workbench.mcp.startServer', 'loopx.loopx-vscode/LoopX', {
+            waitForLiveTools: true,
+          });
           started = vscode.lm.tools.some((t) => /^mcp_.*loopx_get_status$/.test(t.name));
         } catch {
           /* the workbench has not noticed the provider yet */
@@ -98,7 +154,13 @@ export function registerAgentAndDashboardTests(): void {
         if (!started) await new Promise((r) => setTimeout(r, 500));
       }
       const mcpTool = vscode.lm.tools.find((t) => /^mcp_.*loopx_get_status$/.test(t.name));
-      assert.ok(mcpTool, `MCP tools in vscode.lm.tools: ${vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('mcp_')).join(', ')}`);
+      assert.ok(
+        mcpTool,
+        `MCP tools in vscode.lm.tools: ${vscode.lm.tools
+          .map((t) => t.name)
+          .filter((n) => n.startsWith('mcp_'))
+          .join(', ')}`,
+      );
       const text = await invokeTool(mcpTool!.name, {});
       assert.match(text, /loopx\.status\/1/);
     });
@@ -106,15 +168,25 @@ export function registerAgentAndDashboardTests(): void {
     it('puts loopx on PATH in a new integrated terminal, where it answers --version', async () => {
       const out = path.join(os.tmpdir(), `loopx-term-${process.pid}.txt`);
       fs.rmSync(out, { force: true });
-      const term = vscode.window.createTerminal({ name: 'loopx-test', shellPath: '/bin/bash', shellArgs: ['--norc', '--noprofile'] });
+      const term = vscode.window.createTerminal({
+        name: 'loopx-test',
+        shellPath: '/bin/bash',
+        shellArgs: ['--norc', '--noprofile'],
+      });
       try {
         term.sendText(`loopx --version >> ${out}`);
         term.sendText(`echo "ws=$LOOPX_WORKSPACE" >> ${out}`);
-        const text = await until('the terminal output', () => {
-          const t = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
-          return /ws=/.test(t) ? t : undefined;
-        }, 20_000);
-        const version = (vscode.extensions.getExtension('loopx.loopx-vscode')!.packageJSON as { version: string }).version;
+        const text = await until(
+          'the terminal output',
+          () => {
+            const t = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
+            return /ws=/.test(t) ? t : undefined;
+          },
+          20_000,
+        );
+        const version = (
+          vscode.extensions.getExtension('loopx.loopx-vscode')!.packageJSON as { version: string }
+        ).version;
         assert.match(text, new RegExp(`^${version.replace(/\./g, '\\.')}$`, 'm'));
         assert.match(text, new RegExp(`ws=${workspaceDir()}`));
       } finally {
@@ -128,8 +200,16 @@ export function registerAgentAndDashboardTests(): void {
       const run = async (command: string | undefined) => {
         const md: string[] = [];
         const buttons: string[] = [];
-        const stream = { markdown: (s: string | vscode.MarkdownString) => md.push(typeof s === 'string' ? s : s.value), button: (c: vscode.Command) => buttons.push(c.command) } as unknown as vscode.ChatResponseStream;
-        await chatHandler({ command, prompt: '' } as vscode.ChatRequest, { history: [] } as unknown as vscode.ChatContext, stream, new vscode.CancellationTokenSource().token);
+        const stream = {
+          markdown: (s: string | vscode.MarkdownString) => md.push(typeof s === 'string' ? s : s.value),
+          button: (c: vscode.Command) => buttons.push(c.command),
+        } as unknown as vscode.ChatResponseStream;
+        await chatHandler(
+          { command, prompt: '' } as vscode.ChatRequest,
+          { history: [] } as unknown as vscode.ChatContext,
+          stream,
+          new vscode.CancellationTokenSource().token,
+        );
         return { text: md.join(''), buttons };
       };
       const status = await run('status');
@@ -155,10 +235,15 @@ export function registerAgentAndDashboardTests(): void {
       const nonce = /script-src 'nonce-([A-Za-z0-9_+/=-]+)'/.exec(csp)?.[1];
       assert.ok(nonce && nonce.length >= 16, csp);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
-      for (const tag of html.match(/<script[^>]*>/g) ?? []) assert.match(tag, new RegExp(`nonce="${nonce!.replace(/[+/=-]/g, '\\$&')}"`));
+      for (const tag of html.match(/<script[^>]*>/g) ?? [])
+        assert.match(tag, new RegExp(`nonce="${nonce!.replace(/[+/=-]/g, '\\$&')}"`));
       await vscode.commands.executeCommand('loopx.openDashboard');
       assert.equal(dashboard.panel, panel, 'the same panel is revealed');
-      await until('the ready handshake and a status post', () => dashboard.lastPosted?.type === 'status', 20_000);
+      await until(
+        'the ready handshake and a status post',
+        () => dashboard.lastPosted?.type === 'status',
+        20_000,
+      );
     });
 
     it('drops a forbidden message from the webview, logs it, and writes nothing', async () => {
@@ -166,7 +251,12 @@ export function registerAgentAndDashboardTests(): void {
       const root = path.join(workspaceDir(), '.loopx');
       const before = treeHash(root);
       const dropped = dashboard.received.dropped;
-      await dashboard.onMessage({ type: 'invoke', capability: 'gate.approve', goalId: GOAL, gateId: 'staging-deploy' });
+      await dashboard.onMessage({
+        type: 'invoke',
+        capability: 'gate.approve',
+        goalId: GOAL,
+        gateId: 'staging-deploy',
+      });
       await dashboard.onMessage({ type: 'approve-gate', goalId: '../etc', gateId: 'x' });
       await dashboard.onMessage('not even an object');
       assert.equal(dashboard.received.dropped, dropped + 3);
@@ -178,10 +268,14 @@ export function registerAgentAndDashboardTests(): void {
       const { loopxCli } = await import('./util');
       const r = loopxCli(['project_prompt', 'create', '--title', 'Dashboard sees this', '--description', '']);
       assert.equal(r.status, 0, r.stderr);
-      await until('a status post with the new goal', () => {
-        const m = dashboard.lastPosted;
-        return m?.type === 'status' && m.doc.goals.some((g) => g.title === 'Dashboard sees this');
-      }, 5000);
+      await until(
+        'a status post with the new goal',
+        () => {
+          const m = dashboard.lastPosted;
+          return m?.type === 'status' && m.doc.goals.some((g) => g.title === 'Dashboard sees this');
+        },
+        5000,
+      );
     });
   });
 }

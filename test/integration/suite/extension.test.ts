@@ -17,12 +17,14 @@ export function registerExtensionTests(): void {
       await until('activation', () => ext.isActive);
       const a = await api();
       assert.ok(a.activationMs > 0 && a.activationMs < 2000, `activation took ${a.activationMs} ms`);
-      console.log(`    activation time in the host: ${a.activationMs.toFixed(1)} ms (VS Code ${vscode.version})`);
+      console.log(
+        `    activation time in the host: ${a.activationMs.toFixed(1)} ms (VS Code ${vscode.version})`,
+      );
     });
 
     it('registers every command it contributes, under the LoopX category', async () => {
       const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
-      const contributed = (ext.packageJSON.contributes.commands as { command: string; category: string }[]);
+      const contributed = ext.packageJSON.contributes.commands as { command: string; category: string }[];
       const registered = new Set(await vscode.commands.getCommands(true));
       for (const c of contributed) {
         assert.equal(c.category, 'LoopX');
@@ -40,7 +42,10 @@ export function registerExtensionTests(): void {
       assert.equal(item.label, 'Refactor Payment Module');
       assert.match(String(item.description), /active · 1\/5 · 1 gate pending · 19 turns left/);
       const groups = tree.getChildren(goal);
-      assert.deepEqual(groups.map((g) => (g.kind === 'group' ? `${g.group}:${g.count}` : g.kind)), ['todos:5', 'gates:1', 'evidence:1', 'runs:1']);
+      assert.deepEqual(
+        groups.map((g) => (g.kind === 'group' ? `${g.group}:${g.count}` : g.kind)),
+        ['todos:5', 'gates:1', 'evidence:1', 'runs:1'],
+      );
       const todos = tree.getChildren(groups[0]);
       const inventory = todos.find((t) => t.kind === 'todo' && t.todo.id === 'inventory')!;
       assert.equal(tree.getTreeItem(inventory).contextValue, 'todo.done.agent');
@@ -59,51 +64,112 @@ export function registerExtensionTests(): void {
     it('notices a gate made pending by a CLI process, shows it in the tree and asks the person', async () => {
       const { tree } = await api();
       const asked: string[] = [];
-      await withStub('showInformationMessage', (async (msg: string) => {
-        asked.push(msg);
-        return undefined;
-      }) as typeof vscode.window.showInformationMessage, async () => {
-        const r = loopxCli(['todo', 'add', '--goal-id', GOAL, '--todo-id', 'prod-migrate', '--title', 'Run the prod migration', '--action', 'echo migrate', '--gate', 'prod-db']);
-        assert.equal(r.status, 0, r.stderr);
-        await until(`the notification (asked so far: ${JSON.stringify(asked)})`, () => asked.find((m) => m.includes('prod-db')), 10_000).catch((e) => {
-          throw new Error(`${(e as Error).message}; asked: ${JSON.stringify(asked)}; cli: ${r.stdout.slice(0, 300)}`);
-        });
-      });
-      assert.match(asked.find((m) => m.includes('prod-db'))!, /"Refactor Payment Module" waits for your approval of gate "prod-db": needed by todo prod-migrate/);
+      await withStub(
+        'showInformationMessage',
+        (async (msg: string) => {
+          asked.push(msg);
+          return undefined;
+        }) as typeof vscode.window.showInformationMessage,
+        async () => {
+          const r = loopxCli([
+            'todo',
+            'add',
+            '--goal-id',
+            GOAL,
+            '--todo-id',
+            'prod-migrate',
+            '--title',
+            'Run the prod migration',
+            '--action',
+            'echo migrate',
+            '--gate',
+            'prod-db',
+          ]);
+          assert.equal(r.status, 0, r.stderr);
+          await until(
+            `the notification (asked so far: ${JSON.stringify(asked)})`,
+            () => asked.find((m) => m.includes('prod-db')),
+            10_000,
+          ).catch((e) => {
+            throw new Error(
+              `${(e as Error).message}; asked: ${JSON.stringify(asked)}; cli: ${r.stdout.slice(0, 300)}`,
+            );
+          });
+        },
+      );
+      assert.match(
+        asked.find((m) => m.includes('prod-db'))!,
+        /"Refactor Payment Module" waits for your approval of gate "prod-db": needed by todo prod-migrate/,
+      );
       const goal = tree.getChildren().find((n) => n.kind === 'goal' && n.entry.id === GOAL)!;
       const gatesGroup = tree.getChildren(goal).find((g) => g.kind === 'group' && g.group === 'gates')!;
-      const gateIds = tree.getChildren(gatesGroup).map((n) => (n.kind === 'gate' ? `${n.gate.id}:${n.gate.status}` : ''));
+      const gateIds = tree
+        .getChildren(gatesGroup)
+        .map((n) => (n.kind === 'gate' ? `${n.gate.id}:${n.gate.status}` : ''));
       assert.ok(gateIds.includes('prod-db:pending'), gateIds.join(','));
     });
 
     it('approves from the notification and writes a signed human event', async () => {
       const asked: string[] = [];
-      await withStub('showInformationMessage', (async (msg: string, ...items: string[]) => {
-        asked.push(msg);
-        return items.includes('Approve') && msg.includes('"qa-signoff"') ? 'Approve' : undefined;
-      }) as unknown as typeof vscode.window.showInformationMessage, async () => {
-        const r = loopxCli(['gate', 'request', '--goal-id', GOAL, '--gate-id', 'qa-signoff', '--reason', 'QA must sign off']);
-        assert.equal(r.status, 0, r.stderr);
-        const store = new Store(workspaceDir());
-        await until('the approval', () => store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')?.status === 'approved', 15_000);
-      });
+      await withStub(
+        'showInformationMessage',
+        (async (msg: string, ...items: string[]) => {
+          asked.push(msg);
+          return items.includes('Approve') && msg.includes('"qa-signoff"') ? 'Approve' : undefined;
+        }) as unknown as typeof vscode.window.showInformationMessage,
+        async () => {
+          const r = loopxCli([
+            'gate',
+            'request',
+            '--goal-id',
+            GOAL,
+            '--gate-id',
+            'qa-signoff',
+            '--reason',
+            'QA must sign off',
+          ]);
+          assert.equal(r.status, 0, r.stderr);
+          const store = new Store(workspaceDir());
+          await until(
+            'the approval',
+            () => store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')?.status === 'approved',
+            15_000,
+          );
+        },
+      );
       const store = new Store(workspaceDir());
-      const ev = store.readLog(GOAL).events.find((e) => e.type === 'gate.approved' && e.data.gateId === 'qa-signoff')!;
-      assert.deepEqual({ kind: ev.actor.kind, channel: ev.actor.channel }, { kind: 'user', channel: 'vscode' });
+      const ev = store
+        .readLog(GOAL)
+        .events.find((e) => e.type === 'gate.approved' && e.data.gateId === 'qa-signoff')!;
+      assert.deepEqual(
+        { kind: ev.actor.kind, channel: ev.actor.channel },
+        { kind: 'user', channel: 'vscode' },
+      );
       const gate = store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')!;
       assert.ok(gate.signature, 'the approval carries a signature');
-      assert.ok(approvalSignatureValid(GOAL, gate, loadApprovers(store)), 'the signature verifies against .loopx/approvers/');
+      assert.ok(
+        approvalSignatureValid(GOAL, gate, loadApprovers(store)),
+        'the signature verifies against .loopx/approvers/',
+      );
     });
 
     it('approves a gate through the command with a note, and rejects another', async () => {
-      const ok = await vscode.commands.executeCommand('loopx.approveGate', { goalId: GOAL, gateId: 'prod-db', note: 'reviewed the migration' });
+      const ok = await vscode.commands.executeCommand('loopx.approveGate', {
+        goalId: GOAL,
+        gateId: 'prod-db',
+        note: 'reviewed the migration',
+      });
       assert.equal(ok, true);
       const store = new Store(workspaceDir());
       const g = store.load(GOAL).state.gates.find((x) => x.id === 'prod-db')!;
       assert.equal(g.status, 'approved');
       assert.equal(g.note, 'reviewed the migration');
       assert.equal(g.decidedBy?.channel, 'vscode');
-      const rejected = await vscode.commands.executeCommand('loopx.rejectGate', { goalId: GOAL, gateId: 'staging-deploy', note: 'not this week' });
+      const rejected = await vscode.commands.executeCommand('loopx.rejectGate', {
+        goalId: GOAL,
+        gateId: 'staging-deploy',
+        note: 'not this week',
+      });
       assert.equal(rejected, true);
       const after = store.load(GOAL).state;
       assert.equal(after.gates.find((x) => x.id === 'staging-deploy')!.status, 'rejected');
@@ -112,20 +178,44 @@ export function registerExtensionTests(): void {
 
     it('runs the goal commands on the demo state with the inputs supplied', async () => {
       const store = new Store(workspaceDir());
-      const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', { title: 'Integration goal', objective: 'made by the test' });
+      const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', {
+        title: 'Integration goal',
+        objective: 'made by the test',
+      });
       assert.match(goalId, /^integration-goal-/);
-      const todoId = await vscode.commands.executeCommand<string>('loopx.addTodo', { goalId, title: 'say hi', action: 'echo hi' });
+      const todoId = await vscode.commands.executeCommand<string>('loopx.addTodo', {
+        goalId,
+        title: 'say hi',
+        action: 'echo hi',
+      });
       assert.ok(store.load(goalId).state.todos.some((t) => t.id === todoId && t.action === 'echo hi'));
-      const contract = await vscode.commands.executeCommand<{ decision: string; interaction_contract: { cli_channel: { next_cli_actions: string[] } } }>('loopx.requestContract', { goalId });
+      const contract = await vscode.commands.executeCommand<{
+        decision: string;
+        interaction_contract: { cli_channel: { next_cli_actions: string[] } };
+      }>('loopx.requestContract', { goalId });
       assert.equal(contract.decision, 'run');
       assert.equal(contract.interaction_contract.cli_channel.next_cli_actions.length, 1);
       const runId = store.load(goalId).state.runs[0]!.id;
-      assert.ok(await vscode.commands.executeCommand('loopx.completeTodo', { goalId, todoId, summary: 'said hi by hand' }));
-      const rewardId = await vscode.commands.executeCommand<string>('loopx.recordReward', { goalId, runId, score: 0.5, comment: 'fine' });
+      assert.ok(
+        await vscode.commands.executeCommand('loopx.completeTodo', {
+          goalId,
+          todoId,
+          summary: 'said hi by hand',
+        }),
+      );
+      const rewardId = await vscode.commands.executeCommand<string>('loopx.recordReward', {
+        goalId,
+        runId,
+        score: 0.5,
+        comment: 'fine',
+      });
       assert.match(rewardId, /^rw-/);
       assert.ok(await vscode.commands.executeCommand('loopx.grantQuota', { goalId, turns: 5 }));
       assert.equal(store.load(goalId).state.granted.turns, 5);
-      const other = await vscode.commands.executeCommand<string>('loopx.createGoal', { title: 'Pausable', objective: '' });
+      const other = await vscode.commands.executeCommand<string>('loopx.createGoal', {
+        title: 'Pausable',
+        objective: '',
+      });
       assert.equal(await vscode.commands.executeCommand('loopx.pauseGoal', { goalId: other }), 'paused');
       assert.equal(await vscode.commands.executeCommand('loopx.resumeGoal', { goalId: other }), 'active');
       assert.equal(await vscode.commands.executeCommand('loopx.closeGoal', { goalId: other }), 'closed');
@@ -133,33 +223,48 @@ export function registerExtensionTests(): void {
       const text = (await vscode.workspace.openTextDocument(uri)).getText();
       assert.match(text, /goal\.created/);
       assert.match(text, /reward\.added/);
-      const reports = await vscode.commands.executeCommand<{ findings: unknown[] }[]>('loopx.runSelfRepair', {});
+      const reports = await vscode.commands.executeCommand<{ findings: unknown[] }[]>(
+        'loopx.runSelfRepair',
+        {},
+      );
       assert.ok(Array.isArray(reports) && reports.length === 1);
       const events = store.readLog(goalId).events;
-      assert.ok(events.filter((e) => e.type !== 'run.started' && e.type !== 'run.spend' && e.type !== 'todo.claimed').every((e) => e.actor.kind === 'user' && e.actor.channel === 'vscode'));
+      assert.ok(
+        events
+          .filter((e) => e.type !== 'run.started' && e.type !== 'run.spend' && e.type !== 'todo.claimed')
+          .every((e) => e.actor.kind === 'user' && e.actor.channel === 'vscode'),
+      );
     });
 
     it('asks through input boxes and quick picks, validating what is typed', async () => {
       const validations: (string | undefined)[] = [];
       const answers = ['', 'Typed goal', 'objective typed'];
-      const goalId = await withStub('showInputBox', (async (o?: vscode.InputBoxOptions) => {
-        const v = answers.shift()!;
-        const check = await o?.validateInput?.(v);
-        validations.push(typeof check === 'string' ? check : undefined);
-        return check ? answers.shift() : v;
-      }) as typeof vscode.window.showInputBox, async () => vscode.commands.executeCommand<string>('loopx.createGoal', {}));
+      const goalId = await withStub(
+        'showInputBox',
+        (async (o?: vscode.InputBoxOptions) => {
+          const v = answers.shift()!;
+          const check = await o?.validateInput?.(v);
+          validations.push(typeof check === 'string' ? check : undefined);
+          return check ? answers.shift() : v;
+        }) as typeof vscode.window.showInputBox,
+        async () => vscode.commands.executeCommand<string>('loopx.createGoal', {}),
+      );
       assert.equal(validations[0], 'The title must not be empty');
       assert.match(goalId ?? '', /^objective-typed-|^typed-goal-/);
     });
 
     it('refuses clearly instead of failing silently', async () => {
       const errors: string[] = [];
-      await withStub('showErrorMessage', (async (m: string) => {
-        errors.push(m);
-        return undefined;
-      }) as typeof vscode.window.showErrorMessage, async () => {
-        await vscode.commands.executeCommand('loopx.approveGate', { goalId: GOAL, gateId: 'prod-db' });
-      });
+      await withStub(
+        'showErrorMessage',
+        (async (m: string) => {
+          errors.push(m);
+          return undefined;
+        }) as typeof vscode.window.showErrorMessage,
+        async () => {
+          await vscode.commands.executeCommand('loopx.approveGate', { goalId: GOAL, gateId: 'prod-db' });
+        },
+      );
       assert.match(errors[0] ?? '', /gate prod-db is approved .*only a pending gate can be approved/);
     });
 
@@ -168,7 +273,12 @@ export function registerExtensionTests(): void {
       const before = Date.now();
       const r = loopxCli(['project_prompt', 'create', '--title', 'Made in a terminal', '--description', 'x']);
       assert.equal(r.status, 0, r.stderr);
-      await until('the new goal in the tree', () => tree.getChildren().some((n: Node) => n.kind === 'goal' && n.entry.title === 'Made in a terminal'), 3000);
+      await until(
+        'the new goal in the tree',
+        () =>
+          tree.getChildren().some((n: Node) => n.kind === 'goal' && n.entry.title === 'Made in a terminal'),
+        3000,
+      );
       console.log(`    tree refreshed ${Date.now() - before} ms after the CLI write`);
     });
   });

@@ -4,11 +4,21 @@ import { registerExtensionTests } from './extension.test';
 import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec', grep: process.env.LOOPX_TEST_GREP || undefined });
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 60_000,
+    color: false,
+    reporter: 'spec',
+    grep: process.env.LOOPX_TEST_GREP || undefined,
+  });
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   registerExtensionTests();
   registerAgentAndDashboardTests();
   return new Promise((resolve, reject) => {
-    mocha.run((failures) => (failures ? reject(new Error(`${failures} integration test${failures > 1 ? 's' : ''} failed`)) : resolve()));
+    mocha.run((failures) =>
+      failures
+        ? reject(new Error(`${failures} integration test${failures > 1 ? 's' : ''} failed`))
+        : resolve(),
+    );
   });
 }

@@ -19,7 +19,11 @@ export async function api(): Promise<LoopxApi> {
   return exports;
 }
 
-export async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -32,10 +36,14 @@ export async function until<T>(what: string, fn: () => T | undefined | Promise<T
 /** Runs the built `loopx` CLI in another process, as an agent in a terminal would. */
 export function loopxCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const repo = process.env.LOOPX_REPO ?? path.resolve(__dirname, '..', '..');
-  const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'loopx.js'), '--workspace', workspaceDir(), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LOOPX_WORKSPACE: '' },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(repo, 'bin', 'loopx.js'), '--workspace', workspaceDir(), ...args],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LOOPX_WORKSPACE: '' },
+    },
+  );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
