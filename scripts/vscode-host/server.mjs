@@ -269,19 +269,27 @@ export async function launchChromium(server, options = {}) {
   }
 }
 
-/** Runs `cleanup` once on SIGINT/SIGTERM/SIGHUP, then exits with 128+signal. */
+/**
+ * Runs `cleanup` once on SIGINT/SIGTERM/SIGHUP, then exits with 128+signal. Also when the parent
+ * process goes away without passing a signal on (a shell running an npm script dies of SIGTERM
+ * and leaves its child; `kill -9` of npm): an orphan is adopted by another process, so a changed
+ * `process.ppid` means nobody is left to stop us, and whatever we started must not outlive us.
+ */
 export function onTerminate(cleanup) {
   const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
   let done = false;
-  for (const sig of Object.keys(codes)) {
-    process.on(sig, async () => {
-      if (done) return;
-      done = true;
-      try {
-        await cleanup(sig);
-      } finally {
-        process.exit(codes[sig]);
-      }
-    });
-  }
+  const finish = async (sig) => {
+    if (done) return;
+    done = true;
+    clearInterval(parentWatch);
+    try {
+      await cleanup(sig);
+    } finally {
+      process.exit(codes[sig]);
+    }
+  };
+  for (const sig of Object.keys(codes)) process.on(sig, () => void finish(sig));
+  const parent = process.ppid;
+  const parentWatch = setInterval(() => process.ppid !== parent && void finish('SIGHUP'), 500);
+  parentWatch.unref();
 }

@@ -19,12 +19,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { Store, loadApprovers, approvalSignatureValid } from '../../src/core/index';
 import { prepareDemo } from '../../scripts/demo-workspace';
+import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
+import {
+  REPO,
+  loadScript as load,
+  openLoopxView,
+  treeRow,
+  until as untilWithin,
+  visible,
+} from '../helpers/workbench';
 
-const REPO = path.resolve(__dirname, '..', '..');
 // The README's pictures are refreshed only on request (LOOPX_UPDATE_SCREENSHOTS=1), so a test run
 // leaves the tree clean; every run keeps its own copies in test-results/ui/.
 const SHOT_DIRS = [
@@ -41,62 +48,8 @@ const ACTIVATION_MS = 90_000;
 const UI_MS = 20_000;
 const LIVE_MS = 5_000; // "a change by any writer appears within a few seconds"
 
-// ---------------------------------------------------------------------------------------------
-// The host scripts are plain ES modules: typed here by what this file uses.
-
-interface CodeServer {
-  url: string;
-  origin: string;
-  port: number;
-  tmpRoot: string;
-  stop(): Promise<void>;
-}
-interface HostModule {
-  startCodeServer(opts: {
-    workspace?: string;
-    vsix?: string;
-    settings?: Record<string, unknown>;
-    onOutput?: (line: string) => void;
-  }): Promise<CodeServer>;
-  launchChromium(server: CodeServer): Promise<Browser>;
-}
-interface InstallModule {
-  ensureHost(): { node24: string; codeServerEntry: string; chromium: string };
-}
-interface PackageModule {
-  packageVsix(opts: { out: string; build?: boolean }): { file: string; bytes: number; files: string[] };
-}
-const load = <T>(rel: string): Promise<T> => import(pathToFileURL(path.join(REPO, rel)).href) as Promise<T>;
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-/** Polls `fn` until it returns something truthy; fails naming `what` after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  fn: () => T | Promise<T>,
-  timeoutMs = UI_MS,
-  everyMs = 100,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-const visible = (l: Locator) => l.isVisible().catch(() => false);
+const until = <T>(what: string, fn: () => T | Promise<T>, timeoutMs = UI_MS, everyMs = 100) =>
+  untilWithin(what, fn, timeoutMs, everyMs);
 
 /** The gate decisions recorded in the demo goal's log. */
 function gateEvents(ws: string) {
@@ -349,24 +302,13 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     async () => {
       await closeOverlays();
       const sidebar = page.locator('.part.sidebar');
-      // A tree row by its label (the row's own aria-label adds the description).
-      const rowNamed = (label: string) =>
-        sidebar.locator('.monaco-list-row[role="treeitem"]', {
-          has: page.locator(`.monaco-icon-label[aria-label=${JSON.stringify(label)}]`),
-        });
+      const rowNamed = (label: string) => treeRow(page, label);
       const expand = async (row: Locator) => {
         if ((await row.getAttribute('aria-expanded')) !== 'true')
           await row.locator('.monaco-tl-twistie').click();
         await until('the row to expand', async () => (await row.getAttribute('aria-expanded')) === 'true');
       };
-      // Clicking the icon of the view container that is already open would close it.
-      if (!(await visible(sidebar.locator('.pane-header', { hasText: 'Goals' })))) {
-        // The tab itself: its badge (pending gates) covers the icon's corner.
-        await page
-          .locator('.activitybar li.action-item', { has: page.locator('.action-label[aria-label^="LoopX"]') })
-          .first()
-          .click();
-      }
+      await openLoopxView(page, UI_MS);
       const goal = rowNamed('Refactor Payment Module');
       await goal.waitFor({ timeout: UI_MS });
       // Every goal of the workspace is there: the demo's two and the one made from the palette.
