@@ -15,14 +15,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  assertOnlyTheGateNotification,
-  checkDemoWorkbench,
-  killTree,
-  startNpmStart,
-  stopAndCheckNothingLeft,
-  type NpmStart,
-} from '../helpers/npm-start';
+import { checkNpmStart } from '../helpers/npm-start';
 import { REPO, loadScript, type InstallModule, type NpmEnvModule } from '../helpers/workbench';
 
 const SETUP_MS = 30 * 60_000;
@@ -52,7 +45,6 @@ describe('a fresh machine: clean clone, fresh HOME, empty host cache', () => {
   let tmp = '';
   let clone = '';
   let env: NodeJS.ProcessEnv = {};
-  let run: NpmStart | undefined;
 
   before(async () => {
     tmp = fs.mkdtempSync('/tmp/loopx-fresh-');
@@ -72,7 +64,6 @@ describe('a fresh machine: clean clone, fresh HOME, empty host cache', () => {
   });
 
   after(() => {
-    killTree(run?.child.pid); // a failed check may have left it running
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -115,18 +106,15 @@ describe('a fresh machine: clean clone, fresh HOME, empty host cache', () => {
     'then `npm start` opens the demo with only the gate notification, and SIGTERM stops everything',
     { timeout: 600_000 },
     async () => {
-      run = await startNpmStart({ cwd: clone, env, timeoutMs: 540_000 });
-      const notes = await checkDemoWorkbench(
-        run.url,
-        path.join(REPO, 'test-results', 'fresh', 'npm-start.png'),
-        90_000,
-      );
-      assertOnlyTheGateNotification(notes);
+      await checkNpmStart({
+        cwd: clone,
+        env,
+        shotFile: path.join(REPO, 'test-results', 'fresh', 'npm-start.png'),
+      });
       assert.ok(
         fs.existsSync(path.join(clone, '.loopx-demo', '.loopx')),
         'the demo is the default .loopx-demo/',
       );
-      await stopAndCheckNothingLeft(run, 'SIGTERM');
     },
   );
 });

@@ -12,11 +12,11 @@ import * as path from 'node:path';
 import type { HostModule } from './workbench';
 import { loadScript, notificationTexts, openLoopxView, treeRow, until } from './workbench';
 
-export const DEMO_GOAL_TITLE = 'Refactor Payment Module';
-export const DEMO_GATE = 'staging-deploy';
+const DEMO_GOAL_TITLE = 'Refactor Payment Module';
+const DEMO_GATE = 'staging-deploy';
 const GATE_TEXT = `waits for your approval of gate "${DEMO_GATE}"`;
 
-export interface NpmStart {
+interface NpmStart {
   child: ChildProcess;
   url: string;
   /** The folder of code-server's log that `npm start` printed (its private temp folder). */
@@ -25,7 +25,7 @@ export interface NpmStart {
 }
 
 /** Runs `npm start [-- args]` in `cwd` and waits for the URL it prints. */
-export async function startNpmStart(opts: {
+async function startNpmStart(opts: {
   cwd: string;
   args?: string[];
   env: NodeJS.ProcessEnv;
@@ -57,11 +57,7 @@ export async function startNpmStart(opts: {
  * Opens `url` in headless Chromium and checks what a person sees first. Returns the notifications'
  * texts; a screenshot of the window goes to `shotFile`.
  */
-export async function checkDemoWorkbench(
-  url: string,
-  shotFile: string,
-  timeoutMs: number,
-): Promise<string[]> {
+async function checkDemoWorkbench(url: string, shotFile: string, timeoutMs: number): Promise<string[]> {
   const host = await loadScript<HostModule>('scripts/vscode-host/server.mjs');
   const root = host.makeTempRoot();
   const browser = await host.launchChromium({ tmpRoot: root, host: { chromium: '/usr/bin/chromium' } });
@@ -84,7 +80,7 @@ export async function checkDemoWorkbench(
 }
 
 /** The gate's notification, and nothing else. */
-export function assertOnlyTheGateNotification(texts: string[]): void {
+function assertOnlyTheGateNotification(texts: string[]): void {
   assert.equal(texts.length, 1, `one notification, the gate's; got:\n- ${texts.join('\n- ')}`);
   assert.match(texts[0]!, new RegExp(GATE_TEXT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   assert.match(texts[0]!, new RegExp(DEMO_GOAL_TITLE));
@@ -108,7 +104,7 @@ function procStat(pid: number): { ppid: number; started: string } | undefined {
 }
 
 /** `pid` and every process below it now, each with its start time (pids are reused). */
-export function processTree(pid: number): Proc[] {
+function processTree(pid: number): Proc[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -135,8 +131,8 @@ export function processTree(pid: number): Proc[] {
 
 const alive = (p: Proc) => procStat(p.pid)?.started === p.started;
 
-/** For a failed test's clean-up: SIGKILL to `pid` and everything below it. */
-export function killTree(pid: number | undefined): void {
+/** For a failed check's clean-up: SIGKILL to `pid` and everything below it. */
+function killTree(pid: number | undefined): void {
   if (pid === undefined) return;
   for (const p of processTree(pid).reverse()) {
     try {
@@ -163,7 +159,7 @@ function portOpen(port: number): Promise<boolean> {
  * npm exits and that every process it had started, code-server and its extension host among them,
  * is gone, with the port closed and the run's temp folder removed.
  */
-export async function stopAndCheckNothingLeft(run: NpmStart, signal: NodeJS.Signals): Promise<void> {
+async function stopAndCheckNothingLeft(run: NpmStart, signal: NodeJS.Signals): Promise<void> {
   const tree = processTree(run.child.pid!);
   assert.ok(
     tree.some((p) => p.cmd.includes('code-server')),
@@ -190,4 +186,25 @@ export async function stopAndCheckNothingLeft(run: NpmStart, signal: NodeJS.Sign
   );
   assert.equal(await portOpen(port), false, `port ${port} is closed`);
   assert.equal(fs.existsSync(run.runDir), false, `${run.runDir} is removed`);
+}
+
+/**
+ * The whole check: `npm start [-- args]` in `cwd`, its page in Chromium (a screenshot to
+ * `shotFile`), only the gate's notification, then SIGTERM to npm and nothing left running.
+ * Returns what npm start printed.
+ */
+export async function checkNpmStart(opts: {
+  cwd: string;
+  args?: string[];
+  env: NodeJS.ProcessEnv;
+  shotFile: string;
+}): Promise<string> {
+  const run = await startNpmStart({ ...opts, timeoutMs: 540_000 });
+  try {
+    assertOnlyTheGateNotification(await checkDemoWorkbench(run.url, opts.shotFile, 90_000));
+    await stopAndCheckNothingLeft(run, 'SIGTERM');
+    return run.output();
+  } finally {
+    killTree(run.child.pid); // a failed check may have left it running
+  }
 }
