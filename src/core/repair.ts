@@ -11,8 +11,10 @@ import { notFound, refused, quote } from './errors';
 import type { LoopxError } from './errors';
 import { draft } from './events';
 import { Id, Text } from './model';
-import { parseLog, indexEntryOf } from './store';
-import type { Store, IndexEntry } from './store';
+import { parseLog } from './event-log';
+import { indexEntryOf } from './goal-index';
+import type { IndexEntry } from './goal-index';
+import type { Store } from './store';
 import type { Actor, GoalState } from './model';
 
 export type FindingKind =

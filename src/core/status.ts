@@ -11,7 +11,8 @@ import { gatesFor } from './contract';
 import { gateApproved } from './capabilities';
 import type { SignatureCheck } from './capabilities';
 import { signatureChecker } from './approvals';
-import type { Store, IndexEntry } from './store';
+import type { Store } from './store';
+import type { IndexEntry } from './goal-index';
 import { invoke } from './capabilities';
 import type { Actor } from './model';
 

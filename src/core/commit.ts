@@ -1,0 +1,156 @@
+/**
+ * Write protocol (see DESIGN.md): lock the goal, load its current state, let the caller plan the
+ * events against it, append them in one write + fsync (the acknowledgement), then rewrite the
+ * snapshot and the index entry through temp file + rename, then unlock. A crash anywhere leaves
+ * a log whose complete lines are every acknowledged event; derived files are rebuilt from it.
+ */
+import * as fs from 'node:fs';
+import type { LoopxError } from './errors';
+import { conflict, usageError } from './errors';
+import { describeIssues } from './jsonfile';
+import { Actor } from './model';
+import type { GoalState } from './model';
+import type { LoopxEvent, EventDraft } from './events';
+import { chainEvents, appendUnsynced } from './event-log';
+import { SNAPSHOT_EVERY } from './snapshot';
+import type { Snapshot } from './snapshot';
+import type { LoadedGoal } from './goal-load';
+import { indexEntryOf } from './goal-index';
+import type { IndexEntry } from './goal-index';
+
+export interface CommitOptions {
+  actor: Actor;
+  /** Refuse with a conflict if the goal is not at this revision. */
+  expectRevision?: number;
+  /** The goal must not exist yet (goal creation). */
+  create?: boolean;
+  /**
+   * Leave index.json alone (bulk generation: the caller rebuilds the index once at the end).
+   * Listing stays correct meanwhile: it reconciles the index with the goal folders.
+   */
+  deferIndex?: boolean;
+}
+
+export interface CommitResult {
+  events: LoopxEvent[];
+  state: GoalState;
+  revision: number;
+}
+
+/** What a commit needs from the store, bound to one goal (given, not imported: the store imports this module). */
+export interface CommitTarget {
+  goalId: string;
+  /** The goal's events.jsonl. */
+  file: string;
+  /** The goal's folder. */
+  dir: string;
+  withLock<T>(fn: () => T): T;
+  load(): LoadedGoal;
+  /** The error for a goal that has no log. */
+  missing(): LoopxError;
+  quarantineTornTail(): EventDraft | undefined;
+  writerId(): string;
+  snapshotKey(): Buffer;
+  now(): string;
+  writeSnapshot(snap: Snapshot): void;
+  updateIndexEntry(entry: IndexEntry): void;
+}
+
+type Plan = (state: GoalState | undefined, revision: number) => EventDraft[];
+
+/** `Store.commit` for the goal `target` is bound to. */
+export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions): CommitResult {
+  const { goalId } = target;
+  // The actor comes from outside (LOOPX_ACTOR, LOOPX_AGENT, --agent, a client's name): a bad one
+  // is the caller's error, not a crash.
+  const checkedActor = Actor.safeParse(opts.actor);
+  if (!checkedActor.success) {
+    throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checkedActor.error)}`, {
+      goalId,
+    });
+  }
+  const actor = checkedActor.data;
+  // `made`: this call created the goal's folder, so a refused creation removes it again (while
+  // still empty) instead of leaving a goal that never existed, listed as broken from then on.
+  const made = opts.create ? fs.mkdirSync(target.dir, { recursive: true }) !== undefined : false;
+  let pendingSync: number | undefined;
+  try {
+    return target.withLock(() => {
+      try {
+        return commitLocked(target, plan, opts, actor, (fd) => (pendingSync = fd));
+      } catch (e) {
+        if (made && pendingSync === undefined) {
+          try {
+            fs.rmdirSync(target.dir);
+          } catch {
+            /* not empty: leave it */
+          }
+        }
+        throw e;
+      }
+    });
+  } finally {
+    if (pendingSync !== undefined) {
+      try {
+        fs.fsyncSync(pendingSync);
+      } finally {
+        fs.closeSync(pendingSync);
+      }
+    }
+  }
+}
+
+function commitLocked(
+  target: CommitTarget,
+  plan: Plan,
+  opts: CommitOptions,
+  actor: Actor,
+  syncLater: (fd: number) => void,
+): CommitResult {
+  const { goalId, file } = target;
+  const exists = fs.existsSync(file);
+  if (opts.create && exists) throw conflict(`goal ${goalId} already exists`, { goalId });
+  if (!opts.create && !exists) throw target.missing();
+  // A torn tail is not part of the state (load leaves it out), so plan against the state first
+  // and quarantine only once the call is not refused: a refusal must change nothing, and the
+  // quarantine is then recorded by the `log.quarantined` event of the write that does it.
+  const cur: LoadedGoal | undefined = exists ? target.load() : undefined;
+  const revision = cur?.revision ?? 0;
+  if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
+    throw conflict(
+      `goal ${goalId} is at revision ${revision}, not ${opts.expectRevision} as expected: it changed since you read it; read it again and retry`,
+      { goalId, revision, expected: opts.expectRevision },
+    );
+  }
+  // The plan sees a private copy: a refusal half-way must not leave a changed state behind.
+  const planned = plan(cur ? structuredClone(cur.state) : undefined, revision);
+  const quarantined = exists ? target.quarantineTornTail() : undefined;
+  const drafts: EventDraft[] = quarantined ? [quarantined, ...planned] : planned;
+  if (drafts.length === 0) return { events: [], state: cur!.state, revision };
+  const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
+  const writer = target.writerId();
+  // The snapshot key is needed after the append: a damaged one must refuse the call before
+  // anything is written, not report an error for an event that was appended anyway.
+  target.snapshotKey();
+  const next = chainEvents(
+    goalId,
+    drafts,
+    { state: cur?.state, seq: revision, prev: cur?.lastHash ?? null },
+    { ts: target.now(), writer, actor },
+  );
+  const fd = appendUnsynced(file, next.chunk);
+  // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
+  // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
+  // fsync flushes everything written to the file before it, so no later event is durable
+  // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
+  syncLater(fd);
+  const state = next.state!;
+  const logBytes = (cur?.logBytes ?? 0) + next.chunk.length;
+  const lag = (cur?.snapshotLag ?? 0) + next.events.length;
+  if (!cur || cur.snapshotLag === undefined || lag >= SNAPSHOT_EVERY) {
+    target.writeSnapshot({ revision: next.seq, logBytes, lastHash: next.prev, state });
+  }
+  const entry = indexEntryOf(state);
+  if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore) target.updateIndexEntry(entry);
+  return { events: next.events, state, revision: next.seq };
+}

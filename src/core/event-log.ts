@@ -1,0 +1,198 @@
+/**
+ * A goal's `events.jsonl`: append-only, one event per line, each line linked to the one before by
+ * its sha256. Parsing and checking the chain, sealing drafts into new lines, the append itself,
+ * and the torn tail a crash mid-write leaves behind.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { corrupt, usageError } from './errors';
+import { newId } from './ids';
+import { sha256, describeIssues } from './jsonfile';
+import type { Actor, GoalState } from './model';
+import { EVENT_VERSION, LoopxEvent, applyInPlace } from './events';
+import type { EventDraft } from './events';
+
+export interface ParsedLog {
+  events: LoopxEvent[];
+  /** Sha256 of each complete line, in order. */
+  hashes: string[];
+  /** Bytes after the last newline: a write in progress or a crash mid-write. */
+  torn?: { line: number; offset: number; bytes: number };
+  /** Byte length of the complete lines. */
+  completeBytes: number;
+}
+
+/** Parses a log's bytes into events, checking each line's schema, seq and hash link. */
+export function parseLog(
+  buf: Buffer,
+  file: string,
+  startLine = 1,
+  prevHash: string | null = null,
+): ParsedLog {
+  const events: LoopxEvent[] = [];
+  const hashes: string[] = [];
+  let offset = 0;
+  let lineNo = startLine;
+  let prev = prevHash;
+  while (offset < buf.length) {
+    const nl = buf.indexOf(10, offset);
+    if (nl === -1) {
+      return {
+        events,
+        hashes,
+        completeBytes: offset,
+        torn: { line: lineNo, offset, bytes: buf.length - offset },
+      };
+    }
+    const line = buf.toString('utf8', offset, nl);
+    const where = `${file}:${lineNo}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (e) {
+      throw corrupt(`${where}: not valid JSON: ${(e as Error).message}`, { file, line: lineNo });
+    }
+    const parsed = LoopxEvent.safeParse(raw);
+    if (!parsed.success) throw corrupt(`${where}: ${describeIssues(parsed.error)}`, { file, line: lineNo });
+    const ev = parsed.data as LoopxEvent;
+    if (ev.seq !== lineNo) {
+      throw corrupt(
+        `${where}: field seq: is ${ev.seq}, expected ${lineNo} (a line was removed, inserted or moved)`,
+        {
+          file,
+          line: lineNo,
+        },
+      );
+    }
+    if (ev.prev !== prev) {
+      throw corrupt(
+        `${where}: field prev: does not match the sha256 of line ${lineNo - 1} (the log was edited before this line)`,
+        { file, line: lineNo },
+      );
+    }
+    prev = sha256(line);
+    hashes.push(prev);
+    events.push(ev);
+    offset = nl + 1;
+    lineNo++;
+  }
+  return { events, hashes, completeBytes: offset };
+}
+
+/** Whether the log's last complete line (ending at `end`) hashes to `lastHash`: a cheap guard against same-length edits. */
+export function lastLineMatches(file: string, end: number, lastHash: string | null): boolean {
+  if (end === 0) return lastHash === null;
+  const fd = fs.openSync(file, 'r');
+  try {
+    // Read backwards in small steps: a line is usually well under 4 KB.
+    let len = Math.min(end, 4096);
+    for (;;) {
+      const buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, end - len);
+      if (buf[len - 1] !== 10) return false;
+      const nl = buf.lastIndexOf(10, len - 2);
+      if (nl !== -1 || len === end) return sha256(buf.subarray(nl + 1, len - 1)) === lastHash;
+      if (len >= 1024 * 1024) return false;
+      len = Math.min(end, len * 4);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function tornWarning(goalId: string, file: string, torn: NonNullable<ParsedLog['torn']>): string {
+  return (
+    `goal ${goalId}: ${file}:${torn.line} is an incomplete line (${torn.bytes} bytes without a newline): ` +
+    'a write in progress or one cut short by a crash; it is not part of the state. `loopx self-repair` moves it aside.'
+  );
+}
+
+/**
+ * Under the goal lock an incomplete last line cannot be a write in progress: it is a crashed
+ * write, never acknowledged. Move it to a quarantine file in `goalDir` (never delete) and cut the
+ * log back to its last complete line, so the next append starts on a fresh line.
+ */
+export function quarantineTornTail(file: string, goalDir: string, now: () => string): EventDraft | undefined {
+  // Every commit checks, so look at the last byte before reading the whole log.
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    if (size === 0 || (fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 10)) return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+  const buf = fs.readFileSync(file);
+  if (buf.length === 0 || buf[buf.length - 1] === 10) return undefined;
+  const cut = buf.lastIndexOf(10) + 1;
+  const torn = buf.subarray(cut);
+  const name = `events.torn-${now().replace(/[:.]/g, '-')}-${newId('q', 4)}.jsonl`;
+  fs.writeFileSync(path.join(goalDir, name), torn);
+  fs.truncateSync(file, cut);
+  return { type: 'log.quarantined', data: { file: name, bytes: torn.length, sha256: sha256(torn) } };
+}
+
+/** Where the log ends: the state after its last event, that event's seq and its line's hash. */
+export interface LogHead {
+  state: GoalState | undefined;
+  seq: number;
+  prev: string | null;
+}
+
+/**
+ * Seals drafts into the lines that follow `head`: each event gets its seq, id and hash link, is
+ * checked against the schema and applied to the state, so an invalid one refuses the whole write.
+ */
+export function chainEvents(
+  goalId: string,
+  drafts: EventDraft[],
+  head: LogHead,
+  stamp: { ts: string; writer: string; actor: Actor },
+): LogHead & { events: LoopxEvent[]; chunk: Buffer } {
+  let { state, seq, prev } = head;
+  const events: LoopxEvent[] = [];
+  const lines: string[] = [];
+  for (const d of drafts) {
+    const candidate = {
+      v: EVENT_VERSION,
+      seq: ++seq,
+      id: newId('ev', 10),
+      ts: stamp.ts,
+      writer: stamp.writer,
+      actor: stamp.actor,
+      prev,
+      type: d.type,
+      data: d.data,
+    };
+    const checked = LoopxEvent.safeParse(candidate);
+    if (!checked.success) {
+      throw usageError(`refused to write an invalid ${d.type} event: ${describeIssues(checked.error)}`, {
+        goalId,
+      });
+    }
+    const ev = checked.data as LoopxEvent;
+    try {
+      state = applyInPlace(state, ev, goalId);
+    } catch (e) {
+      throw usageError(`refused to write ${d.type}: ${(e as Error).message}`, { goalId });
+    }
+    const line = JSON.stringify(ev);
+    lines.push(line);
+    prev = sha256(line);
+    events.push(ev);
+  }
+  const chunk = Buffer.from(lines.join('\n') + '\n', 'utf8');
+  return { state, seq, prev, events, chunk };
+}
+
+/** Appends `chunk` in one write and returns the still open, not yet synced descriptor: the caller fsyncs it. */
+export function appendUnsynced(file: string, chunk: Buffer): number {
+  const fd = fs.openSync(file, 'a', 0o644);
+  try {
+    fs.writeSync(fd, chunk);
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+  return fd;
+}

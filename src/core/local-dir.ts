@@ -1,0 +1,84 @@
+/**
+ * `.loopx/local/`: what belongs to this clone of the workspace and never reaches git: the writer
+ * id, secrets (signing and snapshot keys) and locks.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { corrupt } from './errors';
+import { ID_PATTERN, ID_RULE, checkId, newId } from './ids';
+
+/** Creates `dir` (0700) with its own `.gitignore`: keys, locks and tokens never reach git. */
+export function ensureLocalDir(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const ignore = path.join(dir, '.gitignore');
+  if (!fs.existsSync(ignore))
+    fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n');
+  return dir;
+}
+
+/**
+ * Creates `file` with `content` unless it exists, atomically: the content is written to a temp
+ * file first and hard-linked into place, so a concurrent reader never sees it half-written.
+ */
+function createOnce(file: string, content: string): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(tmp, content, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** The path of lock `name` in `localDir`, creating the locks folder on first use. */
+export function lockFile(localDir: string, name: string): string {
+  const dir = path.join(localDir, 'locks');
+  if (!fs.existsSync(dir)) {
+    ensureLocalDir(localDir);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  return path.join(dir, `${name}.lock`);
+}
+
+/** The clone's writer id, made on first use. */
+export function readOrCreateWriterId(localDir: string): string {
+  const file = path.join(localDir, 'writer-id');
+  let id: string;
+  try {
+    id = fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    ensureLocalDir(localDir);
+    createOnce(file, newId('w', 12));
+    id = fs.readFileSync(file, 'utf8').trim();
+  }
+  // A damaged file in local/ is a corrupt store (exit 6, naming the file), not a usage error.
+  if (!ID_PATTERN.test(id)) {
+    throw corrupt(`${file} does not hold a valid writer id (${ID_RULE}): delete it and a new one is made`, {
+      file,
+    });
+  }
+  return id;
+}
+
+/** Secret `name` of `bytes` random bytes, stored as hex (mode 0600) and made on first use. */
+export function readOrCreateSecret(localDir: string, name: string, bytes: number): Buffer {
+  const file = path.join(localDir, checkId(name, 'secret name'));
+  // A damaged key must not quietly become a short (or empty) one: anyone could sign with that.
+  const read = () => {
+    const text = fs.readFileSync(file, 'utf8').trim();
+    if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(text)) {
+      throw corrupt(
+        `${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one (what the old key signed stops verifying)`,
+        { file },
+      );
+    }
+    return Buffer.from(text, 'hex');
+  };
+  if (fs.existsSync(file)) return read();
+  ensureLocalDir(localDir);
+  createOnce(file, randomBytes(bytes).toString('hex') + '\n');
+  return read();
+}
