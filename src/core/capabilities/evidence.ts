@@ -1,0 +1,40 @@
+/** The evidence capability: recording what shows that work was done. */
+import { z } from 'zod';
+import { refused } from '../errors';
+import { newId } from '../ids';
+import { Id, Line, Text, EvidenceKind, Artifact } from '../model';
+import { draft } from '../events';
+import type { DefineCapability } from './types';
+import { goalId, AllActors, findTodo, findRun } from './shared';
+
+export function defineEvidenceCapabilities(define: DefineCapability): void {
+  define({
+    id: 'evidence.add',
+    summary: 'Record evidence (a command’s result, a test, a note, a file) for a run or a todo.',
+    touches: ['evidence'],
+    gates: 'none',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({
+      goalId,
+      evidenceId: Id.optional(),
+      runId: Id.optional(),
+      todoId: Id.optional(),
+      kind: EvidenceKind.default('note'),
+      summary: Text(4000),
+      command: Line(2000).optional(),
+      exitCode: z.number().int().optional(),
+      durationMs: z.number().nonnegative().optional(),
+      artifact: Artifact.optional(),
+    }),
+    prepare: (i) => ({ ...i, evidenceId: i.evidenceId ?? newId('ev', 8) }),
+    plan: (s, i) => {
+      if (s.evidence.some((e) => e.id === i.evidenceId))
+        throw refused(`goal ${s.id} already has evidence ${i.evidenceId}`);
+      if (i.runId) findRun(s, i.runId);
+      if (i.todoId) findTodo(s, i.todoId);
+      const { goalId: _g, evidenceId, ...rest } = i;
+      return [draft('evidence.added', { evidence: { id: evidenceId!, ...rest } })];
+    },
+  });
+}

@@ -1,0 +1,98 @@
+/** Run capabilities: opening a run, reporting its spend, ending it, and a person's reward for it. */
+import { z } from 'zod';
+import { refused } from '../errors';
+import { newId } from '../ids';
+import { Id, Line, Text, RunOutcome, Contract } from '../model';
+import { draft } from '../events';
+import type { DefineCapability } from './types';
+import { goalId, AllActors, Humans, findRun, openRun } from './shared';
+
+const SpendInput = z.object({
+  tokens: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().finite().optional(),
+  wallSeconds: z.number().nonnegative().finite().optional(),
+});
+
+export function defineRunCapabilities(define: DefineCapability): void {
+  define({
+    id: 'run.start',
+    summary: 'Open a run (one agent turn), with the contract it runs under.',
+    touches: ['runs'],
+    gates: 'none',
+    quota: 'one turn',
+    actors: AllActors,
+    input: z.object({ goalId, runId: Id.optional(), agent: Line(128), contract: Contract.optional() }),
+    prepare: (i) => ({ ...i, runId: i.runId ?? newId('run', 8) }),
+    plan: (s, i) => {
+      if (s.runs.some((r) => r.id === i.runId)) throw refused(`goal ${s.id} already has a run ${i.runId}`);
+      if (s.status !== 'active') throw refused(`goal ${s.id} is ${s.status}: no run can start`);
+      return [draft('run.started', { run: { id: i.runId!, agent: i.agent, contract: i.contract } })];
+    },
+  });
+
+  define({
+    id: 'run.spend',
+    summary: 'Report what an open run spent (tokens, cost, wall time).',
+    touches: ['runs'],
+    gates: 'none',
+    quota: 'the spend reported',
+    actors: AllActors,
+    input: z.object({ goalId, runId: Id }).merge(SpendInput),
+    plan: (s, i) => {
+      openRun(s, i.runId);
+      return [
+        draft('run.spend', {
+          runId: i.runId,
+          spend: { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds },
+        }),
+      ];
+    },
+  });
+
+  define({
+    id: 'run.end',
+    summary: 'End an open run with its outcome, summary and final spend.',
+    touches: ['runs'],
+    gates: 'none',
+    quota: 'the spend reported',
+    actors: AllActors,
+    // Closing a goal does not end its runs: their summary still belongs in the record.
+    onFinishedGoal: true,
+    input: z
+      .object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() })
+      .merge(SpendInput),
+    plan: (s, i) => {
+      openRun(s, i.runId);
+      const spend = { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds };
+      return [draft('run.ended', { runId: i.runId, outcome: i.outcome, summary: i.summary, spend })];
+    },
+  });
+
+  define({
+    id: 'reward.add',
+    summary: 'Record a person’s structured feedback on one run: a score and a comment (a person only).',
+    touches: ['rewards'],
+    gates: 'none',
+    quota: 'none',
+    actors: Humans,
+    humanOnly: true,
+    onFinishedGoal: true,
+    input: z.object({
+      goalId,
+      runId: Id,
+      rewardId: Id.optional(),
+      score: z.number().min(-1).max(1),
+      comment: Text(4000).default(''),
+      lesson: Text(4000).optional(),
+    }),
+    prepare: (i) => ({ ...i, rewardId: i.rewardId ?? newId('rw', 8) }),
+    plan: (s, i) => {
+      findRun(s, i.runId);
+      return [
+        draft('reward.added', {
+          reward: { id: i.rewardId!, runId: i.runId, score: i.score, comment: i.comment, lesson: i.lesson },
+        }),
+      ];
+    },
+  });
+}

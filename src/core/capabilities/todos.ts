@@ -1,0 +1,257 @@
+/** Todo capabilities: adding work (and the gates it needs), claiming, updating and finishing it. */
+import { z } from 'zod';
+import { refused, notFound, usageError, quote } from '../errors';
+import { newId } from '../ids';
+import { Id, Line, Text, Priority, Owner } from '../model';
+import { draft } from '../events';
+import type { EventDraft } from '../events';
+import type { CapabilityContext, DefineCapability } from './types';
+import {
+  goalId,
+  AllActors,
+  findTodo,
+  openRun,
+  deniedBy,
+  policyGateFor,
+  gatesFor,
+  gateApproved,
+} from './shared';
+
+/** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
+function reviewGateFor(
+  ctx: CapabilityContext,
+  todoId: string,
+  action: string | undefined,
+): string | undefined {
+  if (!action || ctx.actor.kind !== 'agent') return undefined;
+  const mode = ctx.policy.reviewAgentActions ?? 'tools';
+  const fromTool =
+    ctx.actor.channel === 'lm-tool' || ctx.actor.channel === 'mcp' || ctx.actor.channel === 'hook';
+  if (mode === 'none' || (mode === 'tools' && !fromTool)) return undefined;
+  return `review-${todoId}`.slice(0, 64);
+}
+
+export function defineTodoCapabilities(define: DefineCapability): void {
+  define({
+    id: 'todo.add',
+    summary: 'Add a todo; a gate it names that does not exist yet is requested at once.',
+    touches: ['todos', 'gates'],
+    gates: 'requests the todo gate, and the policy gate of its action, when not approved',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({
+      goalId,
+      todoId: Id.optional(),
+      title: Line(200),
+      owner: Owner.default('agent'),
+      priority: Priority.default('P2'),
+      action: Line(2000).optional(),
+      gate: Id.optional(),
+      dependsOn: z.array(Id).max(50).default([]),
+    }),
+    prepare: (i) => ({ ...i, todoId: i.todoId ?? newId('t', 6) }),
+    plan: (s, i, ctx) => {
+      const todoId = i.todoId!;
+      if (s.todos.some((t) => t.id === todoId))
+        throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId });
+      for (const d of i.dependsOn) findTodo(s, d);
+      let gate = i.gate;
+      let policyGate: string | undefined;
+      if (i.action) {
+        const denied = deniedBy(ctx.policy, i.action);
+        if (denied) {
+          throw refused(
+            `the workspace policy denies actions matching ${quote(denied.pattern)}${denied.reason ? ` (${denied.reason})` : ''}: ${quote(i.action)} cannot be a todo action`,
+            { pattern: denied.pattern },
+          );
+        }
+        policyGate = policyGateFor(ctx.policy, i.action)?.gate;
+        gate ??= policyGate;
+      }
+      const events = [
+        draft('todo.added', {
+          todo: {
+            id: todoId,
+            title: i.title,
+            owner: i.owner,
+            priority: i.priority,
+            action: i.action,
+            gate,
+            dependsOn: i.dependsOn,
+          },
+        }),
+      ];
+      const review = reviewGateFor(ctx, todoId, i.action);
+      if (review) {
+        events.push(
+          draft('gate.requested', {
+            gate: {
+              id: review,
+              title: `Review the command ${todoId} proposes`,
+              reason:
+                `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed the command: ${i.action}`.slice(
+                  0,
+                  2000,
+                ),
+              guards: [todoId],
+            },
+          }),
+        );
+      }
+      // The todo's own gate and, when it names another one, the gate the policy puts on its action:
+      // completion needs both (gatesFor), so both are asked for now, while other work goes on.
+      for (const need of new Set([gate, policyGate].filter((x): x is string => x !== undefined))) {
+        const existing = s.gates.find((g) => g.id === need);
+        if (existing?.status === 'rejected') {
+          throw refused(
+            `gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`,
+            { gate: need },
+          );
+        }
+        if (!existing || existing.status !== 'approved') {
+          events.push(
+            draft('gate.requested', {
+              gate: {
+                id: need,
+                title: existing?.title ?? `Approve ${need}`,
+                reason: `needed by todo ${todoId}: ${i.title}`.slice(0, 2000),
+                guards: [todoId],
+              },
+            }),
+          );
+        }
+      }
+      return events;
+    },
+  });
+
+  define({
+    id: 'todo.claim',
+    summary: 'Claim an open todo for an agent or a person, so no one else takes it.',
+    touches: ['todos'],
+    gates: 'none',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({ goalId, todoId: Id, by: Line(128).optional() }),
+    plan: (s, i, ctx) => {
+      const t = findTodo(s, i.todoId);
+      const by = i.by ?? ctx.actor.id;
+      if (t.status === 'claimed' && t.claimedBy === by) return [];
+      if (t.status !== 'open') {
+        throw refused(
+          `todo ${t.id} is ${t.status}${t.claimedBy ? ` by ${t.claimedBy} since ${t.claimedAt}` : ''}: only an open todo can be claimed`,
+          { todoId: t.id },
+        );
+      }
+      return [draft('todo.claimed', { todoId: t.id, by })];
+    },
+  });
+
+  define({
+    id: 'todo.release',
+    summary: 'Give a claimed todo back (its holder stopped, or self-repair found the claim abandoned).',
+    touches: ['todos'],
+    gates: 'none',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({ goalId, todoId: Id, reason: Text(2000).default('released') }),
+    plan: (s, i) => {
+      const t = findTodo(s, i.todoId);
+      if (t.status !== 'claimed') throw refused(`todo ${t.id} is ${t.status}, not claimed`, { todoId: t.id });
+      return [draft('todo.released', { todoId: t.id, reason: i.reason })];
+    },
+  });
+
+  define({
+    id: 'todo.update',
+    summary: 'Change a todo’s title, priority or note.',
+    touches: ['todos'],
+    gates: 'none',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({
+      goalId,
+      todoId: Id,
+      title: Line(200).optional(),
+      priority: Priority.optional(),
+      note: Text(2000).optional(),
+    }),
+    plan: (s, i) => {
+      findTodo(s, i.todoId);
+      if (i.title === undefined && i.priority === undefined && i.note === undefined)
+        throw usageError('nothing to update: give a title, a priority or a note');
+      return [
+        draft('todo.updated', { todoId: i.todoId, title: i.title, priority: i.priority, note: i.note }),
+      ];
+    },
+  });
+
+  define({
+    id: 'todo.complete',
+    summary: 'Mark a todo done, with the evidence that shows it.',
+    touches: ['todos', 'evidence'],
+    gates: 'the todo gate must be approved',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({
+      goalId,
+      todoId: Id,
+      evidence: z.array(Id).max(100).default([]),
+      summary: Text(4000).optional(),
+      runId: Id.optional(),
+    }),
+    plan: (s, i, ctx) => {
+      const t = findTodo(s, i.todoId);
+      if (t.status === 'done' || t.status === 'cancelled')
+        throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
+      if (t.owner === 'user' && ctx.actor.kind !== 'user') {
+        throw refused(`todo ${t.id} belongs to a person (owner user): an agent cannot complete it`, {
+          todoId: t.id,
+        });
+      }
+      for (const need of gatesFor(t, ctx.policy, s.gates)) {
+        if (
+          !gateApproved(
+            s.gates.find((g) => g.id === need.id),
+            ctx.policy,
+            ctx.checkSignature,
+          )
+        ) {
+          throw refused(`todo ${t.id} needs gate ${need.id} approved first`, { todoId: t.id, gate: need.id });
+        }
+      }
+      for (const e of i.evidence)
+        if (!s.evidence.some((x) => x.id === e)) throw notFound(`goal ${s.id} has no evidence ${quote(e)}`);
+      if (i.runId) openRun(s, i.runId);
+      const events: EventDraft[] = [];
+      const evidence = [...i.evidence];
+      if (i.summary) {
+        const id = newId('ev', 8);
+        evidence.push(id);
+        events.push(
+          draft('evidence.added', {
+            evidence: { id, runId: i.runId, todoId: t.id, kind: 'note', summary: i.summary },
+          }),
+        );
+      }
+      events.push(draft('todo.completed', { todoId: t.id, evidence }));
+      return events;
+    },
+  });
+
+  define({
+    id: 'todo.cancel',
+    summary: 'Cancel a todo that is no longer needed.',
+    touches: ['todos'],
+    gates: 'none',
+    quota: 'none',
+    actors: AllActors,
+    input: z.object({ goalId, todoId: Id, reason: Text(2000).default('cancelled') }),
+    plan: (s, i) => {
+      const t = findTodo(s, i.todoId);
+      if (t.status === 'done' || t.status === 'cancelled')
+        throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
+      return [draft('todo.cancelled', { todoId: t.id, reason: i.reason })];
+    },
+  });
+}
