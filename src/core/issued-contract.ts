@@ -1,0 +1,64 @@
+/**
+ * A contract once issued: the payload its signature covers, checking that signature, and finding
+ * it again by id.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { timingSafeEqual } from 'node:crypto';
+import { signPayload } from './capabilities';
+import { canonicalJson } from './jsonfile';
+import { Contract as ContractSchema } from './model';
+import type { Contract, GoalState, Run } from './model';
+import type { Store } from './store';
+
+export function contractPayload(c: Omit<Contract, 'sig'> | Contract): string {
+  const { sig: _sig, ...rest } = c as Contract;
+  return canonicalJson(rest);
+}
+
+export function contractSignatureValid(store: Store, c: Contract): boolean {
+  const expected = Buffer.from(signPayload(store, contractPayload(c)), 'hex');
+  const got = Buffer.from(c.sig, 'hex');
+  return expected.length === got.length && timingSafeEqual(expected, got);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding a contract by id: a small pointer file in `local/`, with a scan as the fallback
+// (a contract issued on another clone of the workspace).
+
+function pointerPath(store: Store, contractId: string) {
+  return path.join(store.localDir, 'contracts', `${contractId}.goal`);
+}
+export function rememberContract(store: Store, c: Contract) {
+  const file = pointerPath(store, c.id);
+  store.ensureLocalDir();
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, c.goalId);
+}
+
+export function findContract(
+  store: Store,
+  contractId: string,
+): { goal: GoalState; run: Run; contract: Contract } | undefined {
+  const look = (goalId: string) => {
+    const { state } = store.load(goalId);
+    const run = state.runs.find((r) => r.contract?.id === contractId);
+    return run ? { goal: state, run, contract: ContractSchema.parse(run.contract) } : undefined;
+  };
+  try {
+    const hinted = fs.readFileSync(pointerPath(store, contractId), 'utf8').trim();
+    const found = look(hinted);
+    if (found) return found;
+  } catch {
+    /* no pointer: scan */
+  }
+  for (const id of store.goalIds()) {
+    try {
+      const found = look(id);
+      if (found) return found;
+    } catch {
+      /* a broken goal cannot hold a usable contract */
+    }
+  }
+  return undefined;
+}
