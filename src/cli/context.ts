@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store, LoopxError, notFound, usageError } from '../core/index';
+import { Store, LoopxError, notFound, refused, usageError } from '../core/index';
 import type { Actor } from '../core/index';
 
 export interface GlobalOptions {
@@ -118,6 +118,18 @@ export class CliContext {
   warn(messages: readonly string[]) {
     for (const m of messages) this.io.stderr(`loopx: warning: ${m}\n`);
   }
+}
+
+/** Human-only commands need a person at a terminal: scripts and agents are refused here. */
+export function requireHuman(ctx: CliContext, what: string, vscodeCommand: string): Actor {
+  const actor = ctx.actor();
+  if (actor.kind !== 'user') {
+    throw refused(
+      `${what} is for a person: run it in an interactive terminal (standard input must be a TTY), ` +
+        `or use "${vscodeCommand}" in VS Code. Agents and scripts cannot ${what}.`,
+    );
+  }
+  return actor;
 }
 
 function safeUser(): string {

@@ -1,0 +1,102 @@
+/** `loopx gate`: approval gates, work that waits for a person. */
+import type { Command } from 'commander';
+import { invoke, goalStatus } from '../../core/index';
+import type { InvokeResult } from '../../core/index';
+import { requireHuman } from '../context';
+import type { CliContext } from '../context';
+import { example, list } from '../define';
+import type { Act } from '../define';
+
+const gateResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
+  const g = res.state.gates.find((x) => x.id === res.input.gateId);
+  ctx.print(
+    { schema: 'loopx.gate-change/1', goal_id: res.goalId, revision: res.revision, gate: g },
+    () => `${verb} gate ${res.input.gateId as string}${g ? ` (${g.status})` : ''}`,
+  );
+};
+
+export function registerGateCommands(program: Command, act: Act) {
+  const gate = example(
+    program.command('gate').description('approval gates: work that waits for a person'),
+    'loopx gate list --goal-id G',
+    'loopx gate approve --goal-id G --gate-id prod --note "reviewed the plan"',
+  );
+  example(
+    gate
+      .command('request')
+      .description('ask a person to approve something')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--gate-id <id>', 'the gate')
+      .option('--title <title>', 'what is asked')
+      .option('--reason <text>', 'why it needs a person')
+      .option('--guards <todo-ids>', 'the todos it guards (comma-separated)', list)
+      .action(
+        act(
+          (
+            ctx,
+            o: { goalId: string; gateId: string; title?: string; reason?: string; guards?: string[] },
+          ) => {
+            gateResult(
+              ctx,
+              invoke(
+                ctx.store(),
+                'gate.request',
+                { ...o, reason: o.reason ?? '', guards: o.guards ?? [] },
+                ctx.actor(),
+              ),
+              'requested',
+            );
+          },
+        ),
+      ),
+    'loopx gate request --goal-id G --gate-id prod --reason "deploys to production"',
+  );
+  example(
+    gate
+      .command('approve')
+      .description('approve a pending gate (a person, at a terminal)')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--gate-id <id>', 'the gate')
+      .option('--note <text>', 'a note for the record')
+      .action(
+        act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
+          const actor = requireHuman(ctx, 'approve a gate', 'LoopX: Approve Gate');
+          gateResult(ctx, invoke(ctx.store(), 'gate.approve', o, actor), 'approved');
+        }),
+      ),
+    'loopx gate approve --goal-id G --gate-id prod --note "reviewed the plan"',
+  );
+  example(
+    gate
+      .command('reject')
+      .description('reject a pending gate; the open todos it guards are cancelled (a person)')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--gate-id <id>', 'the gate')
+      .option('--note <text>', 'why')
+      .action(
+        act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
+          const actor = requireHuman(ctx, 'reject a gate', 'LoopX: Reject Gate');
+          gateResult(ctx, invoke(ctx.store(), 'gate.reject', o, actor), 'rejected');
+        }),
+      ),
+    'loopx gate reject --goal-id G --gate-id prod --note "not this week"',
+  );
+  example(
+    gate
+      .command('list')
+      .description('a goal’s gates, pending first')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .action(
+        act((ctx, o: { goalId: string }) => {
+          const doc = goalStatus(ctx.store(), o.goalId);
+          ctx.print(
+            doc.gates,
+            () =>
+              doc.gates.map((g) => `${g.status.padEnd(8)} ${g.id}  ${g.title}  ${g.reason}`).join('\n') ||
+              'no gates',
+          );
+        }),
+      ),
+    'loopx gate list --goal-id G',
+  );
+}

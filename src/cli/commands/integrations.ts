@@ -1,0 +1,137 @@
+/** How other programs reach LoopX: the status server (HTTP), the MCP server (stdio) and agent host hooks. */
+import type { Command } from 'commander';
+import {
+  HOOK_EVENTS,
+  HookPayload,
+  preToolUse,
+  sessionStart,
+  stop,
+  quote,
+  usageError,
+} from '../../core/index';
+import type { Actor } from '../../core/index';
+import { VERSION, example, num } from '../define';
+import type { Act } from '../define';
+
+export function registerIntegrationCommands(program: Command, act: Act) {
+  example(
+    program
+      .command('status-server')
+      .description('serve the status read-only over HTTP on 127.0.0.1 (bearer token, GET only) until stopped')
+      .option('--port <n>', 'port (0 picks a free one)', num('--port'), 8080)
+      .option('--host <host>', 'address to bind', '127.0.0.1')
+      .option(
+        '--unsafe-allow-non-loopback',
+        'allow binding an address other than loopback (exposes the status beyond this machine)',
+      )
+      .action(
+        act(async (ctx, o: { port: number; host: string; unsafeAllowNonLoopback?: boolean }) => {
+          const store = ctx.store();
+          const { startStatusServer } = await import('../../server/status-server');
+          const server = await startStatusServer({
+            workspace: store.workspace,
+            port: o.port,
+            host: o.host,
+            allowUnsafeHost: o.unsafeAllowNonLoopback,
+            log: (line) => ctx.io.stderr(`${line}\n`),
+          });
+          ctx.print(
+            { schema: 'loopx.status-server/1', url: server.url, port: server.port, token: server.token },
+            () =>
+              `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`,
+          );
+          await new Promise<void>((resolve) => {
+            const stop = () => void server.close().then(resolve);
+            process.once('SIGINT', stop);
+            process.once('SIGTERM', stop);
+          });
+        }),
+      ),
+    'loopx status-server --port 8080',
+  );
+
+  example(
+    program
+      .command('mcp')
+      .description(
+        'run the LoopX MCP server over stdio (agent tools and status resources; nothing human-only)',
+      )
+      .option('--agent <name>', 'the agent name recorded on its events (default: the MCP client’s name)')
+      .action(
+        act(async (ctx, o: { agent?: string }) => {
+          const { serveMcp } = await import('../../server/mcp');
+          await serveMcp(ctx.store(), { version: VERSION, agent: o.agent ?? ctx.io.env.LOOPX_AGENT });
+        }),
+      ),
+    'claude mcp add loopx -- loopx mcp',
+  );
+  example(
+    program
+      .command('hook')
+      .description('answer an agent host’s hook event (JSON on stdin): pre-tool-use, session-start, stop')
+      .argument('<event>', 'pre-tool-use | session-start | stop')
+      .option('--agent <name>', 'the agent name (default: LOOPX_AGENT or "agent")')
+      .option('--goal-id <id>', 'the goal (default: LOOPX_GOAL, or the only active goal)')
+      .action(
+        act(async (ctx, event: string, o: { agent?: string; goalId?: string }) => {
+          const { io } = ctx;
+          const normalized = event
+            .replace(/([a-z])([A-Z])/g, '$1-$2')
+            .toLowerCase()
+            .replace(/_/g, '-');
+          if (!(HOOK_EVENTS as readonly string[]).includes(normalized))
+            throw usageError(`unknown hook event ${quote(event)}: use ${HOOK_EVENTS.join(', ')}`);
+          // A guard that cannot read its input, or find the workspace, must not wave a tool through.
+          const refuse = (why: string) => {
+            const reason = `LoopX: ${why}; refusing`;
+            io.stdout(
+              JSON.stringify({
+                hookSpecificOutput: {
+                  hookEventName: 'PreToolUse',
+                  permissionDecision: 'deny',
+                  permissionDecisionReason: reason,
+                },
+              }) + '\n',
+            );
+            io.stderr(reason + '\n');
+            return 2;
+          };
+          let payload: HookPayload;
+          try {
+            const raw = await (io.readStdin?.() ?? Promise.resolve(''));
+            if (!raw.trim()) throw new Error('standard input is empty');
+            const json: unknown = JSON.parse(raw);
+            const parsed = HookPayload.safeParse(json);
+            if (!parsed.success) throw new Error('the hook input is not a JSON object');
+            payload = parsed.data;
+          } catch (e) {
+            if (normalized === 'pre-tool-use')
+              return refuse(`cannot read the hook input (${(e as Error).message.slice(0, 200)})`);
+            throw usageError(`cannot read the hook input: ${(e as Error).message.slice(0, 200)}`);
+          }
+          const agent = o.agent ?? io.env.LOOPX_AGENT ?? 'agent';
+          const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
+          const goalId = o.goalId ?? (io.env.LOOPX_GOAL || undefined);
+          const sessionId =
+            payload.session_id ?? (typeof payload.sessionId === 'string' ? payload.sessionId : undefined);
+          let answer;
+          try {
+            const store = ctx.store();
+            answer =
+              normalized === 'pre-tool-use'
+                ? preToolUse(store, payload)
+                : normalized === 'session-start'
+                  ? sessionStart(store, { goalId, agent }, actor)
+                  : stop(store, { goalId, agent, sessionId }, actor);
+          } catch (e) {
+            if (normalized === 'pre-tool-use') return refuse((e as Error).message);
+            throw e;
+          }
+          io.stdout(JSON.stringify(answer.output) + '\n');
+          if (answer.reason) io.stderr(answer.reason + '\n');
+          return answer.exitCode;
+        }),
+      ),
+    'echo \'{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}\' | loopx hook pre-tool-use',
+  );
+}

@@ -1,0 +1,196 @@
+/** `loopx quota`: the interaction contract (should-run) and the budgets. */
+import type { Command } from 'commander';
+import { invoke, shouldRun, goalStatus, quote, usageError } from '../../core/index';
+import { requireHuman } from '../context';
+import { example, list, num } from '../define';
+import type { Act } from '../define';
+import { shouldRunText } from '../text';
+
+export function registerQuotaCommands(program: Command, act: Act) {
+  const quota = example(
+    program.command('quota').description('the interaction contract and the budgets'),
+    'loopx --format json quota should-run --goal-id G',
+    'loopx quota show --goal-id G',
+  );
+  example(
+    quota
+      .command('should-run')
+      .description(
+        'may an agent take a turn now, and exactly what may it run? (opens a run with a signed contract)',
+      )
+      .requiredOption('--goal-id <id>', 'the goal')
+      .option('--agent <name>', 'the agent (default: LOOPX_AGENT or "agent")')
+      .option('--preview', 'answer without opening a run')
+      .option('--ttl-minutes <n>', 'contract lifetime', num('--ttl-minutes'))
+      .option('--abilities <list>', 'what the agent can do: exec, judgment (default both)', list)
+      .action(
+        act(
+          (
+            ctx,
+            o: {
+              goalId: string;
+              agent?: string;
+              preview?: boolean;
+              ttlMinutes?: number;
+              abilities?: string[];
+            },
+          ) => {
+            for (const a of o.abilities ?? [])
+              if (a !== 'exec' && a !== 'judgment')
+                throw usageError(`--abilities: ${quote(a)} is not exec or judgment`);
+            const out = shouldRun(
+              ctx.store(),
+              {
+                goalId: o.goalId,
+                agent: ctx.agentName(o.agent),
+                preview: o.preview,
+                ttlMinutes: o.ttlMinutes,
+                abilities: o.abilities as ('exec' | 'judgment')[] | undefined,
+              },
+              ctx.actor(),
+            );
+            ctx.print(out, () => shouldRunText(out));
+          },
+        ),
+      ),
+    "loopx --format json quota should-run --goal-id G | jq -r '.interaction_contract.cli_channel.next_cli_actions[]'",
+  );
+  example(
+    quota
+      .command('show')
+      .description('budgets, spend and what is left')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .action(
+        act((ctx, o: { goalId: string }) => {
+          const doc = goalStatus(ctx.store(), o.goalId);
+          ctx.print({ schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota }, () =>
+            [
+              `window: ${doc.quota.window}, cooldown ${doc.quota.cooldown_seconds} s`,
+              ...Object.entries(doc.quota.budgets).map(
+                ([k, u]) => `${k.padEnd(12)} ${u.used} of ${u.limit} used, ${u.left} left`,
+              ),
+              `spent in all: ${JSON.stringify(doc.quota.spend)}`,
+            ].join('\n'),
+          );
+        }),
+      ),
+    'loopx quota show --goal-id G',
+  );
+  example(
+    quota
+      .command('set')
+      .description(
+        'change the budgets, the cooldown or the window; what is not given stays as it is (agents may only tighten)',
+      )
+      .requiredOption('--goal-id <id>', 'the goal')
+      .option('--turns <n>', 'turn budget', num('--turns'))
+      .option('--tokens <n>', 'token budget', num('--tokens'))
+      .option('--cost <usd>', 'cost budget in USD', num('--cost'))
+      .option('--wall-seconds <s>', 'wall-time budget', num('--wall-seconds'))
+      .option('--cooldown <s>', 'seconds between turns', num('--cooldown'))
+      .option(
+        '--window-hours <h>',
+        'count spend over a rolling window of h hours (0: over the goal’s life)',
+        num('--window-hours'),
+      )
+      .action(
+        act(
+          (
+            ctx,
+            o: {
+              goalId: string;
+              turns?: number;
+              tokens?: number;
+              cost?: number;
+              wallSeconds?: number;
+              cooldown?: number;
+              windowHours?: number;
+            },
+          ) => {
+            const given = { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds };
+            if (
+              Object.values(given).every((v) => v === undefined) &&
+              o.cooldown === undefined &&
+              o.windowHours === undefined
+            ) {
+              throw usageError(
+                'nothing to set: give --turns, --tokens, --cost, --wall-seconds, --cooldown or --window-hours',
+              );
+            }
+            const store = ctx.store();
+            // Flags change what they name and nothing else: a budget not mentioned is kept, not dropped.
+            const { state, revision } = store.load(o.goalId);
+            const budgets: Record<string, number | undefined> = { ...state.quota.budgets };
+            for (const [k, v] of Object.entries(given)) if (v !== undefined) budgets[k] = v;
+            const q = {
+              budgets,
+              window:
+                o.windowHours === undefined
+                  ? state.quota.window
+                  : o.windowHours > 0
+                    ? { kind: 'rolling', hours: o.windowHours }
+                    : { kind: 'life' },
+              cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
+            };
+            invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), {
+              expectRevision: revision,
+            });
+            const doc = goalStatus(store, o.goalId);
+            ctx.print(
+              { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
+              () => `quota of ${o.goalId} set`,
+            );
+          },
+        ),
+      ),
+    'loopx quota set --goal-id G --turns 50 --cost 5 --cooldown 60',
+  );
+  example(
+    quota
+      .command('grant')
+      .description('grant more budget (a person, at a terminal)')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .option('--turns <n>', 'more turns', num('--turns'))
+      .option('--tokens <n>', 'more tokens', num('--tokens'))
+      .option('--cost <usd>', 'more USD', num('--cost'))
+      .option('--wall-seconds <s>', 'more wall time', num('--wall-seconds'))
+      .option('--note <text>', 'why')
+      .action(
+        act(
+          (
+            ctx,
+            o: {
+              goalId: string;
+              turns?: number;
+              tokens?: number;
+              cost?: number;
+              wallSeconds?: number;
+              note?: string;
+            },
+          ) => {
+            const actor = requireHuman(ctx, 'grant quota', 'LoopX: Grant Quota');
+            const store = ctx.store();
+            invoke(
+              store,
+              'quota.grant',
+              {
+                goalId: o.goalId,
+                budgets: { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds },
+                note: o.note,
+              },
+              actor,
+            );
+            const doc = goalStatus(store, o.goalId);
+            ctx.print(
+              { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
+              () =>
+                `granted; now ${Object.entries(doc.quota.budgets)
+                  .map(([k, u]) => `${k} ${u.left} left`)
+                  .join(', ')}`,
+            );
+          },
+        ),
+      ),
+    'loopx quota grant --goal-id G --turns 20 --note "one more day"',
+  );
+}

@@ -1,0 +1,138 @@
+/** Reading a workspace: status, summaries, the event log and its checks, the capability list. */
+import type { Command } from 'commander';
+import { goalStatus, statusAll, summaryAll, repair, listCapabilities, LoopxError } from '../../core/index';
+import { EXIT } from '../context';
+import { count, example } from '../define';
+import type { Act } from '../define';
+import { goalText, statusText, summaryText, repairText, capabilitiesText } from '../text';
+
+export function registerStatusCommands(program: Command, act: Act) {
+  example(
+    program
+      .command('status')
+      .description('every goal, or one goal in full')
+      .option('--goal-id <id>', 'one goal')
+      .action(
+        act((ctx, o: { goalId?: string }) => {
+          const store = ctx.store();
+          if (o.goalId) {
+            const doc = goalStatus(store, o.goalId);
+            ctx.warn(doc.warnings);
+            ctx.print(doc, () => goalText(doc));
+          } else {
+            const doc = statusAll(store);
+            ctx.print(doc, () => statusText(doc));
+          }
+        }),
+      ),
+    'loopx status',
+    'loopx status --goal-id G --json | jq -r .status',
+  );
+  example(
+    program
+      .command('summary_all')
+      .alias('summary-all')
+      .description('end the open run, summarise its evidence, and show the goal’s progress')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .option('--agent <name>', 'end only this agent’s run (default: LOOPX_AGENT, else every open run)')
+      .action(
+        act((ctx, o: { goalId: string; agent?: string }) => {
+          const doc = summaryAll(ctx.store(), o.goalId, ctx.actor(), {
+            agent: o.agent ?? (ctx.io.env.LOOPX_AGENT || undefined),
+          });
+          ctx.print(doc, () => summaryText(doc));
+        }),
+      ),
+    'loopx summary_all --goal-id G',
+  );
+  example(
+    program
+      .command('self-repair')
+      .alias('self_repair')
+      .description('find and fix what a crash or a hand edit left behind')
+      .option('--goal-id <id>', 'one goal (default: all)')
+      .option('--dry-run', 'report only; change nothing')
+      .action(
+        act((ctx, o: { goalId?: string; dryRun?: boolean }) => {
+          const report = repair(ctx.store(), { goalId: o.goalId, dryRun: o.dryRun });
+          ctx.print(report, () => repairText(report));
+          return report.findings.some((f) => !f.fixed && !report.dry_run) ? EXIT.corrupt : EXIT.ok;
+        }),
+      ),
+    'loopx self-repair --goal-id G --dry-run',
+  );
+  example(
+    program
+      .command('verify')
+      .description('check the hash chain of every goal’s event log (or one)')
+      .option('--goal-id <id>', 'one goal')
+      .action(
+        act((ctx, o: { goalId?: string }) => {
+          const store = ctx.store();
+          const ids = o.goalId ? [o.goalId] : store.goalIds();
+          const results = ids.map((id) => {
+            try {
+              const log = store.readLog(id);
+              return {
+                goal_id: id,
+                ok: true,
+                events: log.events.length,
+                ...(log.torn ? { torn_tail_line: log.torn.line } : {}),
+              };
+            } catch (e) {
+              // A goal asked for by id that does not exist is not a broken chain: exit 3, not 6.
+              if (e instanceof LoopxError && e.kind === 'not_found') throw e;
+              return { goal_id: id, ok: false, error: (e as Error).message };
+            }
+          });
+          ctx.print(
+            { schema: 'loopx.verify/1', ok: results.every((r) => r.ok), goals: results },
+            () =>
+              results
+                .map((r) =>
+                  'events' in r
+                    ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}`
+                    : `BROKEN  ${r.goal_id}: ${r.error}`,
+                )
+                .join('\n') || 'no goals',
+          );
+          return results.every((r) => r.ok) ? EXIT.ok : EXIT.corrupt;
+        }),
+      ),
+    'loopx verify',
+  );
+  example(
+    program
+      .command('log')
+      .description('a goal’s event history')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .option('--limit <n>', 'the last n events', count('--limit'))
+      .action(
+        act((ctx, o: { goalId: string; limit?: number }) => {
+          const log = ctx.store().readLog(o.goalId);
+          const events = o.limit ? log.events.slice(-o.limit) : log.events;
+          ctx.print(events, () =>
+            events
+              .map(
+                (e) =>
+                  `${String(e.seq).padStart(5)} ${e.ts} ${`${e.actor.kind}:${e.actor.id}`.padEnd(20)} ${e.actor.channel.padEnd(7)} ${e.type.padEnd(16)} ${JSON.stringify(e.data).slice(0, 100)}`,
+              )
+              .join('\n'),
+          );
+        }),
+      ),
+    'loopx log --goal-id G --limit 20',
+  );
+  example(
+    program
+      .command('capabilities')
+      .description('every state change the control plane knows, with what it touches and who may call it')
+      .action(
+        act((ctx) => {
+          const caps = listCapabilities();
+          ctx.print(caps, () => capabilitiesText(caps));
+        }),
+      ),
+    'loopx capabilities --format json',
+  );
+}

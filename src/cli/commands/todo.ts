@@ -1,0 +1,164 @@
+/** `loopx todo`: a goal's todo list. */
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import { invoke, goalStatus, checkJudgment, refused } from '../../core/index';
+import type { InvokeResult } from '../../core/index';
+import type { CliContext } from '../context';
+import { example, list } from '../define';
+import type { Act } from '../define';
+import { goalText } from '../text';
+
+const todoResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
+  const todoId = (res.input.todoId as string) ?? '';
+  const t = res.state.todos.find((x) => x.id === todoId);
+  ctx.print(
+    { schema: 'loopx.todo-change/1', goal_id: res.goalId, revision: res.revision, todo: t },
+    () =>
+      `${verb} todo ${todoId}${t ? `: ${t.title} (${t.status})` : ''}${t?.gate && res.state.gates.find((g) => g.id === t.gate)?.status === 'pending' ? `\ngate ${t.gate} is pending: a person approves it with loopx gate approve --goal-id ${res.goalId} --gate-id ${t.gate}` : ''}`,
+  );
+};
+
+export function registerTodoCommands(program: Command, act: Act) {
+  const todo = example(
+    program.command('todo').description('the goal’s todo list'),
+    'loopx todo add --goal-id G --title "Run the tests" --action "npm test"',
+    'loopx todo list --goal-id G',
+  );
+  example(
+    todo
+      .command('add')
+      .description(
+        'add a todo (an agent runs its --action under a contract; --gate makes it wait for a person)',
+      )
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--title <title>', 'what to do')
+      .option('--todo-id <id>', 'choose the id')
+      .addOption(new Option('--owner <owner>', 'who does it').choices(['agent', 'user']).default('agent'))
+      .addOption(new Option('--priority <p>', 'priority').choices(['P0', 'P1', 'P2', 'P3']).default('P2'))
+      .option('--action <command>', 'the shell command that does it')
+      .option('--gate <gate-id>', 'a gate that must be approved first (requested now if new)')
+      .option('--depends-on <ids>', 'todo ids that must be done first (comma-separated, repeatable)', list)
+      .action(
+        act(
+          (
+            ctx,
+            o: {
+              goalId: string;
+              title: string;
+              todoId?: string;
+              owner: string;
+              priority: string;
+              action?: string;
+              gate?: string;
+              dependsOn?: string[];
+            },
+          ) => {
+            const res = invoke(ctx.store(), 'todo.add', { ...o, dependsOn: o.dependsOn ?? [] }, ctx.actor());
+            todoResult(ctx, res, 'added');
+          },
+        ),
+      ),
+    'loopx todo add --goal-id G --title "Run the tests" --action "npm test"',
+    'loopx todo add --goal-id G --title "Deploy" --action "./deploy.sh" --gate prod --depends-on t-abc123',
+  );
+  example(
+    todo
+      .command('list')
+      .description('list a goal’s todos')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .action(
+        act((ctx, o: { goalId: string }) => {
+          const doc = goalStatus(ctx.store(), o.goalId);
+          ctx.print(doc.todos, () =>
+            doc.todos.length
+              ? goalText({ ...doc, attention: [], gates: [], runs: [], warnings: [] })
+                  .split('\n')
+                  .slice(doc.objective ? 3 : 2)
+                  .join('\n')
+                  .trim()
+              : 'no todos yet',
+          );
+        }),
+      ),
+    'loopx todo list --goal-id G --json',
+  );
+  example(
+    todo
+      .command('claim')
+      .description('claim an open todo')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--todo-id <id>', 'the todo')
+      .option('--by <name>', 'who (default: you)')
+      .action(
+        act((ctx, o: { goalId: string; todoId: string; by?: string }) => {
+          todoResult(ctx, invoke(ctx.store(), 'todo.claim', o, ctx.actor()), 'claimed');
+        }),
+      ),
+    'loopx todo claim --goal-id G --todo-id t-abc123',
+  );
+  example(
+    todo
+      .command('done')
+      .description('mark a todo done, with what shows it')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--todo-id <id>', 'the todo')
+      .option('--summary <text>', 'what was done (recorded as evidence)')
+      .option('--evidence <ids>', 'evidence ids (comma-separated)', list)
+      .option('--contract <id>', 'the contract that lists this judgment todo (agents)')
+      .action(
+        act(
+          (
+            ctx,
+            o: { goalId: string; todoId: string; summary?: string; evidence?: string[]; contract?: string },
+          ) => {
+            const store = ctx.store();
+            let runId: string | undefined;
+            if (o.contract) {
+              const c = checkJudgment(store, o.contract, o.todoId);
+              if (c.goal.id !== o.goalId)
+                throw refused(`contract ${o.contract} belongs to goal ${c.goal.id}, not ${o.goalId}`);
+              runId = c.run.id;
+            }
+            const res = invoke(
+              store,
+              'todo.complete',
+              { goalId: o.goalId, todoId: o.todoId, summary: o.summary, evidence: o.evidence ?? [], runId },
+              ctx.actor(),
+            );
+            todoResult(ctx, res, 'completed');
+          },
+        ),
+      ),
+    'loopx todo done --goal-id G --todo-id t-abc123 --summary "Reviewed the diff; no change needed"',
+  );
+  example(
+    todo
+      .command('cancel')
+      .description('cancel a todo')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--todo-id <id>', 'the todo')
+      .option('--reason <text>', 'why')
+      .action(
+        act((ctx, o: { goalId: string; todoId: string; reason?: string }) => {
+          todoResult(ctx, invoke(ctx.store(), 'todo.cancel', o, ctx.actor()), 'cancelled');
+        }),
+      ),
+    'loopx todo cancel --goal-id G --todo-id t-abc123 --reason "not needed"',
+  );
+  example(
+    todo
+      .command('update')
+      .description('change a todo’s title, priority or note')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--todo-id <id>', 'the todo')
+      .option('--title <title>', 'new title')
+      .addOption(new Option('--priority <p>', 'new priority').choices(['P0', 'P1', 'P2', 'P3']))
+      .option('--note <text>', 'a note')
+      .action(
+        act((ctx, o: { goalId: string; todoId: string }) => {
+          todoResult(ctx, invoke(ctx.store(), 'todo.update', o, ctx.actor()), 'updated');
+        }),
+      ),
+    'loopx todo update --goal-id G --todo-id t-abc123 --priority P0',
+  );
+}

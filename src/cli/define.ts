@@ -1,0 +1,40 @@
+/** What the command files share to define their commands: the action wrapper, option parsers, help examples. */
+import { InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { quote } from '../core/index';
+import type { CliContext } from './context';
+
+declare const LOOPX_VERSION: string;
+export const VERSION = typeof LOOPX_VERSION === 'string' ? LOOPX_VERSION : '0.0.0-dev';
+
+/** The action wrapper `run` (main.ts) hands to every command file. */
+export type Act = <A extends unknown[]>(
+  fn: (ctx: CliContext, ...args: A) => unknown,
+) => (...args: unknown[]) => Promise<void>;
+
+export const num = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n))
+    throw new InvalidArgumentError(`${what} must be a number, not ${quote(v)}`);
+  return n;
+};
+export const list = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
+export const count = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError(`${what} must be a whole number from 1 up, not ${quote(v)}`);
+  return n;
+};
+
+export function example(cmd: Command, ...lines: string[]) {
+  return cmd.addHelpText(
+    'after',
+    `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`,
+  );
+}
