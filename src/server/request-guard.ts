@@ -1,0 +1,156 @@
+/**
+ * The checks a request meets before any route sees it, in this order: per-address rate limit
+ * (429) -> Host (421) -> Origin (403) -> URL length (414) -> method (405) -> body (413) -> the
+ * target is a path (400); then, for every route but `/healthz`, the bearer token (401).
+ */
+import type * as http from 'node:http';
+import { sanitizeForLog, sendError } from './responses';
+import { bearerChecker } from './token';
+
+export const MAX_URL_BYTES = 2048;
+const MAX_RATE_BUCKETS = 10_000;
+
+interface RateBucket {
+  tokens: number;
+  at: number;
+}
+
+/** The request target without its query string. */
+export function requestPath(req: http.IncomingMessage): string {
+  const rawUrl = req.url ?? '';
+  const q = rawUrl.indexOf('?');
+  return q === -1 ? rawUrl : rawUrl.slice(0, q);
+}
+
+/**
+ * A token bucket per remote address, `ratePerMinute` deep, refilled continuously. The returned
+ * function takes one token for `addr`: 0 when there was one, else the seconds until there is.
+ */
+function rateLimiter(ratePerMinute: number): (addr: string) => number {
+  const buckets = new Map<string, RateBucket>();
+  const perMs = ratePerMinute / 60_000;
+  return (addr) => {
+    const now = Date.now();
+    let b = buckets.get(addr);
+    if (!b) {
+      if (buckets.size >= MAX_RATE_BUCKETS) {
+        // Forget the buckets that have refilled: they hold no information.
+        for (const [k, v] of buckets) if (v.tokens + (now - v.at) * perMs >= ratePerMinute) buckets.delete(k);
+        if (buckets.size >= MAX_RATE_BUCKETS) buckets.delete(buckets.keys().next().value as string);
+      }
+      b = { tokens: ratePerMinute, at: now };
+      buckets.set(addr, b);
+    }
+    b.tokens = Math.min(ratePerMinute, b.tokens + (now - b.at) * perMs);
+    b.at = now;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000)); // seconds until one token
+  };
+}
+
+export interface RequestGuard {
+  /** Answers the request and returns true when it fails a check that applies to every route. */
+  rejectBeforeRouting(req: http.IncomingMessage, res: http.ServerResponse): boolean;
+  /** Answers 401 and returns true when the request has not the bearer token. */
+  rejectUnauthorized(req: http.IncomingMessage, res: http.ServerResponse): boolean;
+  /** Host header values that name this server; none until it listens and its port is known. */
+  allowHosts(hosts: Set<string>): void;
+}
+
+export function createRequestGuard(opts: { ratePerMinute: number; token: string }): RequestGuard {
+  const takeToken = rateLimiter(opts.ratePerMinute);
+  const authorized = bearerChecker(opts.token);
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+
+  function rejectBeforeRouting(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    const rawUrl = req.url ?? '';
+    const method = req.method ?? '';
+
+    const wait = takeToken(req.socket.remoteAddress ?? 'unknown');
+    if (wait > 0) {
+      sendError(
+        res,
+        429,
+        'rate_limited',
+        `too many requests; try again in ${wait} s`,
+        {},
+        { 'Retry-After': String(wait) },
+      );
+      return true;
+    }
+    const host = req.headers.host;
+    if (host === undefined || !allowedHosts.has(host.toLowerCase())) {
+      sendError(
+        res,
+        421,
+        'misdirected',
+        `the Host header must be one of ${[...allowedHosts].slice(0, 3).join(', ')}`,
+      );
+      return true;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+      sendError(res, 403, 'forbidden', 'cross-origin requests are not allowed');
+      return true;
+    }
+    if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) {
+      sendError(res, 414, 'uri_too_long', `the URL is longer than ${MAX_URL_BYTES} bytes`);
+      return true;
+    }
+    const hasBody =
+      req.headers['transfer-encoding'] !== undefined ||
+      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    if (method !== 'GET' && method !== 'HEAD') {
+      sendError(
+        res,
+        405,
+        'method_not_allowed',
+        `${sanitizeForLog(method)} is not allowed: this server is read-only`,
+        {},
+        {
+          Allow: 'GET, HEAD',
+          ...(hasBody ? { Connection: 'close' } : {}),
+        },
+      );
+      return true;
+    }
+    if (hasBody) {
+      sendError(res, 413, 'payload_too_large', 'a request body is not accepted', {}, { Connection: 'close' });
+      return true;
+    }
+    if (!requestPath(req).startsWith('/')) {
+      sendError(res, 400, 'usage', 'the request target must be a path');
+      return true;
+    }
+    return false;
+  }
+
+  function rejectUnauthorized(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    if (authorized(req.headers.authorization)) return false;
+    const had = req.headers.authorization !== undefined;
+    sendError(
+      res,
+      401,
+      'unauthorized',
+      had ? 'the bearer token is wrong' : 'a bearer token is required (Authorization: Bearer <token>)',
+      {},
+      {
+        'WWW-Authenticate': had ? 'Bearer realm="loopx", error="invalid_token"' : 'Bearer realm="loopx"',
+      },
+    );
+    return true;
+  }
+
+  return {
+    rejectBeforeRouting,
+    rejectUnauthorized,
+    allowHosts(hosts) {
+      allowedHosts = hosts;
+      allowedOrigins = new Set([...hosts].map((h) => `http://${h}`));
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * How the status server answers: JSON bodies with the security headers every response carries,
+ * errors as `{"error":{status,kind,message,...}}`, and the bare-socket answer for requests Node
+ * could not parse.
+ */
+import * as http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { LoopxError } from '../core/index';
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Control characters replaced, 200 characters at most: safe in a log line or an error message. */
+export function sanitizeForLog(s: string): string {
+  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > 200 ? clean.slice(0, 200) + '…' : clean;
+}
+
+function httpStatusOf(e: unknown): number {
+  if (!(e instanceof LoopxError)) return 500;
+  switch (e.kind) {
+    case 'usage':
+      return 400;
+    case 'not_found':
+      return 404;
+    case 'refused':
+      return 403;
+    case 'conflict':
+      return 409;
+    default:
+      return 500;
+  }
+}
+
+export function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const text = JSON.stringify(body) + '\n';
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(
+  res: http.ServerResponse,
+  status: number,
+  kind: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  send(res, status, { error: { status, kind, message, ...extra } }, headers);
+}
+
+export function sendCaught(res: http.ServerResponse, e: unknown) {
+  const status = httpStatusOf(e);
+  const kind = e instanceof LoopxError ? e.kind : 'internal';
+  const message = e instanceof Error ? e.message : String(e);
+  const extra: Record<string, unknown> = {};
+  if (e instanceof LoopxError) {
+    for (const k of ['file', 'line', 'goalId', 'field'] as const)
+      if (e.details[k] !== undefined) extra[k === 'goalId' ? 'goal_id' : k] = e.details[k];
+  }
+  sendError(res, status, kind, message, extra);
+}
+
+/** Answers a request Node rejected before it became one (no `ServerResponse` exists) and closes. */
+export function endWithClientError(socket: Duplex, status: number) {
+  const body =
+    JSON.stringify({
+      error: { status, kind: 'bad_request', message: http.STATUS_CODES[status] ?? 'bad request' },
+    }) + '\n';
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

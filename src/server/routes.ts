@@ -1,0 +1,59 @@
+/**
+ * The routes. `/healthz` is the only one that needs no token; `/status` and `/goals/<id>` are
+ * the core's `statusAll` and `goalStatus` documents; `/events` is the event stream.
+ */
+import type * as http from 'node:http';
+import { statusAll, goalStatus, checkId } from '../core/index';
+import type { Store } from '../core/index';
+import type { EventStream } from './event-stream';
+import { requestPath } from './request-guard';
+import type { RequestGuard } from './request-guard';
+import { send, sendCaught, sendError, sanitizeForLog } from './responses';
+
+export function createRequestHandler(
+  store: Store,
+  guard: RequestGuard,
+  events: EventStream,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return (req, res) => {
+    if (guard.rejectBeforeRouting(req, res)) return;
+    const pathname = requestPath(req);
+    if (pathname === '/healthz') return send(res, 200, { ok: true });
+    if (guard.rejectUnauthorized(req, res)) return;
+
+    if (pathname === '/status') {
+      try {
+        return send(res, 200, statusAll(store));
+      } catch (e) {
+        return sendCaught(res, e);
+      }
+    }
+    if (pathname === '/events') return events.open(req, res);
+    const m = /^\/goals\/([^/]*)$/.exec(pathname);
+    if (m) {
+      let id: string;
+      try {
+        id = decodeURIComponent(m[1]!);
+      } catch {
+        return sendError(
+          res,
+          400,
+          'usage',
+          `goal id ${JSON.stringify(sanitizeForLog(m[1]!))} is not valid percent-encoding`,
+        );
+      }
+      try {
+        checkId(id, 'goal id');
+        return send(res, 200, goalStatus(store, id));
+      } catch (e) {
+        return sendCaught(res, e);
+      }
+    }
+    return sendError(
+      res,
+      404,
+      'not_found',
+      `no route ${JSON.stringify(sanitizeForLog(pathname))}: try /status, /goals/<id>, /events or /healthz`,
+    );
+  };
+}
