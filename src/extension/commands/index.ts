@@ -1,0 +1,51 @@
+/**
+ * The LoopX commands. Each turns a click (or a test's arguments) into one core call; inputs come
+ * from quick picks and input boxes with validation, and every refusal is shown and logged.
+ * The commands live by domain in this folder; `LoopxCommands` registers them all.
+ */
+import * as vscode from 'vscode';
+import { LoopxError } from '../../core/index';
+import { Cancelled } from './shared';
+import type { Arg, CommandDeps, CommandTable } from './shared';
+import { workspaceCommands } from './workspace';
+import { goalCommands } from './goals';
+import { todoCommands } from './todos';
+import { gateCommands } from './gates';
+import { quotaAndRewardCommands } from './quotaAndRewards';
+
+export { person } from './shared';
+export type { CommandArgs, CommandDeps } from './shared';
+
+export class LoopxCommands {
+  constructor(private readonly deps: CommandDeps) {}
+
+  register(context: vscode.ExtensionContext): void {
+    const table: CommandTable = {
+      ...workspaceCommands(this.deps),
+      ...goalCommands(this.deps),
+      ...todoCommands(this.deps),
+      ...gateCommands(this.deps),
+      ...quotaAndRewardCommands(this.deps),
+    };
+    for (const [id, fn] of Object.entries(table)) {
+      context.subscriptions.push(vscode.commands.registerCommand(id, (a: Arg) => this.run(id, () => fn(a))));
+    }
+  }
+
+  /** Runs a command: a refusal or error is shown to the person and logged, never swallowed. */
+  private async run<T>(id: string, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      const result = await fn();
+      return result;
+    } catch (e) {
+      if (e instanceof Cancelled) return undefined;
+      const msg = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
+      this.deps.log.error(`${id}: ${msg}`);
+      if (!(e instanceof LoopxError)) this.deps.log.error((e as Error)?.stack ?? String(e));
+      void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+      return undefined;
+    } finally {
+      this.deps.workspaces.refreshNow();
+    }
+  }
+}

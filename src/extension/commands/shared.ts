@@ -1,0 +1,157 @@
+/**
+ * What every command uses: the arguments it may be given, its dependencies, the person acting,
+ * the trust guard, and the pickers and input boxes that fill in what the arguments leave out.
+ */
+import * as vscode from 'vscode';
+import * as os from 'node:os';
+import { LoopxError, effectiveStatus } from '../../core/index';
+import type { Actor, GoalState } from '../../core/index';
+import type { GoalRef, LoopxWorkspaces } from '../workspaces';
+import type { Node } from '../tree';
+import type { Approver } from '../approver';
+import type { EventLogProvider } from '../eventLog';
+
+/** What a command may be given: a tree node, or plain arguments (notifications, tests, links). */
+export interface CommandArgs {
+  folder?: string;
+  goalId?: string;
+  todoId?: string;
+  gateId?: string;
+  runId?: string;
+  title?: string;
+  objective?: string;
+  action?: string;
+  gate?: string;
+  owner?: 'agent' | 'user';
+  priority?: 'P0' | 'P1' | 'P2' | 'P3';
+  note?: string;
+  score?: number;
+  comment?: string;
+  turns?: number;
+  costUsd?: number;
+  tokens?: number;
+  summary?: string;
+  fromNotification?: boolean;
+}
+
+export type Arg = Node | CommandArgs | undefined;
+
+/** Command ids and what each runs, as one domain's file hands them to the manager. */
+export type CommandTable = Record<string, (a: Arg) => Promise<unknown>>;
+
+export interface CommandDeps {
+  workspaces: LoopxWorkspaces;
+  approver: Approver;
+  log: vscode.LogOutputChannel;
+  eventLog: EventLogProvider;
+  /** Hooks for the commands other issues fill (dashboard, status server). */
+  openDashboard: () => Promise<unknown>;
+  startStatusServer: () => Promise<unknown>;
+  stopStatusServer: () => Promise<unknown>;
+}
+
+const cancelled = Symbol('cancelled');
+export class Cancelled extends Error {
+  readonly [cancelled] = true;
+}
+
+export function isNode(a: Arg): a is Node {
+  return !!a && typeof a === 'object' && 'kind' in a && typeof (a as Node).kind === 'string';
+}
+
+/** The plain arguments of a call: none when it came from a tree node. */
+export function argsOf(a: Arg): CommandArgs {
+  return isNode(a) ? {} : (a ?? {});
+}
+
+export function person(): Actor {
+  let name = 'user';
+  try {
+    name = os.userInfo().username || name;
+  } catch {
+    /* keep the default */
+  }
+  return { kind: 'user', id: name.slice(0, 128), channel: 'vscode' };
+}
+
+export function lineValidator(what: string, max: number, optional = false) {
+  return (v: string) => {
+    if (!v.trim()) return optional ? undefined : `${what} must not be empty`;
+    if (v.length > max) return `${what} must be at most ${max} characters`;
+    if (/[\u0000-\u001f\u007f]/.test(v)) return `${what} must not contain control characters`;
+    return undefined;
+  };
+}
+
+export async function guardTrust(): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    throw new LoopxError(
+      'refused',
+      'this workspace is not trusted: LoopX shows it read-only and changes nothing (Manage Workspace Trust to allow changes)',
+    );
+  }
+}
+
+export async function pickFolder(a: CommandArgs): Promise<vscode.WorkspaceFolder> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (a.folder) {
+    const f = folders.find((x) => x.uri.fsPath === a.folder);
+    if (!f) throw new LoopxError('not_found', `${a.folder} is not a folder of this workspace`);
+    return f;
+  }
+  if (folders.length === 0)
+    throw new LoopxError('usage', 'open a folder first: LoopX keeps its state in the folder’s .loopx/');
+  if (folders.length === 1) return folders[0]!;
+  const pick = await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Which folder?' });
+  if (!pick) throw new Cancelled();
+  return pick;
+}
+
+export async function pickGoal(
+  workspaces: LoopxWorkspaces,
+  a: Arg,
+  filter: (s: GoalState) => boolean = () => true,
+  what = 'goal',
+): Promise<GoalRef> {
+  if (isNode(a) && 'ref' in a) return a.ref;
+  const args = argsOf(a);
+  if (args.goalId) {
+    const ref = workspaces.find(args.goalId, args.folder);
+    if (!ref) throw new LoopxError('not_found', `no goal ${JSON.stringify(args.goalId)} in this workspace`);
+    return ref;
+  }
+  const candidates: { ref: GoalRef; state: GoalState }[] = [];
+  for (const { ref } of workspaces.goals()) {
+    try {
+      const state = ref.store.load(ref.goalId).state;
+      if (filter(state)) candidates.push({ ref, state });
+    } catch {
+      /* shown in the tree */
+    }
+  }
+  if (candidates.length === 0) throw new LoopxError('not_found', `no ${what} to choose from`);
+  const pick = await vscode.window.showQuickPick(
+    candidates.map((c) => ({
+      label: c.state.title,
+      description: `${effectiveStatus(c.state)} · ${c.ref.goalId}`,
+      detail: c.state.objective.split('\n')[0],
+      c,
+    })),
+    { placeHolder: `Choose a ${what}`, matchOnDescription: true },
+  );
+  if (!pick) throw new Cancelled();
+  return pick.c.ref;
+}
+
+export async function input(
+  opts: vscode.InputBoxOptions & { given?: string; optional?: boolean },
+): Promise<string> {
+  if (opts.given !== undefined) {
+    const err = opts.validateInput?.(opts.given);
+    if (typeof err === 'string' && err) throw new LoopxError('usage', err);
+    return opts.given;
+  }
+  const v = await vscode.window.showInputBox({ ...opts, ignoreFocusOut: true });
+  if (v === undefined) throw new Cancelled();
+  return v;
+}

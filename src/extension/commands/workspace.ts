@@ -1,0 +1,96 @@
+/**
+ * Workspace-wide commands: initialize a folder, refresh, self-repair, install the agent hooks,
+ * and open the dashboard or start and stop the status server.
+ */
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import { Store, repair, LoopxError } from '../../core/index';
+import { planHooks, applyHooks } from '../hooksInstaller';
+import { argsOf, Cancelled, guardTrust, pickFolder } from './shared';
+import type { Arg, CommandArgs, CommandDeps, CommandTable } from './shared';
+
+export function workspaceCommands(deps: CommandDeps): CommandTable {
+  return {
+    'loopx.initWorkspace': (a) => initWorkspace(deps, a),
+    'loopx.runSelfRepair': (a) => selfRepair(deps, a),
+    'loopx.refresh': async () => deps.workspaces.refreshNow(),
+    'loopx.installAgentHooks': (a) => installAgentHooks(deps, a),
+    'loopx.openDashboard': () => deps.openDashboard(),
+    'loopx.startStatusServer': () => guardTrust().then(() => deps.startStatusServer()),
+    'loopx.stopStatusServer': () => deps.stopStatusServer(),
+  };
+}
+
+async function initWorkspace(deps: CommandDeps, a: Arg): Promise<string> {
+  await guardTrust();
+  const folder = await pickFolder(argsOf(a));
+  const store = Store.init(folder.uri.fsPath);
+  deps.log.info(`initialised ${store.root}`);
+  void vscode.window
+    .showInformationMessage(`LoopX: ${folder.name} is ready. Create a first goal?`, 'Create Goal')
+    .then((c) => {
+      if (c) void vscode.commands.executeCommand('loopx.createGoal', { folder: folder.uri.fsPath });
+    });
+  return store.root;
+}
+
+async function selfRepair(deps: CommandDeps, a: Arg) {
+  await guardTrust();
+  const args = argsOf(a);
+  const folders = deps.workspaces.folders();
+  if (folders.length === 0) throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/');
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'LoopX: self-repair', cancellable: false },
+    async (progress) => {
+      const reports = [];
+      for (const f of folders) {
+        progress.report({ message: f.folder.name });
+        reports.push(repair(f.store, { goalId: args.goalId }));
+      }
+      const findings = reports.flatMap((r) => r.findings);
+      for (const f of findings)
+        deps.log.info(
+          `self-repair: ${f.fixed ? 'fixed' : 'found'} ${f.kind} ${f.goal_id ?? ''}: ${f.message}`,
+        );
+      const fixed = findings.filter((f) => f.fixed).length;
+      void vscode.window.showInformationMessage(
+        findings.length
+          ? `LoopX self-repair: ${findings.length} finding${findings.length > 1 ? 's' : ''}, ${fixed} fixed (details in the LoopX output)`
+          : 'LoopX self-repair: nothing to repair',
+      );
+      return reports;
+    },
+  );
+}
+
+/** Shows what it will write, then writes it on the person's say-so (`confirm: true` from tests). */
+async function installAgentHooks(deps: CommandDeps, a: Arg): Promise<string[]> {
+  await guardTrust();
+  const args = argsOf(a) as CommandArgs & { confirm?: boolean };
+  const folder = await pickFolder(args);
+  const plan = planHooks(folder.uri.fsPath);
+  const changes = plan.files.filter((f) => f.before !== f.after);
+  if (changes.length === 0) {
+    void vscode.window.showInformationMessage('LoopX agent hooks are already installed.');
+    return [];
+  }
+  if (!args.confirm) {
+    const preview = changes
+      .map(
+        (f) =>
+          `── ${path.relative(folder.uri.fsPath, f.path)} (${f.before === undefined ? 'new file' : 'merged into the existing file'}) ──\n${f.after}`,
+      )
+      .join('\n');
+    const doc = await vscode.workspace.openTextDocument({ language: 'jsonc', content: preview });
+    await vscode.window.showTextDocument(doc, { preview: true });
+    const ok = await vscode.window.showInformationMessage(
+      `Write ${changes.length} file${changes.length > 1 ? 's' : ''} so VS Code agent hooks and Claude Code call \`loopx hook\` (shown in the editor)?`,
+      { modal: true, detail: changes.map((f) => path.relative(folder.uri.fsPath, f.path)).join('\n') },
+      'Install',
+    );
+    if (ok !== 'Install') throw new Cancelled();
+  }
+  const written = applyHooks({ files: changes });
+  deps.log.info(`installed agent hooks: ${written.join(', ')}`);
+  return written;
+}
