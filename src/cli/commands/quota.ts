@@ -6,6 +6,15 @@ import { example, list, num } from '../define';
 import type { Act } from '../define';
 import { shouldRunText } from '../text';
 
+/** The budget flags `quota set` and `quota grant` share. */
+interface BudgetFlags {
+  goalId: string;
+  turns?: number;
+  tokens?: number;
+  cost?: number;
+  wallSeconds?: number;
+}
+
 export function registerQuotaCommands(program: Command, act: Act) {
   const quota = example(
     program.command('quota').description('the interaction contract and the budgets'),
@@ -94,54 +103,41 @@ export function registerQuotaCommands(program: Command, act: Act) {
         num('--window-hours'),
       )
       .action(
-        act(
-          (
-            ctx,
-            o: {
-              goalId: string;
-              turns?: number;
-              tokens?: number;
-              cost?: number;
-              wallSeconds?: number;
-              cooldown?: number;
-              windowHours?: number;
-            },
-          ) => {
-            const given = { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds };
-            if (
-              Object.values(given).every((v) => v === undefined) &&
-              o.cooldown === undefined &&
-              o.windowHours === undefined
-            ) {
-              throw usageError(
-                'nothing to set: give --turns, --tokens, --cost, --wall-seconds, --cooldown or --window-hours',
-              );
-            }
-            const store = ctx.store();
-            // Flags change what they name and nothing else: a budget not mentioned is kept, not dropped.
-            const { state, revision } = store.load(o.goalId);
-            const budgets: Record<string, number | undefined> = { ...state.quota.budgets };
-            for (const [k, v] of Object.entries(given)) if (v !== undefined) budgets[k] = v;
-            const q = {
-              budgets,
-              window:
-                o.windowHours === undefined
-                  ? state.quota.window
-                  : o.windowHours > 0
-                    ? { kind: 'rolling', hours: o.windowHours }
-                    : { kind: 'life' },
-              cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
-            };
-            invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), {
-              expectRevision: revision,
-            });
-            const doc = goalStatus(store, o.goalId);
-            ctx.print(
-              { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
-              () => `quota of ${o.goalId} set`,
+        act((ctx, o: BudgetFlags & { cooldown?: number; windowHours?: number }) => {
+          const given = { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds };
+          if (
+            Object.values(given).every((v) => v === undefined) &&
+            o.cooldown === undefined &&
+            o.windowHours === undefined
+          ) {
+            throw usageError(
+              'nothing to set: give --turns, --tokens, --cost, --wall-seconds, --cooldown or --window-hours',
             );
-          },
-        ),
+          }
+          const store = ctx.store();
+          // Flags change what they name and nothing else: a budget not mentioned is kept, not dropped.
+          const { state, revision } = store.load(o.goalId);
+          const budgets: Record<string, number | undefined> = { ...state.quota.budgets };
+          for (const [k, v] of Object.entries(given)) if (v !== undefined) budgets[k] = v;
+          const q = {
+            budgets,
+            window:
+              o.windowHours === undefined
+                ? state.quota.window
+                : o.windowHours > 0
+                  ? { kind: 'rolling', hours: o.windowHours }
+                  : { kind: 'life' },
+            cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
+          };
+          invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), {
+            expectRevision: revision,
+          });
+          const doc = goalStatus(store, o.goalId);
+          ctx.print(
+            { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
+            () => `quota of ${o.goalId} set`,
+          );
+        }),
       ),
     'loopx quota set --goal-id G --turns 50 --cost 5 --cooldown 60',
   );
@@ -156,40 +152,28 @@ export function registerQuotaCommands(program: Command, act: Act) {
       .option('--wall-seconds <s>', 'more wall time', num('--wall-seconds'))
       .option('--note <text>', 'why')
       .action(
-        act(
-          (
-            ctx,
-            o: {
-              goalId: string;
-              turns?: number;
-              tokens?: number;
-              cost?: number;
-              wallSeconds?: number;
-              note?: string;
+        act((ctx, o: BudgetFlags & { note?: string }) => {
+          const actor = requireHuman(ctx, 'grant quota', 'LoopX: Grant Quota');
+          const store = ctx.store();
+          invoke(
+            store,
+            'quota.grant',
+            {
+              goalId: o.goalId,
+              budgets: { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds },
+              note: o.note,
             },
-          ) => {
-            const actor = requireHuman(ctx, 'grant quota', 'LoopX: Grant Quota');
-            const store = ctx.store();
-            invoke(
-              store,
-              'quota.grant',
-              {
-                goalId: o.goalId,
-                budgets: { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds },
-                note: o.note,
-              },
-              actor,
-            );
-            const doc = goalStatus(store, o.goalId);
-            ctx.print(
-              { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
-              () =>
-                `granted; now ${Object.entries(doc.quota.budgets)
-                  .map(([k, u]) => `${k} ${u.left} left`)
-                  .join(', ')}`,
-            );
-          },
-        ),
+            actor,
+          );
+          const doc = goalStatus(store, o.goalId);
+          ctx.print(
+            { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
+            () =>
+              `granted; now ${Object.entries(doc.quota.budgets)
+                .map(([k, u]) => `${k} ${u.left} left`)
+                .join(', ')}`,
+          );
+        }),
       ),
     'loopx quota grant --goal-id G --turns 20 --note "one more day"',
   );
