@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { verifyCommand } from './exec';
 import { shouldRun } from './contract';
-import { summaryAll } from './status';
+import { summaryAll } from './summary';
 import { invoke } from './capabilities';
 import { effectiveStatus } from './model';
 import type { Actor, Contract } from './model';

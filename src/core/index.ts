@@ -18,6 +18,8 @@ export * from './quota';
 export * from './contract';
 export * from './exec';
 export * from './status';
+export * from './status-doc';
+export * from './summary';
 export * from './repair';
 export * from './approvals';
 export * from './agent-tools';

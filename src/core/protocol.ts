@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { Id } from './model';
-import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status';
+import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
 
 // ---------------------------------------------------------------------------------------------
 // Extension -> webview

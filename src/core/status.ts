@@ -1,9 +1,9 @@
 /**
  * The read-only status document: what the CLI's `status`, the dashboard and the status server
- * show. One goal reads that goal; all goals read the index (cost follows what is asked).
+ * show. One goal reads that goal; all goals read the index (cost follows what is asked). Its
+ * shapes are in status-doc.ts; summary_all is in summary.ts.
  */
-import { z } from 'zod';
-import { effectiveStatus, Id, GoalStatus, BUDGET_NAMES } from './model';
+import { effectiveStatus, BUDGET_NAMES } from './model';
 import type { GoalState, Policy, Run } from './model';
 import { quotaUse, spendOf } from './quota';
 import type { QuotaUse } from './quota';
@@ -13,142 +13,11 @@ import type { SignatureCheck } from './capabilities';
 import { signatureChecker } from './approvals';
 import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
-import { invoke } from './capabilities';
-import type { Actor } from './model';
+import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA } from './status-doc';
+import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
 
-export const GOAL_STATUS_SCHEMA = 'loopx.goal-status/1';
-export const STATUS_SCHEMA = 'loopx.status/1';
 /** A budget counts as nearly exhausted from this share on. */
 export const QUOTA_WARNING_RATIO = 0.8;
-
-export const AttentionItem = z.object({
-  kind: z.enum(['gate', 'user-todo', 'quota', 'plan']),
-  goal_id: Id,
-  id: z.string(),
-  title: z.string(),
-  detail: z.string(),
-});
-export type AttentionItem = z.infer<typeof AttentionItem>;
-
-const BudgetUse = z.object({ used: z.number(), limit: z.number(), left: z.number() });
-const SpendOut = z.object({
-  turns: z.number(),
-  tokens: z.number(),
-  costUsd: z.number(),
-  wallSeconds: z.number(),
-});
-
-export const GoalStatusDoc = z.object({
-  schema: z.literal(GOAL_STATUS_SCHEMA),
-  id: Id,
-  title: z.string(),
-  objective: z.string(),
-  status: GoalStatus,
-  created_at: z.string(),
-  updated_at: z.string(),
-  revision: z.number(),
-  progress: z.object({ done: z.number(), total: z.number() }),
-  counts: z.object({
-    todos: z.record(z.string(), z.number()),
-    gates: z.record(z.string(), z.number()),
-  }),
-  attention: z.array(AttentionItem),
-  quota: z.object({
-    budgets: z.record(z.string(), BudgetUse),
-    spend: SpendOut,
-    cooldown_seconds: z.number(),
-    window: z.string(),
-  }),
-  /** Cumulative spend after each run, oldest first: the quota burn chart. */
-  burn: z.array(
-    z.object({
-      at: z.string(),
-      run_id: Id,
-      turns: z.number(),
-      tokens: z.number(),
-      costUsd: z.number(),
-      wallSeconds: z.number(),
-    }),
-  ),
-  todos: z.array(
-    z.object({
-      id: Id,
-      title: z.string(),
-      owner: z.string(),
-      priority: z.string(),
-      status: z.string(),
-      action: z.string().optional(),
-      gate: z.string().optional(),
-      claimed_by: z.string().optional(),
-      depends_on: z.array(z.string()),
-      evidence: z.array(z.string()),
-    }),
-  ),
-  gates: z.array(
-    z.object({
-      id: Id,
-      title: z.string(),
-      reason: z.string(),
-      status: z.string(),
-      guards: z.array(z.string()),
-      requested_by: z.string(),
-      requested_at: z.string(),
-      decided_by: z.string().optional(),
-      decided_at: z.string().optional(),
-      note: z.string().optional(),
-      signed: z.boolean(),
-    }),
-  ),
-  runs: z.array(
-    z.object({
-      id: Id,
-      agent: z.string(),
-      started_at: z.string(),
-      ended_at: z.string().optional(),
-      outcome: z.string().optional(),
-      contract_id: z.string().optional(),
-      spend: SpendOut,
-      evidence: z.array(
-        z.object({
-          id: Id,
-          kind: z.string(),
-          summary: z.string(),
-          exit_code: z.number().optional(),
-          todo_id: z.string().optional(),
-          artifact: z.string().optional(),
-        }),
-      ),
-      rewards: z.array(z.object({ id: Id, score: z.number(), comment: z.string() })),
-    }),
-  ),
-  rewards: z.object({
-    count: z.number(),
-    mean: z.number().nullable(),
-    trend: z.array(z.object({ at: z.string(), run_id: Id, score: z.number() })),
-  }),
-  warnings: z.array(z.string()),
-});
-export type GoalStatusDoc = z.infer<typeof GoalStatusDoc>;
-
-export const StatusDoc = z.object({
-  schema: z.literal(STATUS_SCHEMA),
-  generated_at: z.string(),
-  workspace: z.string(),
-  counts: z.record(z.string(), z.number()),
-  attention: z.array(AttentionItem),
-  goals: z.array(
-    z.object({
-      id: Id,
-      title: z.string(),
-      status: GoalStatus,
-      created_at: z.string(),
-      progress: z.object({ done: z.number(), total: z.number() }),
-      pending_gates: z.number(),
-    }),
-  ),
-  errors: z.array(z.object({ goal_id: z.string(), message: z.string() })),
-});
-export type StatusDoc = z.infer<typeof StatusDoc>;
 
 function countBy<T>(
   items: readonly T[],
@@ -407,92 +276,5 @@ export function statusAll(store: Store): StatusDoc {
       pending_gates: g.pendingGates,
     })),
     errors: errors.map((e) => ({ goal_id: e.goalId, message: e.message })),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// summary_all: end the open run(s), summarise their evidence, and give the goal's progress.
-
-export const SUMMARY_SCHEMA = 'loopx.summary/1';
-export interface SummaryDoc {
-  schema: typeof SUMMARY_SCHEMA;
-  goal_id: string;
-  status: string;
-  ended_runs: {
-    id: string;
-    outcome: string;
-    evidence: { todo_id?: string; exit_code?: number; summary: string }[];
-  }[];
-  progress: { done: number; total: number };
-  todos: Record<string, number>;
-  gates: Record<string, number>;
-  quota: GoalStatusDoc['quota']['budgets'];
-  rewards: { count: number; mean: number | null };
-  attention: AttentionItem[];
-}
-
-/**
- * Ends the open runs of the goal (only those of `opts.agent` when given: with several agents at
- * work, one agent's summary must not end another's turn), then summarises.
- */
-export function summaryAll(
-  store: Store,
-  goalId: string,
-  actor: Actor,
-  opts: { agent?: string } = {},
-): SummaryDoc {
-  const before = store.load(goalId).state;
-  const ended: SummaryDoc['ended_runs'] = [];
-  for (const r of before.runs.filter(
-    (x) => !x.endedAt && (opts.agent === undefined || x.agent === opts.agent),
-  )) {
-    const ev = before.evidence.filter((e) => e.runId === r.id);
-    const withCode = ev.filter((e) => e.exitCode !== undefined);
-    const failed = withCode.filter((e) => e.exitCode !== 0).length;
-    const outcome =
-      withCode.length === 0
-        ? ev.length
-          ? 'succeeded'
-          : 'partial'
-        : failed === 0
-          ? 'succeeded'
-          : failed === withCode.length
-            ? 'failed'
-            : 'partial';
-    const lines = ev.map((e) =>
-      `${e.todoId ?? '-'}: ${e.exitCode !== undefined ? `exit ${e.exitCode}` : e.kind} ${e.summary.split('\n')[0]}`.slice(
-        0,
-        200,
-      ),
-    );
-    const summary = `${ev.length} evidence record${ev.length === 1 ? '' : 's'}, ${failed} failed${lines.length ? `\n${lines.slice(0, 10).join('\n')}` : ''}`;
-    try {
-      invoke(store, 'run.end', { goalId, runId: r.id, outcome, summary }, actor);
-      ended.push({
-        id: r.id,
-        outcome,
-        evidence: ev.map((e) => ({
-          todo_id: e.todoId,
-          exit_code: e.exitCode,
-          summary: e.summary.split('\n')[0]!.slice(0, 200),
-        })),
-      });
-    } catch (e) {
-      // Someone else ended it between our read and our write: nothing to do.
-      if (!(e instanceof Error && /already ended/.test(e.message))) throw e;
-    }
-  }
-  const doc = goalStatus(store, goalId);
-  return {
-    schema: SUMMARY_SCHEMA,
-    goal_id: goalId,
-    status: doc.status,
-    ended_runs: ended,
-    progress: doc.progress,
-    todos: doc.counts.todos,
-    gates: doc.counts.gates,
-    quota: doc.quota.budgets,
-    rewards: { count: doc.rewards.count, mean: doc.rewards.mean },
-    attention: doc.attention,
   };
 }

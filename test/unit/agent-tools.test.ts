@@ -18,7 +18,8 @@ import {
 import type { AgentToolResult } from '../../src/core/agent-tools';
 import { invoke, listCapabilities, whyNotAllowed } from '../../src/core/capabilities';
 import { ShouldRunOutput } from '../../src/core/contract';
-import { summaryAll, GoalStatusDoc, StatusDoc } from '../../src/core/status';
+import { GoalStatusDoc, StatusDoc } from '../../src/core/status-doc';
+import { summaryAll } from '../../src/core/summary';
 import type { LoopxEvent } from '../../src/core/events';
 import type { Actor } from '../../src/core/model';
 import type { Store } from '../../src/core/store';

@@ -17,7 +17,7 @@ import {
   SHOULD_RUN_SCHEMA,
 } from '../../src/core/contract';
 import { checkJudgment } from '../../src/core/exec';
-import { summaryAll } from '../../src/core/status';
+import { summaryAll } from '../../src/core/summary';
 import { BUDGET_NAMES } from '../../src/core/model';
 import type { BudgetName, Contract } from '../../src/core/model';
 import type { Store } from '../../src/core/store';

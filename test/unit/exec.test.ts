@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { invoke } from '../../src/core/capabilities';
 import { shouldRun } from '../../src/core/contract';
 import { verifyCommand, execUnderContract, checkContract } from '../../src/core/exec';
-import { summaryAll } from '../../src/core/status';
+import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs } from '../helpers/store';
 import {

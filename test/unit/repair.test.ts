@@ -12,7 +12,7 @@ import { shouldRun } from '../../src/core/contract';
 import { execUnderContract } from '../../src/core/exec';
 import { repair, SELF_REPAIR_ACTOR } from '../../src/core/repair';
 import type { FindingKind, RepairReport } from '../../src/core/repair';
-import { summaryAll } from '../../src/core/status';
+import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs } from '../helpers/store';
 import { forgeSnapshotState, goalFixture, hashTree, sha256, throwsLoopx } from '../helpers/contract-kit';

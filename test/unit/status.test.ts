@@ -6,14 +6,9 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { invoke } from '../../src/core/capabilities';
-import {
-  goalStatus,
-  statusAll,
-  summaryAll,
-  GoalStatusDoc,
-  StatusDoc,
-  QUOTA_WARNING_RATIO,
-} from '../../src/core/status';
+import { goalStatus, statusAll, QUOTA_WARNING_RATIO } from '../../src/core/status';
+import { GoalStatusDoc, StatusDoc } from '../../src/core/status-doc';
+import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs } from '../helpers/store';
 import { goalFixture, quota, throwsLoopx } from '../helpers/contract-kit';

@@ -1,0 +1,138 @@
+/**
+ * The shapes of the status documents (zod schemas, so the dashboard and tests can check what
+ * they receive): one goal's status and the list of all goals.
+ */
+import { z } from 'zod';
+import { Id, GoalStatus } from './model';
+
+export const GOAL_STATUS_SCHEMA = 'loopx.goal-status/1';
+export const STATUS_SCHEMA = 'loopx.status/1';
+
+export const AttentionItem = z.object({
+  kind: z.enum(['gate', 'user-todo', 'quota', 'plan']),
+  goal_id: Id,
+  id: z.string(),
+  title: z.string(),
+  detail: z.string(),
+});
+export type AttentionItem = z.infer<typeof AttentionItem>;
+
+const BudgetUse = z.object({ used: z.number(), limit: z.number(), left: z.number() });
+const SpendOut = z.object({
+  turns: z.number(),
+  tokens: z.number(),
+  costUsd: z.number(),
+  wallSeconds: z.number(),
+});
+
+export const GoalStatusDoc = z.object({
+  schema: z.literal(GOAL_STATUS_SCHEMA),
+  id: Id,
+  title: z.string(),
+  objective: z.string(),
+  status: GoalStatus,
+  created_at: z.string(),
+  updated_at: z.string(),
+  revision: z.number(),
+  progress: z.object({ done: z.number(), total: z.number() }),
+  counts: z.object({
+    todos: z.record(z.string(), z.number()),
+    gates: z.record(z.string(), z.number()),
+  }),
+  attention: z.array(AttentionItem),
+  quota: z.object({
+    budgets: z.record(z.string(), BudgetUse),
+    spend: SpendOut,
+    cooldown_seconds: z.number(),
+    window: z.string(),
+  }),
+  /** Cumulative spend after each run, oldest first: the quota burn chart. */
+  burn: z.array(
+    z.object({
+      at: z.string(),
+      run_id: Id,
+      turns: z.number(),
+      tokens: z.number(),
+      costUsd: z.number(),
+      wallSeconds: z.number(),
+    }),
+  ),
+  todos: z.array(
+    z.object({
+      id: Id,
+      title: z.string(),
+      owner: z.string(),
+      priority: z.string(),
+      status: z.string(),
+      action: z.string().optional(),
+      gate: z.string().optional(),
+      claimed_by: z.string().optional(),
+      depends_on: z.array(z.string()),
+      evidence: z.array(z.string()),
+    }),
+  ),
+  gates: z.array(
+    z.object({
+      id: Id,
+      title: z.string(),
+      reason: z.string(),
+      status: z.string(),
+      guards: z.array(z.string()),
+      requested_by: z.string(),
+      requested_at: z.string(),
+      decided_by: z.string().optional(),
+      decided_at: z.string().optional(),
+      note: z.string().optional(),
+      signed: z.boolean(),
+    }),
+  ),
+  runs: z.array(
+    z.object({
+      id: Id,
+      agent: z.string(),
+      started_at: z.string(),
+      ended_at: z.string().optional(),
+      outcome: z.string().optional(),
+      contract_id: z.string().optional(),
+      spend: SpendOut,
+      evidence: z.array(
+        z.object({
+          id: Id,
+          kind: z.string(),
+          summary: z.string(),
+          exit_code: z.number().optional(),
+          todo_id: z.string().optional(),
+          artifact: z.string().optional(),
+        }),
+      ),
+      rewards: z.array(z.object({ id: Id, score: z.number(), comment: z.string() })),
+    }),
+  ),
+  rewards: z.object({
+    count: z.number(),
+    mean: z.number().nullable(),
+    trend: z.array(z.object({ at: z.string(), run_id: Id, score: z.number() })),
+  }),
+  warnings: z.array(z.string()),
+});
+export type GoalStatusDoc = z.infer<typeof GoalStatusDoc>;
+
+export const StatusDoc = z.object({
+  schema: z.literal(STATUS_SCHEMA),
+  generated_at: z.string(),
+  workspace: z.string(),
+  counts: z.record(z.string(), z.number()),
+  attention: z.array(AttentionItem),
+  goals: z.array(
+    z.object({
+      id: Id,
+      title: z.string(),
+      status: GoalStatus,
+      created_at: z.string(),
+      progress: z.object({ done: z.number(), total: z.number() }),
+      pending_gates: z.number(),
+    }),
+  ),
+  errors: z.array(z.object({ goal_id: z.string(), message: z.string() })),
+});
+export type StatusDoc = z.infer<typeof StatusDoc>;
