@@ -728,7 +728,7 @@ async function selectGoal(o: Opened, goalId: string): Promise<void> {
 
 declare global {
   interface Window {
-    /** Declared by webview/main.ts. */
+    /** Declared by webview/state.ts (re-exported by webview/main.ts). */
     __loopxRenderStats: RenderStats;
     __posted: unknown[];
     __violations: { directive: string; blocked: string; sample: string }[];

@@ -1,0 +1,184 @@
+/** The goal's collapsible sections: last runs (with evidence and rewards), gates, todos. */
+import type { GoalStatusDoc } from '../src/core/status-doc';
+import { badge, button, h, setAttr, tone } from './dom';
+import { fmtBudget, fmtDate, fmtNum, plural } from './format';
+import { send, withFolder } from './host';
+import { state } from './state';
+
+export function goalSections(d: GoalStatusDoc, folder?: string): HTMLElement[] {
+  return [
+    // Last runs with their evidence and rewards.
+    section('runs', `Last runs`, String(d.runs.length), runsList(d, folder)),
+    ...(d.gates.length ? [section('gates', 'Gates', gateSummary(d), gatesList(d, folder))] : []),
+    section('todos', 'Todos', `${d.progress.done}/${d.progress.total} done`, todosList(d)),
+  ];
+}
+
+function section(id: string, heading: string, description: string, body: Node): HTMLElement {
+  const c = document.createElement('vscode-collapsible');
+  setAttr(c, 'heading', heading);
+  setAttr(c, 'description', description);
+  setAttr(c, 'data-section', id);
+  if (state.openSections.has(id)) setAttr(c, 'open', '');
+  c.className = 'section';
+  c.addEventListener('vsc-collapsible-toggle', (e) => {
+    if ((e as CustomEvent<{ open: boolean }>).detail.open) state.openSections.add(id);
+    else state.openSections.delete(id);
+  });
+  c.append(h('div', { class: 'section-body' }, body));
+  return c;
+}
+
+function gateSummary(d: GoalStatusDoc): string {
+  return Object.entries(d.counts.gates)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(' · ');
+}
+
+function runsList(d: GoalStatusDoc, folder?: string): Node {
+  if (!d.runs.length)
+    return h(
+      'p',
+      { class: 'muted' },
+      'No runs yet. An agent starts one when it requests a contract and works a turn.',
+    );
+  const ul = h('ul', { class: 'runs' });
+  for (const r of d.runs) {
+    const outcome = r.outcome ?? (r.ended_at ? 'ended' : 'running');
+    const spend = [
+      plural(r.spend.turns, 'turn'),
+      `${fmtNum(r.spend.tokens)} tokens`,
+      fmtBudget('costUsd', r.spend.costUsd),
+      r.spend.wallSeconds ? `${fmtNum(r.spend.wallSeconds)} s` : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    const ev = h('ul', { class: 'evidence' });
+    for (const e of r.evidence) {
+      const code =
+        e.exit_code === undefined
+          ? null
+          : h(
+              'span',
+              { class: `exit ${e.exit_code === 0 ? 'ok' : 'fail'}`, title: `exit code ${e.exit_code}` },
+              e.exit_code === 0 ? '✓ exit 0' : `✗ exit ${e.exit_code}`,
+            );
+      ev.append(
+        h(
+          'li',
+          { attrs: { 'data-evidence': e.id } },
+          h('span', { class: 'tag' }, e.kind),
+          code,
+          e.todo_id ? h('code', { class: 'muted' }, e.todo_id) : null,
+          h('span', { class: 'summary' }, e.summary),
+          e.artifact
+            ? button(
+                'Open',
+                () => send({ type: 'open-evidence', goalId: d.id, evidenceId: e.id, ...withFolder(folder) }),
+                { secondary: true, label: `Open the artifact of evidence ${e.id}`, data: { evidence: e.id } },
+              )
+            : null,
+        ),
+      );
+    }
+    const rw = h('ul', { class: 'rewards' });
+    for (const w of r.rewards) {
+      rw.append(
+        h(
+          'li',
+          null,
+          h(
+            'span',
+            { class: `score ${w.score > 0 ? 'pos' : w.score < 0 ? 'neg' : 'zero'}` },
+            w.score > 0 ? `+${w.score}` : String(w.score),
+          ),
+          h('span', { class: 'comment' }, w.comment || '(no comment)'),
+        ),
+      );
+    }
+    ul.append(
+      h(
+        'li',
+        { class: 'run', attrs: { 'data-run': r.id } },
+        h(
+          'div',
+          { class: 'run-head' },
+          badge(outcome, 'outcome', tone(outcome)),
+          h('code', null, r.id),
+          h('span', { class: 'muted' }, ` ${r.agent} · ${fmtDate(r.started_at)} · ${spend}`),
+        ),
+        r.evidence.length ? ev : h('p', { class: 'muted small' }, 'No evidence recorded.'),
+        r.rewards.length ? rw : null,
+      ),
+    );
+  }
+  return ul;
+}
+
+function gatesList(d: GoalStatusDoc, folder?: string): Node {
+  const ul = h('ul', { class: 'plain' });
+  for (const g of d.gates) {
+    const actions =
+      g.status === 'pending'
+        ? h(
+            'span',
+            { class: 'att-actions' },
+            button(
+              'Approve',
+              () => send({ type: 'approve-gate', goalId: d.id, gateId: g.id, ...withFolder(folder) }),
+              { label: `Approve gate ${g.id}` },
+            ),
+            button(
+              'Reject',
+              () => send({ type: 'reject-gate', goalId: d.id, gateId: g.id, ...withFolder(folder) }),
+              { secondary: true, label: `Reject gate ${g.id}` },
+            ),
+          )
+        : null;
+    ul.append(
+      h(
+        'li',
+        { class: 'gate-line' },
+        badge(g.status, 'gate-status', tone(g.status)),
+        h(
+          'span',
+          null,
+          h('strong', null, g.title),
+          h(
+            'span',
+            { class: 'muted' },
+            ` (${g.id})${g.reason ? ` · ${g.reason}` : ''}${g.decided_by ? ` · ${g.status} by ${g.decided_by}${g.signed ? ', signed' : ''}` : ` · requested by ${g.requested_by}`}`,
+          ),
+        ),
+        actions,
+      ),
+    );
+  }
+  return ul;
+}
+
+function todosList(d: GoalStatusDoc): Node {
+  if (!d.todos.length) return h('p', { class: 'muted' }, 'No todos yet: add one with LoopX: Add Todo.');
+  const ul = h('ul', { class: 'plain todos' });
+  for (const t of d.todos) {
+    ul.append(
+      h(
+        'li',
+        { class: `todo todo-${t.status}` },
+        h(
+          'span',
+          { class: `check ${t.status}`, attrs: { 'aria-hidden': 'true' } },
+          t.status === 'done' ? '✓' : t.status === 'cancelled' ? '–' : t.status === 'claimed' ? '◐' : '○',
+        ),
+        h('span', { class: 'todo-title' }, t.title),
+        h(
+          'span',
+          { class: 'muted' },
+          ` ${t.priority} · ${t.owner === 'user' ? 'for a person' : 'agent'} · ${t.status}${t.gate ? ` · gate ${t.gate}` : ''}${t.claimed_by ? ` · ${t.claimed_by}` : ''}`,
+        ),
+      ),
+    );
+  }
+  return ul;
+}

@@ -1,0 +1,62 @@
+/**
+ * The page's only link to the extension: messages both ways (see src/core/protocol.ts) and the
+ * state VS Code keeps for the page while it is hidden or reloaded.
+ */
+import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/protocol';
+
+interface VsCodeApi {
+  postMessage(msg: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+export const send = (msg: Msg) => vscode.postMessage(msg);
+
+export const withFolder = (folder?: string) => (folder ? { folder } : {});
+
+export interface Selected {
+  goalId: string;
+  folder?: string;
+}
+
+export function restoreSelection(): Selected | undefined {
+  const s = vscode.getState() as { selected?: Selected } | undefined;
+  const sel = s?.selected;
+  return sel && typeof sel.goalId === 'string' && (sel.folder === undefined || typeof sel.folder === 'string')
+    ? sel
+    : undefined;
+}
+
+export function saveSelection(selected: Selected | undefined): void {
+  vscode.setState(selected ? { selected } : {});
+}
+
+export interface HostHandlers {
+  status(m: StatusMessage): void;
+  goal(m: GoalMessage): void;
+  /** A message from the extension, or this page's own failure to render one. */
+  error(message: string): void;
+}
+
+export function listen(on: HostHandlers): void {
+  window.addEventListener('message', (e: MessageEvent) => {
+    const m = e.data as HostMessage | undefined;
+    if (!m || typeof m !== 'object') return;
+    try {
+      if (m.type === 'status' && m.doc && Array.isArray(m.doc.goals)) on.status(m);
+      else if (m.type === 'goal' && m.doc) on.goal(m);
+      else if (m.type === 'error' && typeof m.message === 'string') on.error(m.message);
+    } catch (err) {
+      console.error('[loopx] could not render', err);
+      on.error(`The dashboard could not render this update: ${(err as Error)?.message ?? String(err)}`);
+    }
+  });
+}
+
+/** Asks for the first status message, and for the goal the page showed before it was reloaded. */
+export function announceReady(selected: Selected | undefined): void {
+  send({ type: 'ready' });
+  if (selected) send({ type: 'select-goal', goalId: selected.goalId, ...withFolder(selected.folder) });
+}
