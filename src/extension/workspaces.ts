@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { Store, LOOPX_DIR } from '../core/index';
 import type { IndexEntry } from '../core/index';
 import { Disposable } from './disposable';
+import { ReadStamps } from './read-stamps';
 
 export interface LoopxFolder {
   folder: vscode.WorkspaceFolder;
@@ -28,6 +29,7 @@ export class LoopxWorkspaces extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   private cache: LoopxFolder[] | undefined;
   private goalsCache: { ref: GoalRef; entry: IndexEntry }[] | undefined;
+  private readonly readStamps = new ReadStamps();
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
@@ -42,28 +44,12 @@ export class LoopxWorkspaces extends Disposable {
     this._register(watcher.onDidDelete(poke));
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.schedule()));
     this._register({ dispose: () => clearTimeout(this.timer) });
-    // File watchers can miss events (a remote host under load, a watcher still starting). A
-    // once-a-second look at each index.json (one stat per folder) catches what changes the
-    // list, the gates and the counts even then.
-    const poll = setInterval(() => this.pollIndexes(), 1000);
+    // File watchers can miss events; a once-a-second look at each index.json that was read
+    // (one stat per folder) catches what changes the list, the gates and the counts even then.
+    const poll = setInterval(() => {
+      if (this.readStamps.changed().length > 0) this.schedule();
+    }, 1000);
     this._register({ dispose: () => clearInterval(poll) });
-  }
-
-  private indexStamps = new Map<string, string>();
-
-  private pollIndexes(): void {
-    for (const f of this.folders()) {
-      let stamp = '';
-      try {
-        const st = fs.statSync(f.store.indexPath);
-        stamp = `${st.mtimeMs}:${st.size}`;
-      } catch {
-        stamp = 'missing';
-      }
-      const before = this.indexStamps.get(f.store.root);
-      this.indexStamps.set(f.store.root, stamp);
-      if (before !== undefined && before !== stamp) this.schedule();
-    }
   }
 
   /** Re-reads now-ish: coalesces bursts of file events into one refresh. */
@@ -104,6 +90,7 @@ export class LoopxWorkspaces extends Disposable {
   private readGoals(): { ref: GoalRef; entry: IndexEntry }[] {
     const out: { ref: GoalRef; entry: IndexEntry }[] = [];
     for (const f of this.folders()) {
+      this.readStamps.markRead(f.store.indexPath);
       const { goals, errors } = f.store.listGoals();
       for (const e of errors) this.log.warn(`${f.folder.name}: goal ${e.goalId}: ${e.message}`);
       for (const entry of goals)
