@@ -30,17 +30,46 @@ if (!source.includes('loopx')) {
   process.exit(1);
 }
 
-const uid = typeof process.getuid === 'function' ? process.getuid() : 'u';
-const cacheDir = path.join(os.tmpdir(), `loopx-code-cache-${uid}`);
+// The cache is code that runs as whoever calls `loopx`: it lives in the user's own cache folder
+// (XDG_CACHE_HOME, else ~/.cache), and is used only when the folder and the file belong to this
+// user and nobody else can write them (lstat / O_NOFOLLOW: no link is followed). V8 checks a
+// cache against the source's length, not its text, so a planted cache would run as ours.
+const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+const xdgCache = process.env.XDG_CACHE_HOME;
+const cacheDir = path.join(
+  xdgCache && path.isAbsolute(xdgCache) ? xdgCache : path.join(os.homedir(), '.cache'),
+  'loopx',
+);
 const cacheFile = path.join(
   cacheDir,
   `cli-${stat.size}-${Math.floor(stat.mtimeMs)}-${process.version}-${process.arch}.bin`,
 );
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW || 0;
+const ours = (st) => st.uid === uid && (st.mode & 0o022) === 0;
+/** 'ok': our private folder; 'missing': none yet (made on exit); 'unsafe': never read nor written. */
+function cacheDirState() {
+  if (uid === undefined) return 'unsafe';
+  try {
+    const st = fs.lstatSync(cacheDir);
+    return st.isDirectory() && ours(st) ? 'ok' : 'unsafe';
+  } catch (e) {
+    return e && e.code === 'ENOENT' ? 'missing' : 'unsafe';
+  }
+}
+const dirState = cacheDirState();
 let cachedData;
-try {
-  cachedData = fs.readFileSync(cacheFile);
-} catch {
-  cachedData = undefined;
+if (dirState === 'ok') {
+  let fd;
+  try {
+    fd = fs.openSync(cacheFile, O_RDONLY | O_NOFOLLOW);
+    const st = fs.fstatSync(fd);
+    if (st.isFile() && ours(st)) cachedData = fs.readFileSync(fd);
+  } catch {
+    cachedData = undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 const script = new vm.Script(Module.wrap(source), {
@@ -48,13 +77,20 @@ const script = new vm.Script(Module.wrap(source), {
   cachedData,
   importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
-if (!cachedData || script.cachedDataRejected) {
+if (dirState !== 'unsafe' && (!cachedData || script.cachedDataRejected)) {
   // Written after the command ran, so the functions it compiled lazily are in the cache too.
   process.once('exit', () => {
     try {
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+      const st = fs.lstatSync(cacheDir);
+      if (!st.isDirectory() || !ours(st)) return;
       const tmp = `${cacheFile}.${process.pid}`;
-      fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+      const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try {
+        fs.writeFileSync(fd, script.createCachedData());
+      } finally {
+        fs.closeSync(fd);
+      }
       fs.renameSync(tmp, cacheFile);
     } catch {
       /* no cache this time: the next run compiles again */

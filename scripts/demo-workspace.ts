@@ -5,10 +5,39 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Store, invoke, shouldRun, execUnderContract, summaryAll } from '../src/core/index';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  Store,
+  invoke,
+  shouldRun,
+  execUnderContract,
+  summaryAll,
+  keyIdOf,
+  pinKey,
+  signerFor,
+} from '../src/core/index';
+import type { Signer } from '../src/core/index';
 import type { Actor } from '../src/core/index';
 
 const person: Actor = { kind: 'user', id: 'demo-user', channel: 'cli' };
+
+/**
+ * The demo person's key signs the demo's one reward. It is made here, pinned so that reward
+ * counts, and its private half is never stored: nothing else can ever be signed with it.
+ */
+function demoSigner(store: Store): Signer {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const keyId = keyIdOf(publicPem);
+  pinKey(store.configDir, {
+    v: 1,
+    keyId,
+    name: 'demo-user (demo key, private half discarded)',
+    publicKey: publicPem,
+    createdAt: store.now(),
+  });
+  return signerFor(privateKey, keyId, 'demo-user');
+}
 const agent: Actor = { kind: 'agent', id: 'demo-agent', channel: 'cli' };
 
 export async function prepareDemo(dir: string): Promise<{ dir: string; goalId: string }> {
@@ -81,6 +110,7 @@ export async function prepareDemo(dir: string): Promise<{ dir: string; goalId: s
       comment: 'Good inventory; keep the call sites list in the PR description.',
     },
     person,
+    { signer: demoSigner(store) },
   );
 
   invoke(

@@ -25,6 +25,16 @@ import { packageVsix } from './package.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.resolve(process.argv[2] ?? path.join(ROOT, '.loopx-demo'));
 const say = (msg) => console.log(`[loopx] ${msg}`);
+// code-server runs with its own XDG_CONFIG_HOME (a temp folder); the editor must use the same
+// LoopX config folder (workspace secrets, keys) as this script and your terminal: name it.
+const loopxConfigDir = process.env.LOOPX_CONFIG_DIR
+  ? path.resolve(process.env.LOOPX_CONFIG_DIR)
+  : path.join(
+      process.env.XDG_CONFIG_HOME
+        ? path.resolve(process.env.XDG_CONFIG_HOME)
+        : path.join(os.homedir(), '.config'),
+      'loopx',
+    );
 
 // State of this run; everything is removed on exit.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-start-'));
@@ -106,6 +116,7 @@ async function main() {
       // the parent folders, a prompt that has nothing to do with the demo.
       'git.openRepositoryInParentFolders': 'never',
     },
+    env: { LOOPX_CONFIG_DIR: loopxConfigDir },
     onOutput: (line) => log.write(`${line}\n`),
   });
   if (stopping) return;

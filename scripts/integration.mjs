@@ -19,10 +19,15 @@ await esbuild.build({
 });
 
 const ws = mkdtempSync(join(tmpdir(), 'loopx-it-'));
+// The LoopX config folder (workspace secrets, keys) of the run: the same for the workspace's
+// preparation and for the editor, and never the user's own ~/.config/loopx.
+const configDir = process.env.LOOPX_CONFIG_DIR ? undefined : mkdtempSync(join(tmpdir(), 'loopx-it-config-'));
+const env = configDir ? { ...process.env, LOOPX_CONFIG_DIR: configDir } : { ...process.env };
 try {
   const prep = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/demo-workspace.ts'), ws], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
+    env,
   });
   if (prep.status !== 0) process.exit(prep.status ?? 1);
   const r = spawnSync(
@@ -36,9 +41,10 @@ try {
       '--workspace',
       ws,
     ],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } },
+    { cwd: root, stdio: 'inherit', env: { ...env, NO_COLOR: '1' } },
   );
   process.exitCode = r.status ?? 1;
 } finally {
   rmSync(ws, { recursive: true, force: true });
+  if (configDir) rmSync(configDir, { recursive: true, force: true });
 }

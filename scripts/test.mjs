@@ -1,6 +1,9 @@
 // Runs one test suite on Node's test runner against the TypeScript sources (through tsx).
 // Node 20's `--test` takes no globs, so this lists the files: node scripts/test.mjs <dir> [file-filter]
-import { readdirSync, statSync } from 'node:fs';
+// The tests get their own LoopX config folder (LOOPX_CONFIG_DIR, a fresh temp folder removed at the
+// end) unless one is set: the workspaces they make never write secrets into the user's ~/.config.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -21,7 +24,14 @@ if (files.length === 0) {
   console.error(`no test files under ${dir}${filter ? ` matching ${filter}` : ''}`);
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-});
+const ownConfig = process.env.LOOPX_CONFIG_DIR ? undefined : mkdtempSync(join(tmpdir(), 'loopx-config-'));
+let r;
+try {
+  r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+    stdio: 'inherit',
+    env: ownConfig ? { ...process.env, LOOPX_CONFIG_DIR: ownConfig } : process.env,
+  });
+} finally {
+  if (ownConfig) rmSync(ownConfig, { recursive: true, force: true });
+}
 process.exit(r.status ?? 1);

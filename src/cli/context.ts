@@ -2,13 +2,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store, LoopxError, notFound, refused, usageError } from '../core/index';
+import { Store, LoopxError, notFound, usageError } from '../core/index';
 import type { Actor } from '../core/index';
 
 export interface GlobalOptions {
   format?: string;
   json?: boolean;
   workspace?: string;
+  passphraseFd?: number;
 }
 
 export interface Io {
@@ -16,8 +17,8 @@ export interface Io {
   stderr: (s: string) => void;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Whether standard input is a terminal: a person may be there. */
-  interactive: boolean;
+  /** Asks on the terminal with echo off (a passphrase); undefined when there is no terminal. */
+  askTerminal?: (prompt: string) => string | undefined;
   /** Reads all of standard input (hook events arrive there). */
   readStdin?: () => Promise<string>;
 }
@@ -95,16 +96,18 @@ export class CliContext {
     return Store.init(target);
   }
 
-  /** A person at a terminal is a user; a script or an agent is an agent. */
+  /**
+   * Who calls when nobody signs: an agent (`LOOPX_AGENT`) or a script. A person is the one who
+   * unlocks a key (person.ts), however interactive the terminal looks.
+   */
   actor(): Actor {
-    const id = (this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
-    return this.io.interactive
-      ? { kind: 'user', id, channel: 'cli' }
-      : { kind: 'agent', id: this.io.env.LOOPX_AGENT || id, channel: 'cli' };
+    const id = (this.io.env.LOOPX_AGENT || this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
+    return { kind: 'agent', id, channel: 'cli' };
   }
 
   agentName(flag?: string): string {
-    return flag ?? this.io.env.LOOPX_AGENT ?? 'agent';
+    // An empty LOOPX_AGENT counts as unset (as everywhere LOOPX_* is read).
+    return flag ?? (this.io.env.LOOPX_AGENT || undefined) ?? 'agent';
   }
 
   print(jsonValue: unknown, text: () => string) {
@@ -118,18 +121,6 @@ export class CliContext {
   warn(messages: readonly string[]) {
     for (const m of messages) this.io.stderr(`loopx: warning: ${m}\n`);
   }
-}
-
-/** Human-only commands need a person at a terminal: scripts and agents are refused here. */
-export function requireHuman(ctx: CliContext, what: string, vscodeCommand: string): Actor {
-  const actor = ctx.actor();
-  if (actor.kind !== 'user') {
-    throw refused(
-      `${what} is for a person: run it in an interactive terminal (standard input must be a TTY), ` +
-        `or use "${vscodeCommand}" in VS Code. Agents and scripts cannot ${what}.`,
-    );
-  }
-  return actor;
 }
 
 function safeUser(): string {

@@ -32,6 +32,14 @@ export const count = (what: string) => (v: string) => {
   return n;
 };
 
+/** A file descriptor number: 0 (standard input) and up. */
+export const fdNumber = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError(`${what} must be a file descriptor number (0 and up), not ${quote(v)}`);
+  return n;
+};
+
 export function example(cmd: Command, ...lines: string[]) {
   return cmd.addHelpText(
     'after',

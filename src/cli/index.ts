@@ -1,12 +1,13 @@
 /** Entry point of the bundled `loopx` command. */
 import { run } from './main';
+import { readFromTerminal } from './person';
 
 const io = {
   stdout: (s: string) => void process.stdout.write(s),
   stderr: (s: string) => void process.stderr.write(s),
   env: process.env,
   cwd: process.cwd(),
-  interactive: !!process.stdin.isTTY,
+  askTerminal: readFromTerminal,
   readStdin: async () => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -6,7 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { LoopxError, checkId } from '../core/index';
 import { CliContext, EXIT, exitCodeFor } from './context';
 import type { GlobalOptions, Io } from './context';
-import { VERSION, example } from './define';
+import { VERSION, example, fdNumber } from './define';
 import type { Act } from './define';
 import { registerInitCommand } from './commands/init';
 import { registerGoalCommands } from './commands/goal';
@@ -17,6 +17,7 @@ import { registerQuotaCommands } from './commands/quota';
 import { registerContractCommands } from './commands/contract';
 import { registerIntegrationCommands } from './commands/integrations';
 import { registerStatusCommands } from './commands/status';
+import { registerKeyCommands } from './commands/keys';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
 const ID_OPTIONS = new Set([
@@ -40,22 +41,13 @@ function checkIdOptions(cmd: Command) {
   }
 }
 
-export async function run(argv: string[], io: Io): Promise<number> {
-  let exitCode: number = EXIT.ok;
+/**
+ * The whole `loopx` program: every command with its options, each action wrapped by `act`. `run`
+ * passes the wrapper that runs them; `parseLoopx` (parse-loopx.ts) one that only records what
+ * was parsed, so the hook reads an argument list exactly as the CLI does.
+ */
+export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Command {
   const program = new Command();
-  const ctxOf = (cmd: Command) => new CliContext(io, cmd.optsWithGlobals() as GlobalOptions);
-  /** Wraps an action: the context is built from the global options; errors become exit codes. */
-  const act: Act =
-    <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => unknown) =>
-    async (...args: unknown[]) => {
-      const cmd = args[args.length - 1] as Command;
-      checkIdOptions(cmd);
-      const ctx = ctxOf(cmd);
-      void ctx.json; // a bad LOOPX_FORMAT is a usage error before anything is done, not after
-      const code = await fn(ctx, ...(args.slice(0, -1) as A));
-      if (typeof code === 'number') exitCode = code;
-    };
-
   program
     .name('loopx')
     .description(
@@ -67,6 +59,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .option(
       '--workspace <dir>',
       'the workspace (default: LOOPX_WORKSPACE, or the nearest folder above with .loopx/)',
+    )
+    .option(
+      '--passphrase-fd <n>',
+      'read your key passphrase from this file descriptor (for your own scripts; default: ask on the terminal)',
+      fdNumber('--passphrase-fd'),
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -92,6 +89,25 @@ export async function run(argv: string[], io: Io): Promise<number> {
   registerContractCommands(program, act);
   registerIntegrationCommands(program, act);
   registerStatusCommands(program, act);
+  registerKeyCommands(program, act);
+  return program;
+}
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const ctxOf = (cmd: Command) => new CliContext(io, cmd.optsWithGlobals() as GlobalOptions);
+  /** Wraps an action: the context is built from the global options; errors become exit codes. */
+  const act: Act =
+    <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => unknown) =>
+    async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      checkIdOptions(cmd);
+      const ctx = ctxOf(cmd);
+      void ctx.json; // a bad LOOPX_FORMAT is a usage error before anything is done, not after
+      const code = await fn(ctx, ...(args.slice(0, -1) as A));
+      if (typeof code === 'number') exitCode = code;
+    };
+  const program = buildProgram(io, act);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -10,8 +10,8 @@ import { describeIssues } from './jsonfile';
 import { HUMAN_CHANNELS, effectiveStatus } from './model';
 import type { Actor, GoalState } from './model';
 import { createHmac } from 'node:crypto';
-import { signatureChecker } from './approvals';
 import type { Store, CommitResult } from './store';
+import type { Signer } from './trust/decisions';
 import type { Capability, CapabilityContext, CapabilityDeclaration } from './capabilities/types';
 import { defineGoalCapabilities } from './capabilities/goals';
 import { defineTodoCapabilities } from './capabilities/todos';
@@ -23,7 +23,6 @@ import { defineQuotaCapabilities } from './capabilities/quota';
 export { GOAL_TRANSITIONS } from './capabilities/goals';
 export type { GoalTransition } from './capabilities/goals';
 export { findTodo, findGate, deniedBy, policyGateFor, gatesFor, gateApproved } from './capabilities/shared';
-export type { SignatureCheck } from './capabilities/shared';
 
 export type {
   CapabilityContext,
@@ -83,9 +82,9 @@ export function whyNotAllowed(capId: string, actor: Actor): string | undefined {
   return undefined;
 }
 
-/** HMAC-SHA256 with the workspace's contract key (created on first use in `.loopx/local/`, 0600). */
+/** HMAC-SHA256 with the workspace's contract key (made on first use in the user's config folder, 0600; never in the workspace). */
 export function signPayload(store: Store, payload: string): string {
-  return createHmac('sha256', store.localSecret('contract-key')).update(payload).digest('hex');
+  return createHmac('sha256', store.secret('contract-key')).update(payload).digest('hex');
 }
 
 export interface InvokeResult<I = Record<string, unknown>> extends CommitResult {
@@ -100,7 +99,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   capId: string,
   rawInput: unknown,
   actor: Actor,
-  opts: { expectRevision?: number } = {},
+  opts: { expectRevision?: number; signer?: Signer } = {},
 ): InvokeResult<I> {
   const c = registry.get(capId);
   if (!c) throw usageError(`there is no capability ${quote(capId)}; \`loopx capabilities\` lists them`);
@@ -119,7 +118,6 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
         now: new Date(store.now()),
         policy,
         sign: (p) => signPayload(store, p),
-        checkSignature: signatureChecker(store, gid),
       };
       if (c.goal === 'create') return c.plan(undefined as unknown as GoalState, input, ctx);
       const status = effectiveStatus(state!);
@@ -131,7 +129,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
       }
       return c.plan(state!, input, ctx);
     },
-    { actor, expectRevision: opts.expectRevision, create: c.goal === 'create' },
+    { actor, expectRevision: opts.expectRevision, create: c.goal === 'create', signer: opts.signer },
   );
   return { ...result, goalId: gid, input: input as I };
 }

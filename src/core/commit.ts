@@ -16,7 +16,9 @@ import { SNAPSHOT_EVERY } from './snapshot';
 import type { Snapshot } from './snapshot';
 import type { LoadedGoal } from './goal-load';
 import { indexEntryOf } from './goal-index';
+import { mkdirStore, storePathExists } from './safe-path';
 import type { IndexEntry } from './goal-index';
+import type { Signer, Trust } from './trust/decisions';
 
 export interface CommitOptions {
   actor: Actor;
@@ -29,6 +31,8 @@ export interface CommitOptions {
    * Listing stays correct meanwhile: it reconciles the index with the goal folders.
    */
   deferIndex?: boolean;
+  /** The person's key, for the events that are a person's decision (see trust/decisions.ts). */
+  signer?: Signer;
 }
 
 export interface CommitResult {
@@ -50,6 +54,7 @@ export interface CommitTarget {
   missing(): LoopxError;
   quarantineTornTail(): EventDraft | undefined;
   writerId(): string;
+  trust(): Trust;
   snapshotKey(): Buffer;
   now(): string;
   writeSnapshot(snap: Snapshot): void;
@@ -72,7 +77,7 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
   const actor = checkedActor.data;
   // `made`: this call created the goal's folder, so a refused creation removes it again (while
   // still empty) instead of leaving a goal that never existed, listed as broken from then on.
-  const made = opts.create ? fs.mkdirSync(target.dir, { recursive: true }) !== undefined : false;
+  const made = opts.create ? mkdirStore(target.dir) !== undefined : false;
   let pendingSync: number | undefined;
   try {
     return target.withLock(() => {
@@ -108,7 +113,7 @@ function commitLocked(
   syncLater: (fd: number) => void,
 ): CommitResult {
   const { goalId, file } = target;
-  const exists = fs.existsSync(file);
+  const exists = storePathExists(file);
   if (opts.create && exists) throw conflict(`goal ${goalId} already exists`, { goalId });
   if (!opts.create && !exists) throw target.missing();
   // A torn tail is not part of the state (load leaves it out), so plan against the state first
@@ -132,11 +137,13 @@ function commitLocked(
   // The snapshot key is needed after the append: a damaged one must refuse the call before
   // anything is written, not report an error for an event that was appended anyway.
   target.snapshotKey();
+  const trust = target.trust();
   const next = chainEvents(
     goalId,
     drafts,
     { state: cur?.state, seq: revision, prev: cur?.lastHash ?? null },
-    { ts: target.now(), writer, actor },
+    { ts: target.now(), writer, actor, signer: opts.signer },
+    trust,
   );
   const fd = appendUnsynced(file, next.chunk);
   // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
@@ -148,7 +155,13 @@ function commitLocked(
   const logBytes = (cur?.logBytes ?? 0) + next.chunk.length;
   const lag = (cur?.snapshotLag ?? 0) + next.events.length;
   if (!cur || cur.snapshotLag === undefined || lag >= SNAPSHOT_EVERY) {
-    target.writeSnapshot({ revision: next.seq, logBytes, lastHash: next.prev, state });
+    target.writeSnapshot({
+      revision: next.seq,
+      logBytes,
+      lastHash: next.prev,
+      trust: trust.fingerprint,
+      state,
+    });
   }
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore) target.updateIndexEntry(entry);

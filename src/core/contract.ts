@@ -7,17 +7,16 @@
  */
 import { z } from 'zod';
 import { define, gatesFor, invoke } from './capabilities';
-import { signatureChecker } from './approvals';
 import { draft } from './events';
 import type { EventDraft } from './events';
 import { newId } from './ids';
 import { Id, Line } from './model';
-import type { Actor, Contract } from './model';
+import type { Actor, Contract, Policy } from './model';
 import { decide } from './decision';
 import type { AgentAbility } from './decision';
 import { render } from './should-run-output';
 import type { ShouldRunOutput } from './should-run-output';
-import { contractPayload, rememberContract } from './issued-contract';
+import { contractPayload, policyTtlMinutes, rememberContract } from './issued-contract';
 import type { Store } from './store';
 
 // What this module exported before its parts moved out.
@@ -28,7 +27,7 @@ export type { Decision, AgentAbility, DecideInput, DecisionResult } from './deci
 export { SHOULD_RUN_SCHEMA, ShouldRunOutput, shellQuote, execCommandFor, render } from './should-run-output';
 export { contractPayload, contractSignatureValid, findContract } from './issued-contract';
 
-export const DEFAULT_TTL_MINUTES = 30;
+export { DEFAULT_TTL_MINUTES } from './issued-contract';
 
 // ---------------------------------------------------------------------------------------------
 // The capability that writes what a decision needs.
@@ -57,7 +56,6 @@ define({
     const d = decide(s, ctx.policy, ctx.now, {
       agent: i.agent,
       abilities: i.abilities,
-      checkSignature: ctx.checkSignature,
     });
     const events: EventDraft[] = d.toEnd.map((e) =>
       draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
@@ -70,7 +68,9 @@ define({
       events.push(draft('gate.requested', { gate: { id: g.id, title: g.title, reason: g.reason, guards } }));
     }
     if (d.decision === 'run' && !d.reuse) {
-      const ttl = i.ttlMinutes ?? ctx.policy.contractTtlMinutes ?? DEFAULT_TTL_MINUTES;
+      // Never longer than the policy allows: a longer --ttl-minutes is capped (shouldRun says so).
+      const limit = policyTtlMinutes(ctx.policy);
+      const ttl = Math.min(i.ttlMinutes ?? limit, limit);
       const runId = newId('run', 8);
       const unsigned: Omit<Contract, 'sig'> = {
         v: 1,
@@ -98,16 +98,27 @@ export interface ShouldRunOptions {
   ttlMinutes?: number;
 }
 
+/** Says so when the lifetime asked for is longer than the policy allows (the contract is capped). */
+function withTtlWarning(out: ShouldRunOutput, asked: number | undefined, policy: Policy): ShouldRunOutput {
+  const limit = policyTtlMinutes(policy);
+  if (asked === undefined || asked <= limit) return out;
+  return {
+    ...out,
+    warnings: [
+      ...(out.warnings ?? []),
+      `--ttl-minutes ${asked} is longer than the policy allows: contracts last at most ${limit} minutes (contractTtlMinutes in .loopx/policy.json)`,
+    ],
+  };
+}
+
 /** `quota should-run`: decide, open a run when the answer is `run`, and render the contract. */
 export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): ShouldRunOutput {
   const agent = opts.agent ?? actor.id;
   const policy = store.policy();
-  const checkSignature = signatureChecker(store, opts.goalId);
   const { state } = store.load(opts.goalId);
   const first = decide(state, policy, new Date(store.now()), {
     agent,
     abilities: opts.abilities,
-    checkSignature,
   });
   // Most calls are an agent polling: the same open run, a wait, a stop. They write nothing, so
   // they take no lock. Only a decision that must write goes through the capability, which
@@ -116,7 +127,8 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
     (first.decision === 'run' && !first.reuse) ||
     first.toEnd.length > 0 ||
     first.gates.some((g) => g.status === 'missing');
-  if (opts.preview || !mustWrite) return render(state, first, { preview: opts.preview });
+  if (opts.preview || !mustWrite)
+    return withTtlWarning(render(state, first, { preview: opts.preview }), opts.ttlMinutes, policy);
   const res = invoke(
     store,
     'contract.issue',
@@ -126,9 +138,8 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
   const d = decide(res.state, policy, new Date(store.now()), {
     agent,
     abilities: opts.abilities,
-    checkSignature,
   });
-  const out = render(res.state, d);
+  const out = withTtlWarning(render(res.state, d), opts.ttlMinutes, policy);
   const issued = res.events.find((e) => e.type === 'run.started');
   if (issued?.type === 'run.started' && issued.data.run.contract)
     rememberContract(store, issued.data.run.contract);

@@ -3,10 +3,10 @@
  * the rules is the one written down in DESIGN.md ("The interaction contract").
  */
 import { deniedBy, gatesFor, gateApproved } from './capabilities';
-import type { SignatureCheck } from './capabilities';
 import { effectiveStatus } from './model';
 import type { GoalState, Policy, Run, Todo, GoalStatus } from './model';
 import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota';
+import { contractTooLong } from './issued-contract';
 import type { QuotaUse } from './quota';
 
 /** How many actions one contract lists: enough for a turn, small enough to read. */
@@ -21,8 +21,6 @@ export type AgentAbility = 'exec' | 'judgment';
 export interface DecideInput {
   agent: string;
   abilities?: AgentAbility[];
-  /** Verifies approval signatures when the policy requires them. */
-  checkSignature?: SignatureCheck;
 }
 
 interface BlockedGate {
@@ -72,13 +70,7 @@ function runOutcome(goal: GoalState, run: Run): 'succeeded' | 'partial' | 'faile
 }
 
 /** Which agent todos can run now for this agent, and what blocks the others. */
-function analyse(
-  goal: GoalState,
-  policy: Policy,
-  agent: string,
-  abilities: Set<AgentAbility>,
-  checkSignature?: SignatureCheck,
-) {
+function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<AgentAbility>) {
   const done = new Set(goal.todos.filter((t) => t.status === 'done').map((t) => t.id));
   const gates = new Map<string, BlockedGate>();
   const blockedBy: string[] = [];
@@ -98,23 +90,15 @@ function analyse(
       continue;
     }
     const missing = gatesFor(t, policy, goal.gates).filter(
-      (g) =>
-        !gateApproved(
-          goal.gates.find((x) => x.id === g.id),
-          policy,
-          checkSignature,
-        ),
+      (g) => !gateApproved(goal.gates.find((x) => x.id === g.id)),
     );
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
-        const unsigned = g?.status === 'approved' && policy.requireSignedApprovals && !g.signature;
         gates.set(m.id, {
           id: m.id,
           title: g?.title ?? `Approve ${m.id}`,
-          reason: unsigned
-            ? 'approved without a signature, and the policy requires signed approvals: approve it again from VS Code'
-            : (g?.reason ?? `required by policy for actions matching ${JSON.stringify(m.pattern)}`),
+          reason: g?.reason ?? `required by policy for actions matching ${JSON.stringify(m.pattern)}`,
           status: g ? g.status : 'missing',
           policyPattern: m.pattern,
         });
@@ -163,6 +147,12 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       toEnd.push({ run, outcome: 'abandoned', why: `its contract ${c.id} expired at ${c.expiresAt}` });
       continue;
     }
+    // A contract longer than the policy allows authorises nothing (exec refuses it): end its run.
+    const tooLong = c && contractTooLong(c, policy);
+    if (tooLong) {
+      toEnd.push({ run, outcome: 'abandoned', why: `its contract ${c.id} is refused: ${tooLong}` });
+      continue;
+    }
     const todoOf = (id: string) => goal.todos.find((t) => t.id === id);
     const left = c
       ? [...c.actions.map((a) => a.todoId), ...c.judgment].filter((id) => stillOpenFor(todoOf(id), agent))
@@ -187,7 +177,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     };
   }
   base.toEnd = toEnd;
-  const analysis = analyse(goal, policy, agent, abilities, input.checkSignature);
+  const analysis = analyse(goal, policy, agent, abilities);
   base.gates = analysis.gates;
   const gateReason = base.gates.length
     ? [

@@ -5,12 +5,44 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { corrupt, usageError } from './errors';
+import { corrupt, refused, usageError } from './errors';
 import { newId } from './ids';
 import { sha256, describeIssues } from './jsonfile';
-import type { Actor, GoalState } from './model';
+import type { Actor, DecisionSig, GoalState } from './model';
 import { EVENT_VERSION, LoopxEvent, applyInPlace } from './events';
 import type { EventDraft } from './events';
+import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
+import { decisionStatement, isDecision } from './trust/decisions';
+import type { Signer, Trust } from './trust/decisions';
+import { NO_TRUST } from './trust/decisions';
+
+const HOW_TO_SIGN =
+  'at a terminal, make your key once with `loopx key create`, then give its passphrase when asked; in VS Code, use the LoopX commands';
+
+/**
+ * Signs a person's decision, refusing when there is no key, or when the signature would not
+ * count here (the key is not pinned): a decision that would be ignored must not be written.
+ */
+function signDecision(goalId: string, ev: LoopxEvent, signer: Signer | undefined, trust: Trust): DecisionSig {
+  if (!signer) {
+    throw refused(
+      `${ev.type} is a person's decision and must be signed with the person's key: ${HOW_TO_SIGN}`,
+      {
+        goalId,
+        reason: 'unsigned_decision',
+      },
+    );
+  }
+  const sig = { keyId: signer.keyId, sig: signer.sign(decisionStatement({ goalId, ...ev })) };
+  const why = trust.rejects({ goalId, ...ev }, sig);
+  if (why) {
+    throw refused(
+      `${ev.type} would have no effect: ${why}. Pin the key with \`loopx approvers trust ${signer.keyId.slice(0, 16)}\``,
+      { goalId, reason: 'untrusted_signer', keyId: signer.keyId },
+    );
+  }
+  return sig;
+}
 
 export interface ParsedLog {
   events: LoopxEvent[];
@@ -82,7 +114,7 @@ export function parseLog(
 /** Whether the log's last complete line (ending at `end`) hashes to `lastHash`: a cheap guard against same-length edits. */
 export function lastLineMatches(file: string, end: number, lastHash: string | null): boolean {
   if (end === 0) return lastHash === null;
-  const fd = fs.openSync(file, 'r');
+  const fd = openStoreFile(file, 'r');
   try {
     // Read backwards in small steps: a line is usually well under 4 KB.
     let len = Math.min(end, 4096);
@@ -114,7 +146,7 @@ export function tornWarning(goalId: string, file: string, torn: NonNullable<Pars
  */
 export function quarantineTornTail(file: string, goalDir: string, now: () => string): EventDraft | undefined {
   // Every commit checks, so look at the last byte before reading the whole log.
-  const fd = fs.openSync(file, 'r');
+  const fd = openStoreFile(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
     const last = Buffer.alloc(1);
@@ -122,13 +154,18 @@ export function quarantineTornTail(file: string, goalDir: string, now: () => str
   } finally {
     fs.closeSync(fd);
   }
-  const buf = fs.readFileSync(file);
+  const buf = readStoreFile(file);
   if (buf.length === 0 || buf[buf.length - 1] === 10) return undefined;
   const cut = buf.lastIndexOf(10) + 1;
   const torn = buf.subarray(cut);
   const name = `events.torn-${now().replace(/[:.]/g, '-')}-${newId('q', 4)}.jsonl`;
-  fs.writeFileSync(path.join(goalDir, name), torn);
-  fs.truncateSync(file, cut);
+  writeStoreFile(path.join(goalDir, name), torn, { flag: 'wx' });
+  const wfd = openStoreFile(file, 'r+');
+  try {
+    fs.ftruncateSync(wfd, cut);
+  } finally {
+    fs.closeSync(wfd);
+  }
   return { type: 'log.quarantined', data: { file: name, bytes: torn.length, sha256: sha256(torn) } };
 }
 
@@ -147,7 +184,8 @@ export function chainEvents(
   goalId: string,
   drafts: EventDraft[],
   head: LogHead,
-  stamp: { ts: string; writer: string; actor: Actor },
+  stamp: { ts: string; writer: string; actor: Actor; signer?: Signer },
+  trust: Trust = NO_TRUST,
 ): LogHead & { events: LoopxEvent[]; chunk: Buffer } {
   let { state, seq, prev } = head;
   const events: LoopxEvent[] = [];
@@ -171,8 +209,9 @@ export function chainEvents(
       });
     }
     const ev = checked.data as LoopxEvent;
+    if (isDecision(state, ev)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
     try {
-      state = applyInPlace(state, ev, goalId);
+      state = applyInPlace(state, ev, goalId, trust);
     } catch (e) {
       throw usageError(`refused to write ${d.type}: ${(e as Error).message}`, { goalId });
     }
@@ -187,7 +226,7 @@ export function chainEvents(
 
 /** Appends `chunk` in one write and returns the still open, not yet synced descriptor: the caller fsyncs it. */
 export function appendUnsynced(file: string, chunk: Buffer): number {
-  const fd = fs.openSync(file, 'a', 0o644);
+  const fd = openStoreFile(file, 'a', 0o644);
   try {
     fs.writeSync(fd, chunk);
   } catch (e) {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import {
   Actor,
-  ApprovalSignature,
+  DecisionSig,
   Budgets,
   Evidence,
   Gate,
@@ -24,6 +24,8 @@ import {
   BUDGET_NAMES,
 } from './model';
 import type { GoalState as GoalStateT } from './model';
+import { NO_TRUST, isDecision } from './trust/decisions';
+import type { Trust } from './trust/decisions';
 
 export const EVENT_VERSION = 1;
 
@@ -61,11 +63,7 @@ const data = {
   'gate.requested': z.object({
     gate: Gate.pick({ id: true, title: true, reason: true, guards: true, expiresAt: true }),
   }),
-  'gate.approved': z.object({
-    gateId: Id,
-    note: Text(2000).optional(),
-    signature: ApprovalSignature.optional(),
-  }),
+  'gate.approved': z.object({ gateId: Id, note: Text(2000).optional() }),
   'gate.rejected': z.object({ gateId: Id, note: Text(2000).optional(), cancelled: z.array(Id) }),
   'gate.expired': z.object({ gateId: Id }),
   'evidence.added': z.object({ evidence: Evidence.omit({ at: true, by: true }) }),
@@ -100,6 +98,8 @@ const envelope = {
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .nullable(),
+  /** A person's signature, on decision events (see `trust/decisions.ts`). */
+  sig: DecisionSig.optional(),
 };
 
 export const LoopxEvent = z.discriminatedUnion(
@@ -119,6 +119,7 @@ export type LoopxEvent = EventDraft & {
   writer: string;
   actor: z.infer<typeof Actor>;
   prev: string | null;
+  sig?: z.infer<typeof DecisionSig>;
 };
 
 export function draft<T extends EventType>(type: T, d: EventData<T>): EventDraft {
@@ -152,12 +153,39 @@ function addSpend(run: z.infer<typeof Run>, s: Partial<z.infer<typeof Spend>> | 
  * changed (callers keep snapshots). An event that cannot apply is a broken log, not a user error,
  * so this throws a plain Error that the store turns into a `corrupt` report naming the line.
  */
-export function reduce(prev: GoalStateT | undefined, ev: LoopxEvent, goalId: string): GoalStateT {
-  return applyInPlace(prev ? structuredClone(prev) : undefined, ev, goalId);
+export function reduce(
+  prev: GoalStateT | undefined,
+  ev: LoopxEvent,
+  goalId: string,
+  trust: Trust = NO_TRUST,
+): GoalStateT {
+  return applyInPlace(prev ? structuredClone(prev) : undefined, ev, goalId, trust);
+}
+
+/**
+ * Whether a person's decision takes effect: signed by a pinned key, and not a copy of one that
+ * already did. One that does not stays in the log and is listed in `ignored`, and the gate it
+ * meant to decide stays decidable.
+ */
+function decisionCounts(g: GoalStateT, ev: LoopxEvent, goalId: string, trust: Trust): boolean {
+  const why = g.decisionIds?.includes(ev.id)
+    ? `it repeats decision ${ev.id}, which already took effect`
+    : trust.rejects({ goalId, ...ev }, ev.sig);
+  if (why) {
+    (g.ignored ??= []).push({ eventId: ev.id, type: ev.type, ts: ev.ts, actor: ev.actor, reason: why });
+    return false;
+  }
+  (g.decisionIds ??= []).push(ev.id);
+  return true;
 }
 
 /** `reduce` without the copy: replay owns its working state, so it need not clone per event. */
-export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: string): GoalStateT {
+export function applyInPlace(
+  g: GoalStateT | undefined,
+  ev: LoopxEvent,
+  goalId: string,
+  trust: Trust = NO_TRUST,
+): GoalStateT {
   if (ev.type === 'goal.created') {
     if (g) throw new Error('goal.created on a goal that already exists');
     return {
@@ -178,6 +206,7 @@ export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: 
     };
   }
   if (!g) throw new Error(`${ev.type} before goal.created`);
+  if (isDecision(g, ev) && !decisionCounts(g, ev, goalId, trust)) return g;
   g.updatedAt = ev.ts;
   switch (ev.type) {
     case 'goal.paused':
@@ -261,7 +290,7 @@ export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: 
       gate.decidedBy = ev.actor;
       gate.decidedAt = ev.ts;
       if (ev.data.note !== undefined) gate.note = ev.data.note;
-      if (ev.data.signature) gate.signature = ev.data.signature;
+      if (ev.sig) gate.signature = ev.sig;
       else delete gate.signature;
       break;
     }
@@ -333,9 +362,13 @@ export function applyInPlace(g: GoalStateT | undefined, ev: LoopxEvent, goalId: 
 }
 
 /** Replays a whole log. The goal id comes from the folder, not from the events. */
-export function replay(goalId: string, events: readonly LoopxEvent[]): GoalStateT | undefined {
+export function replay(
+  goalId: string,
+  events: readonly LoopxEvent[],
+  trust: Trust = NO_TRUST,
+): GoalStateT | undefined {
   let state: GoalStateT | undefined;
-  for (const ev of events) state = applyInPlace(state, ev, goalId);
+  for (const ev of events) state = applyInPlace(state, ev, goalId, trust);
   return state;
 }
 

@@ -12,7 +12,7 @@ import { checkId, newId } from './ids';
 import { Id, Line, Text, Artifact, effectiveStatus, Contract as ContractSchema } from './model';
 import type { Actor, Contract, GoalState, Run, Todo } from './model';
 import { contractSignatureValid, findContract, gatesFor } from './contract';
-import { signatureChecker } from './approvals';
+import { contractTooLong } from './issued-contract';
 import type { Store } from './store';
 
 export interface Verified {
@@ -52,26 +52,37 @@ export function checkContract(store: Store, contractId: string, now = new Date(s
   const found = { goal, run, contract };
   const cid = contract.id;
   if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
-    throw refused(`contract ${cid} fails signature verification: it was altered after it was issued`, {
-      contractId: cid,
-    });
+    throw refused(
+      `contract ${cid} fails signature verification: it was altered after it was issued, or signed with a key that is not this workspace's`,
+      { contractId: cid, reason: 'contract_signature_invalid' },
+    );
   }
   if (run.endedAt) {
     throw refused(
       `contract ${cid} belongs to run ${run.id}, which ended (${run.outcome}) at ${run.endedAt}: get a new contract with \`loopx quota should-run --goal-id ${goal.id}\``,
-      { contractId: cid },
+      { contractId: cid, reason: 'contract_run_ended' },
     );
   }
   if (Date.parse(contract.expiresAt) <= now.getTime()) {
     throw refused(
       `contract ${cid} expired at ${contract.expiresAt}: get a new one with \`loopx quota should-run --goal-id ${goal.id}\``,
-      { contractId: cid },
+      { contractId: cid, reason: 'contract_expired' },
+    );
+  }
+  // Issuing caps the lifetime at the policy's TTL; checking does it again, so a contract minted
+  // by hand with a long expiry (or issued under a looser policy) authorises nothing.
+  const tooLong = contractTooLong(contract, store.policy());
+  if (tooLong) {
+    throw refused(
+      `contract ${cid} is refused: ${tooLong}. Get a new one with \`loopx quota should-run --goal-id ${goal.id}\``,
+      { contractId: cid, reason: 'contract_ttl_exceeded' },
     );
   }
   const status = effectiveStatus(goal);
   if (status !== 'active')
     throw refused(`goal ${goal.id} is ${status} now: contract ${cid} no longer authorises anything`, {
       contractId: cid,
+      reason: 'goal_not_active',
     });
   return found;
 }
@@ -146,13 +157,7 @@ export function verifyCommand(
       pattern: denied.pattern,
     });
   for (const g of gatesFor(todo, policy, goal.gates)) {
-    if (
-      !gateApproved(
-        goal.gates.find((x) => x.id === g.id),
-        policy,
-        signatureChecker(store, goal.id),
-      )
-    ) {
+    if (!gateApproved(goal.gates.find((x) => x.id === g.id))) {
       throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
     }
   }
@@ -242,6 +247,8 @@ function tail(text: string, lines: number, chars: number): string {
 export async function execUnderContract(store: Store, o: ExecOptions): Promise<ExecResult> {
   const v = verifyCommand(store, { contractId: o.contractId, todoId: o.todoId, command: o.command });
   const goalId = v.goal.id;
+  // Where the output will be kept is checked before the command runs (a linked artifacts/ is refused).
+  store.artifactsDir(goalId);
   if (v.todo.status === 'open') {
     invoke(store, 'todo.claim', { goalId, todoId: v.todo.id, by: v.contract.agent }, o.actor);
   }

@@ -6,6 +6,9 @@ import { applyInPlace } from './events';
 import { parseLog, lastLineMatches, tornWarning } from './event-log';
 import type { ParsedLog } from './event-log';
 import type { Snapshot } from './snapshot';
+import { NO_TRUST } from './trust/decisions';
+import type { Trust } from './trust/decisions';
+import { openStoreFile } from './safe-path';
 
 export interface LoadedGoal {
   state: GoalState;
@@ -29,7 +32,10 @@ export function resumeFromSnapshot(
   file: string,
   size: number,
   snap: Snapshot,
+  trust: Trust = NO_TRUST,
 ): LoadedGoal | undefined {
+  // Which decisions count depends on the keys pinned here: a snapshot made under others is stale.
+  if (snap.trust !== trust.fingerprint) return undefined;
   if (snap.logBytes === size && snap.state.id === goalId && lastLineMatches(file, size, snap.lastHash)) {
     return {
       state: snap.state,
@@ -45,13 +51,13 @@ export function resumeFromSnapshot(
     snap.state.id === goalId &&
     lastLineMatches(file, snap.logBytes, snap.lastHash)
   ) {
-    const fd = fs.openSync(file, 'r');
+    const fd = openStoreFile(file, 'r');
     try {
       const tail = Buffer.alloc(size - snap.logBytes);
       fs.readSync(fd, tail, 0, tail.length, snap.logBytes);
       const parsed = parseLog(tail, file, snap.revision + 1, snap.lastHash);
       let state = snap.state;
-      for (const ev of parsed.events) state = applyInPlace(state, ev, goalId);
+      for (const ev of parsed.events) state = applyInPlace(state, ev, goalId, trust);
       return {
         state,
         revision: snap.revision + parsed.events.length,
@@ -70,12 +76,18 @@ export function resumeFromSnapshot(
 }
 
 /** Full replay of a parsed log `file` (no snapshot). */
-export function replayLog(goalId: string, file: string, log: ParsedLog, warnings: string[] = []): LoadedGoal {
+export function replayLog(
+  goalId: string,
+  file: string,
+  log: ParsedLog,
+  warnings: string[] = [],
+  trust: Trust = NO_TRUST,
+): LoadedGoal {
   if (log.events.length === 0) throw corrupt(`goal ${goalId}: ${file} has no complete event`, { goalId });
   let state: GoalState | undefined;
   log.events.forEach((ev, i) => {
     try {
-      state = applyInPlace(state, ev, goalId);
+      state = applyInPlace(state, ev, goalId, trust);
     } catch (e) {
       throw corrupt(`${file}:${i + 1}: ${(e as Error).message}`, {
         goalId,

@@ -2,14 +2,40 @@
  * A contract once issued: the payload its signature covers, checking that signature, and finding
  * it again by id.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { signPayload } from './capabilities';
 import { canonicalJson } from './jsonfile';
 import { Contract as ContractSchema } from './model';
-import type { Contract, GoalState, Run } from './model';
+import type { Contract, GoalState, Policy, Run } from './model';
 import type { Store } from './store';
+import { mkdirStore, readStoreFile, writeStoreFile } from './safe-path';
+
+/** The contract lifetime when the policy names none. */
+export const DEFAULT_TTL_MINUTES = 30;
+
+/** The longest a contract may last under `policy`, in minutes. */
+export function policyTtlMinutes(policy: Policy): number {
+  return policy.contractTtlMinutes ?? DEFAULT_TTL_MINUTES;
+}
+
+/**
+ * Why a contract lasts longer than the policy allows (expires - issued above contractTtlMinutes),
+ * or undefined. Issuing caps the lifetime, so such a contract was minted by hand (with a leaked
+ * key) or under a looser policy: it authorises nothing now.
+ */
+export function contractTooLong(
+  c: Pick<Contract, 'issuedAt' | 'expiresAt'>,
+  policy: Policy,
+): string | undefined {
+  const limit = policyTtlMinutes(policy);
+  const lifetime = Date.parse(c.expiresAt) - Date.parse(c.issuedAt);
+  if (Number.isFinite(lifetime) && lifetime <= limit * 60_000) return undefined;
+  const minutes = Number.isFinite(lifetime)
+    ? `${Math.round((lifetime / 60_000) * 10) / 10} minutes`
+    : 'an unreadable time';
+  return `it lasts ${minutes} (issued ${c.issuedAt}, expires ${c.expiresAt}), longer than the policy's contractTtlMinutes (${limit})`;
+}
 
 export function contractPayload(c: Omit<Contract, 'sig'> | Contract): string {
   const { sig: _sig, ...rest } = c as Contract;
@@ -32,8 +58,8 @@ function pointerPath(store: Store, contractId: string) {
 export function rememberContract(store: Store, c: Contract) {
   const file = pointerPath(store, c.id);
   store.ensureLocalDir();
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(file, c.goalId);
+  mkdirStore(path.dirname(file), 0o700);
+  writeStoreFile(file, c.goalId);
 }
 
 export function findContract(
@@ -46,7 +72,7 @@ export function findContract(
     return run ? { goal: state, run, contract: ContractSchema.parse(run.contract) } : undefined;
   };
   try {
-    const hinted = fs.readFileSync(pointerPath(store, contractId), 'utf8').trim();
+    const hinted = readStoreFile(pointerPath(store, contractId), 'utf8').trim();
     const found = look(hinted);
     if (found) return found;
   } catch {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { corrupt } from './errors';
+import { readStoreFile, writeStoreFile } from './safe-path';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -40,14 +41,18 @@ export function parseJsonText<S extends z.ZodType>(text: string, schema: S, file
 }
 
 export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.infer<S> {
-  return parseJsonText(fs.readFileSync(file, 'utf8'), schema, file);
+  return parseJsonText(readStoreFile(file, 'utf8'), schema, file);
 }
 
-/** Writes through a temp file and a rename, so a reader sees the old file or the new one, never half. */
+/**
+ * Writes through a temp file and a rename, so a reader sees the old file or the new one, never
+ * half. Under `.loopx` no folder on the way may be a link (safe-path.ts); a link in the file's
+ * own place is replaced by the rename, never followed.
+ */
 export function writeFileAtomic(file: string, content: string | Buffer, mode = 0o644): void {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    fs.writeFileSync(tmp, content, { mode });
+    writeStoreFile(tmp, content, { mode, flag: 'wx' });
     fs.renameSync(tmp, file);
   } catch (e) {
     fs.rmSync(tmp, { force: true });

@@ -1,19 +1,29 @@
 /**
  * `.loopx/local/`: what belongs to this clone of the workspace and never reaches git: the writer
- * id, secrets (signing and snapshot keys) and locks.
+ * id, locks and caches (contract pointers). The secrets (contract and snapshot keys, the status
+ * server token) are kept outside the workspace, in the user's config folder (Store.secret), with
+ * the same create-once helper as the writer id.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { corrupt } from './errors';
 import { ID_PATTERN, ID_RULE, checkId, newId } from './ids';
+import { mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 
-/** Creates `dir` (0700) with its own `.gitignore`: keys, locks and tokens never reach git. */
+export const LOCAL_GITIGNORE = '# Machine-local: writer id, locks, caches. Never commit.\n*\n';
+
+/** Creates `dir` (0700) with its own `.gitignore`: the writer id, locks and caches never reach git. */
 export function ensureLocalDir(dir: string): string {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirStore(dir, 0o700);
   const ignore = path.join(dir, '.gitignore');
-  if (!fs.existsSync(ignore))
-    fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n');
+  if (!storePathExists(ignore)) {
+    try {
+      writeStoreFile(ignore, LOCAL_GITIGNORE, { flag: 'wx' });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
   return dir;
 }
 
@@ -23,7 +33,7 @@ export function ensureLocalDir(dir: string): string {
  */
 function createOnce(file: string, content: string): void {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(tmp, content, { mode: 0o600 });
+  writeStoreFile(tmp, content, { mode: 0o600, flag: 'wx' });
   try {
     fs.linkSync(tmp, file);
   } catch (e) {
@@ -36,9 +46,9 @@ function createOnce(file: string, content: string): void {
 /** The path of lock `name` in `localDir`, creating the locks folder on first use. */
 export function lockFile(localDir: string, name: string): string {
   const dir = path.join(localDir, 'locks');
-  if (!fs.existsSync(dir)) {
+  if (!storePathExists(dir)) {
     ensureLocalDir(localDir);
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirStore(dir, 0o700);
   }
   return path.join(dir, `${name}.lock`);
 }
@@ -48,11 +58,12 @@ export function readOrCreateWriterId(localDir: string): string {
   const file = path.join(localDir, 'writer-id');
   let id: string;
   try {
-    id = fs.readFileSync(file, 'utf8').trim();
-  } catch {
+    id = readStoreFile(file, 'utf8').trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     ensureLocalDir(localDir);
     createOnce(file, newId('w', 12));
-    id = fs.readFileSync(file, 'utf8').trim();
+    id = readStoreFile(file, 'utf8').trim();
   }
   // A damaged file in local/ is a corrupt store (exit 6, naming the file), not a usage error.
   if (!ID_PATTERN.test(id)) {
@@ -63,12 +74,20 @@ export function readOrCreateWriterId(localDir: string): string {
   return id;
 }
 
-/** Secret `name` of `bytes` random bytes, stored as hex (mode 0600) and made on first use. */
-export function readOrCreateSecret(localDir: string, name: string, bytes: number): Buffer {
-  const file = path.join(localDir, checkId(name, 'secret name'));
+/**
+ * Secret `name` of `bytes` random bytes, stored as hex in `dir` (mode 0600) and made on first use;
+ * `ensureDir` creates `dir` first.
+ */
+export function readOrCreateSecret(
+  dir: string,
+  name: string,
+  bytes: number,
+  ensureDir: (dir: string) => unknown = ensureLocalDir,
+): Buffer {
+  const file = path.join(dir, checkId(name, 'secret name'));
   // A damaged key must not quietly become a short (or empty) one: anyone could sign with that.
   const read = () => {
-    const text = fs.readFileSync(file, 'utf8').trim();
+    const text = readStoreFile(file, 'utf8').trim();
     if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(text)) {
       throw corrupt(
         `${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one (what the old key signed stops verifying)`,
@@ -77,8 +96,8 @@ export function readOrCreateSecret(localDir: string, name: string, bytes: number
     }
     return Buffer.from(text, 'hex');
   };
-  if (fs.existsSync(file)) return read();
-  ensureLocalDir(localDir);
+  if (storePathExists(file)) return read();
+  ensureDir(dir);
   createOnce(file, randomBytes(bytes).toString('hex') + '\n');
   return read();
 }

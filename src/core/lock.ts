@@ -4,13 +4,26 @@
  * interleaved with other work of the same process.
  *
  * A lock whose holder died is stale: same host and the pid is gone, or older than `staleMs`
- * (a holder on another host, or a pid reused). Breaking one renames it aside first, so of two
- * processes that both found it stale only one removes it; the other sees ENOENT and retries.
+ * (default LOCK_MAX_HOLD_MS: a holder on another host, a pid reused, a hung process), or dated
+ * in the future beyond LOCK_CLOCK_SKEW_MS (a clock that jumped back, or a lock planted by hand,
+ * which would otherwise block every write for good). Breaking one renames it aside first, so of
+ * two processes that both found it stale only one removes it; the other sees ENOENT and retries.
+ * `self-repair` reports and clears stale locks too (`staleLocks`, `breakLock`).
  */
 import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { conflict } from './errors';
+import { LoopxError, conflict } from './errors';
+import { openStoreFile, readStoreFile, readdirStore, lstatStore } from './safe-path';
+
+/**
+ * The longest any call holds a lock. Locks are held for one append and one rename (the command
+ * of `exec` runs outside it), so a lock this old is stale even when its pid is alive (reused).
+ */
+export const LOCK_MAX_HOLD_MS = 5 * 60_000;
+/** How far in the future a lock's time may be before it is stale (clocks of two hosts differ). */
+export const LOCK_CLOCK_SKEW_MS = 60_000;
 
 export interface LockOptions {
   timeoutMs?: number;
@@ -40,25 +53,72 @@ function pidAlive(pid: number): boolean {
 
 function readOwner(path: string): LockOwner | undefined {
   try {
-    const o = JSON.parse(fs.readFileSync(path, 'utf8')) as LockOwner;
+    const o = JSON.parse(readStoreFile(path, 'utf8')) as LockOwner;
     return typeof o.pid === 'number' && typeof o.at === 'number' ? o : undefined;
   } catch {
     return undefined;
   }
 }
 
-function isStale(path: string, staleMs: number): boolean {
+const iso = (ms: number) =>
+  Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
+
+/** Why the lock at `path` is stale, or undefined when it is held (or gone). */
+export function whyStale(path: string, staleMs = LOCK_MAX_HOLD_MS, now = Date.now()): string | undefined {
   const owner = readOwner(path);
   if (owner) {
-    if (owner.host === hostname() && !pidAlive(owner.pid)) return true;
-    return Date.now() - owner.at > staleMs;
+    if (owner.at > now + LOCK_CLOCK_SKEW_MS)
+      return `its time ${iso(owner.at)} is in the future (process ${owner.pid} on ${owner.host})`;
+    if (owner.host === hostname() && !pidAlive(owner.pid))
+      return `its holder, process ${owner.pid} on this host, is gone`;
+    if (now - owner.at > staleMs)
+      return `held by process ${owner.pid} on ${owner.host} since ${iso(owner.at)}, longer than any call takes (${Math.round(staleMs / 1000)} s)`;
+    return undefined;
   }
   // Unreadable or half-written: the creator may be between open and write, so judge by age.
+  let mtime: number;
   try {
-    return Date.now() - fs.statSync(path).mtimeMs > Math.min(staleMs, 2000);
+    const st = lstatStore(path);
+    if (!st) return undefined;
+    mtime = st.mtimeMs;
   } catch {
-    return false;
+    return 'it is not a plain file';
   }
+  if (mtime > now + LOCK_CLOCK_SKEW_MS) return `it is unreadable and dated in the future (${iso(mtime)})`;
+  if (now - mtime > Math.min(staleMs, 2000)) return 'it is unreadable (not a lock LoopX wrote)';
+  return undefined;
+}
+
+function isStale(path: string, staleMs: number): boolean {
+  return whyStale(path, staleMs) !== undefined;
+}
+
+/** Removes a lock found stale: renamed aside first, so two breakers cannot both remove a fresh one. */
+export function breakLock(path: string): void {
+  const aside = `${path}.stale-${randomBytes(8).toString('hex')}`;
+  try {
+    fs.renameSync(path, aside);
+    fs.rmSync(aside, { force: true });
+  } catch {
+    /* another process broke it first */
+  }
+}
+
+/** The stale locks in a locks folder, with why each is stale (self-repair). */
+export function staleLocks(dir: string, now = Date.now()): { file: string; why: string }[] {
+  let names: string[];
+  try {
+    names = readdirStore(dir);
+  } catch {
+    return [];
+  }
+  const out: { file: string; why: string }[] = [];
+  for (const n of names.filter((x) => x.endsWith('.lock')).sort()) {
+    const file = nodePath.join(dir, n);
+    const why = whyStale(file, LOCK_MAX_HOLD_MS, now);
+    if (why) out.push({ file, why });
+  }
+  return out;
 }
 
 /** Takes the lock, runs `fn`, releases the lock (also when `fn` throws). */
@@ -73,7 +133,7 @@ export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): 
 
 export function acquireLock(
   path: string,
-  { timeoutMs = 15000, staleMs = 30000 }: LockOptions = {},
+  { timeoutMs = 15000, staleMs = LOCK_MAX_HOLD_MS }: LockOptions = {},
 ): () => void {
   const owner: LockOwner = {
     pid: process.pid,
@@ -86,7 +146,7 @@ export function acquireLock(
   let wait = 0.25;
   for (;;) {
     try {
-      const fd = fs.openSync(path, 'wx', 0o600);
+      const fd = openStoreFile(path, 'wx', 0o600);
       try {
         fs.writeSync(fd, body);
       } finally {
@@ -98,17 +158,17 @@ export function acquireLock(
         if (now?.nonce === owner.nonce) fs.rmSync(path, { force: true });
       };
     } catch (e) {
+      // A link (or a folder) in the lock's own place is never followed: it is removed like a stale lock.
+      if (e instanceof LoopxError && e.details.path === path) {
+        if (Date.now() > deadline) throw e;
+        breakLock(path);
+        continue;
+      }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     if (isStale(path, staleMs)) {
-      const aside = `${path}.stale-${owner.nonce}`;
-      try {
-        fs.renameSync(path, aside);
-        fs.rmSync(aside, { force: true });
-      } catch {
-        /* another process broke it first */
-      }
-      continue;
+      breakLock(path);
+      if (Date.now() <= deadline) continue;
     }
     if (Date.now() > deadline) {
       const o = readOwner(path);

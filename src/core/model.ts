@@ -99,12 +99,14 @@ export const Todo = z.object({
   updatedAt: Timestamp,
 });
 
-export const ApprovalSignature = z.object({
-  /** sha256 fingerprint of the approver's Ed25519 public key (see `.loopx/approvers/`). */
+/** A person's signature on a decision event (see `trust/decisions.ts`). */
+export const DecisionSig = z.object({
+  /** sha256 of the signer's Ed25519 public key (SPKI DER). */
   keyId: z.string().regex(/^[0-9a-f]{64}$/),
-  /** base64 Ed25519 signature over the canonical approval statement. */
+  /** base64 Ed25519 signature over the decision's canonical statement. */
   sig: z.string().max(200),
 });
+export type DecisionSig = z.infer<typeof DecisionSig>;
 
 export const Gate = z.object({
   id: Id,
@@ -119,7 +121,8 @@ export const Gate = z.object({
   decidedBy: Actor.optional(),
   decidedAt: Timestamp.optional(),
   note: Text(2000).optional(),
-  signature: ApprovalSignature.optional(),
+  /** The signature of the decision that approved it. */
+  signature: DecisionSig.optional(),
 });
 
 export const EvidenceKind = z.enum(['command', 'test', 'note', 'file']);
@@ -182,6 +185,15 @@ export const Reward = z.object({
   at: Timestamp,
 });
 
+export const IgnoredDecision = z.object({
+  eventId: Id,
+  type: z.string().max(40),
+  ts: Timestamp,
+  actor: Actor,
+  reason: Text(500),
+});
+export type IgnoredDecision = z.infer<typeof IgnoredDecision>;
+
 export const GoalState = z.object({
   id: Id,
   title: Line(200),
@@ -197,6 +209,10 @@ export const GoalState = z.object({
   evidence: z.array(Evidence),
   runs: z.array(Run),
   rewards: z.array(Reward),
+  /** Ids of the decision events that took effect (a copied decision line takes none). */
+  decisionIds: z.array(Id).optional(),
+  /** A person's decisions in the log that have no effect here, and why (unsigned, unknown key). */
+  ignored: z.array(IgnoredDecision).optional(),
 });
 
 export type Id = z.infer<typeof Id>;
@@ -258,7 +274,7 @@ export const Policy = z.strictObject({
   gatedActions: z.array(PolicyRule.required({ gate: true })).optional(),
   /** Commands matching these are never listed nor executed. */
   deniedActions: z.array(PolicyRule.omit({ gate: true })).optional(),
-  /** Treat approvals without a valid approver signature as not approved. */
+  /** Accepted and ignored: every person's decision is signed now (trust/decisions.ts). */
   requireSignedApprovals: z.boolean().optional(),
   /** A claimed todo whose claim is older than this is released by self-repair. */
   claimTimeoutMinutes: z.number().positive().optional(),

@@ -4,6 +4,7 @@
  * reports the rest. Never rewrites history: a broken chain or a corrupt line is reported only.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { z } from 'zod';
 import { define, invoke } from './capabilities';
 import { canonicalJson } from './jsonfile';
@@ -15,6 +16,9 @@ import { parseLog } from './event-log';
 import { indexEntryOf } from './goal-index';
 import type { IndexEntry } from './goal-index';
 import type { Store } from './store';
+import { breakLock, staleLocks } from './lock';
+import { readStoreFile, storePathExists } from './safe-path';
+import { LEGACY_LOCAL_SECRETS } from './workspace';
 import type { Actor, GoalState } from './model';
 
 export type FindingKind =
@@ -24,7 +28,9 @@ export type FindingKind =
   | 'run-abandoned'
   | 'claim-stale'
   | 'gate-expired'
-  | 'index-stale';
+  | 'index-stale'
+  | 'lock-stale'
+  | 'secret-in-workspace';
 
 export interface Finding {
   goal_id: string | null;
@@ -81,9 +87,13 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   const file = store.eventsPath(goalId);
   let buf: Buffer;
   try {
-    buf = fs.readFileSync(file);
-  } catch {
-    add('corrupt-log', `${file} is missing`, false);
+    buf = readStoreFile(file);
+  } catch (e) {
+    add(
+      'corrupt-log',
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} is missing` : (e as Error).message,
+      false,
+    );
     return;
   }
   let parsed;
@@ -196,6 +206,37 @@ export function repair(
   const dryRun = opts.dryRun ?? false;
   const actor = opts.actor ?? SELF_REPAIR_ACTOR;
   const findings: Finding[] = [];
+  // Locks first: a stale one (its time in the future, its holder gone or hung) would make every
+  // fix below wait for it and fail.
+  for (const l of staleLocks(path.join(store.localDir, 'locks'))) {
+    if (!dryRun) breakLock(l.file);
+    findings.push({
+      goal_id: null,
+      kind: 'lock-stale',
+      message: `${l.file} is stale: ${l.why}` + (dryRun ? '' : ': removed'),
+      fixed: !dryRun,
+    });
+  }
+  // Secrets an older version kept in the workspace: no longer used, and an agent may have read them.
+  for (const name of LEGACY_LOCAL_SECRETS) {
+    const file = path.join(store.localDir, name);
+    let there = false;
+    try {
+      there = storePathExists(file);
+    } catch {
+      there = true; // a link: remove it all the same
+    }
+    if (!there) continue;
+    if (!dryRun) fs.rmSync(file, { force: true });
+    findings.push({
+      goal_id: null,
+      kind: 'secret-in-workspace',
+      message:
+        `${file} is a secret left in the workspace by an older LoopX (secrets now live in ${store.secretsDir})` +
+        (dryRun ? '' : ': removed'),
+      fixed: !dryRun,
+    });
+  }
   const ids = opts.goalId ? [opts.goalId] : store.goalIds();
   if (opts.goalId && !store.exists(opts.goalId)) store.load(opts.goalId); // throws not found, clearly
   for (const id of ids) {
@@ -204,7 +245,7 @@ export function repair(
   // The index: every goal folder listed, nothing invented, entries current.
   let indexed: IndexEntry[] = [];
   try {
-    indexed = JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals ?? [];
+    indexed = JSON.parse(readStoreFile(store.indexPath, 'utf8')).goals ?? [];
   } catch {
     indexed = [];
   }

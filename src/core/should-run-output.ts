@@ -51,6 +51,8 @@ export const ShouldRunOutput = z.object({
     cli_channel: z.object({ next_cli_actions: z.array(z.string()) }),
   }),
   preview: z.boolean().optional(),
+  /** What the caller asked for and did not get (a --ttl-minutes above the policy's, capped). */
+  warnings: z.array(z.string()).optional(),
 });
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 

@@ -1,8 +1,8 @@
 /** A goal's `goal.json`: the state derived from its log, saved so a load need not replay it all. */
-import * as fs from 'node:fs';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { writeFileAtomic, parseJsonText } from './jsonfile';
+import { readStoreFile } from './safe-path';
 import type { GoalState } from './model';
 
 /**
@@ -16,12 +16,16 @@ const SnapshotHeader = z.object({
   revision: z.number().int().nonnegative(),
   logBytes: z.number().int().nonnegative(),
   lastHash: z.string().nullable(),
+  /** The fingerprint of the pinned keys the state was computed under. */
+  trust: z.string().max(64).default(''),
   mac: z.string().regex(/^[0-9a-f]{64}$/),
 });
 export interface Snapshot {
   revision: number;
   logBytes: number;
   lastHash: string | null;
+  /** Fingerprint of the pinned keys the state was computed under (see `Trust`). */
+  trust: string;
   state: GoalState;
 }
 
@@ -37,21 +41,23 @@ function snapshotMac(
   revision: number,
   logBytes: number,
   lastHash: string | null,
+  trust: string,
   stateText: string,
 ): string {
   return createHmac('sha256', key)
-    .update(`${revision}\n${logBytes}\n${lastHash}\n${stateText}`)
+    .update(`${revision}\n${logBytes}\n${lastHash}\n${trust}\n${stateText}`)
     .digest('hex');
 }
 
 export function writeSnapshotFile(file: string, key: Buffer, snap: Snapshot): void {
   const stateText = JSON.stringify(snap.state);
-  const mac = snapshotMac(key, snap.revision, snap.logBytes, snap.lastHash, stateText);
+  const mac = snapshotMac(key, snap.revision, snap.logBytes, snap.lastHash, snap.trust, stateText);
   const header = JSON.stringify({
     v: 2,
     revision: snap.revision,
     logBytes: snap.logBytes,
     lastHash: snap.lastHash,
+    trust: snap.trust,
     mac,
   });
   writeFileAtomic(file, `${header}\n${stateText}\n`);
@@ -65,7 +71,7 @@ export function writeSnapshotFile(file: string, key: Buffer, snap: Snapshot): vo
 export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snapshot; problem?: string } {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readStoreFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
     return { problem: `${file}: ${(e as Error).message}` };
@@ -75,7 +81,7 @@ export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snap
     const header = parseJsonText(nl === -1 ? text : text.slice(0, nl), SnapshotHeader, `${file} (line 1)`);
     const stateText = text.slice(nl + 1).replace(/\n$/, '');
     const mac = Buffer.from(
-      snapshotMac(key(), header.revision, header.logBytes, header.lastHash, stateText),
+      snapshotMac(key(), header.revision, header.logBytes, header.lastHash, header.trust, stateText),
       'hex',
     );
     if (!timingSafeEqual(mac, Buffer.from(header.mac, 'hex'))) {
@@ -91,7 +97,13 @@ export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snap
       return { problem: `${file} (line 2): not valid JSON: ${(e as Error).message}` };
     }
     return {
-      snap: { revision: header.revision, logBytes: header.logBytes, lastHash: header.lastHash, state },
+      snap: {
+        revision: header.revision,
+        logBytes: header.logBytes,
+        lastHash: header.lastHash,
+        trust: header.trust,
+        state,
+      },
     };
   } catch (e) {
     return { problem: (e as Error).message }; // names the file, the line (JSON syntax) or the field

@@ -7,10 +7,7 @@ import { effectiveStatus, BUDGET_NAMES } from './model';
 import type { GoalState, Policy, Run } from './model';
 import { quotaUse, spendOf } from './quota';
 import type { QuotaUse } from './quota';
-import { gatesFor } from './contract';
-import { gateApproved } from './capabilities';
-import type { SignatureCheck } from './capabilities';
-import { signatureChecker } from './approvals';
+import { describeIgnored } from './trust/decisions';
 import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
 import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA } from './status-doc';
@@ -29,12 +26,7 @@ function countBy<T>(
   return out;
 }
 
-export function attentionFor(
-  goal: GoalState,
-  policy: Policy,
-  use: QuotaUse,
-  checkSignature?: SignatureCheck,
-): AttentionItem[] {
+export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse): AttentionItem[] {
   const status = effectiveStatus(goal);
   if (status === 'closed' || status === 'cancelled') return [];
   const items: AttentionItem[] = [];
@@ -46,25 +38,6 @@ export function attentionFor(
       title: g.title,
       detail: g.reason || 'waiting for approval',
     });
-  }
-  // Approved but unsigned where signatures are required: still needs a person.
-  if (policy.requireSignedApprovals) {
-    const needed = new Set(
-      goal.todos
-        .filter((t) => t.status === 'open')
-        .flatMap((t) => gatesFor(t, policy, goal.gates).map((g) => g.id)),
-    );
-    for (const g of goal.gates.filter(
-      (x) => x.status === 'approved' && needed.has(x.id) && !gateApproved(x, policy, checkSignature),
-    )) {
-      items.push({
-        kind: 'gate',
-        goal_id: goal.id,
-        id: g.id,
-        title: g.title,
-        detail: 'approved without a signature; the policy requires a signed approval',
-      });
-    }
   }
   for (const t of goal.todos.filter(
     (x) => x.owner === 'user' && (x.status === 'open' || x.status === 'claimed'),
@@ -134,7 +107,6 @@ export function goalStatusDoc(
   revision: number,
   warnings: string[] = [],
   lastRuns = 10,
-  checkSignature?: SignatureCheck,
 ): GoalStatusDoc {
   const use = quotaUse(goal, now);
   const counted = goal.todos.filter((t) => t.status !== 'cancelled');
@@ -168,7 +140,7 @@ export function goalStatusDoc(
       todos: countBy(goal.todos, (t) => t.status, ['open', 'claimed', 'done', 'cancelled']),
       gates: countBy(goal.gates, (g) => g.status, ['pending', 'approved', 'rejected', 'expired']),
     },
-    attention: attentionFor(goal, policy, use, checkSignature),
+    attention: attentionFor(goal, policy, use),
     quota: {
       budgets: use as Record<string, { used: number; limit: number; left: number }>,
       spend: spendOf(goal.runs),
@@ -214,7 +186,7 @@ export function goalStatusDoc(
         : null,
       trend: goal.rewards.map((w) => ({ at: w.at, run_id: w.runId, score: w.score })),
     },
-    warnings,
+    warnings: [...warnings, ...describeIgnored(goal)],
   };
 }
 
@@ -227,7 +199,6 @@ export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
     loaded.revision,
     loaded.warnings,
     10,
-    signatureChecker(store, goalId),
   );
 }
 

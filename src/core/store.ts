@@ -1,15 +1,16 @@
 /**
  * The `.loopx/` store. Per goal: `events.jsonl` (append-only, hash-chained, the truth),
  * `goal.json` (a snapshot derived from it) and `artifacts/`. Across goals: `index.json` (derived,
- * for fast listing), `policy.json` (hand-edited), `local/` (never committed).
+ * for fast listing), `policy.json` (hand-edited), `local/` (never committed). The workspace's
+ * secrets (contract and snapshot keys, the status server token) live outside it, in the user's
+ * config folder (`secretsDir`). No file under `.loopx/` is reached through a link (safe-path.ts).
  *
  * The class is the one door to these files; the formats and the write protocol live in their own
  * modules (event-log, snapshot, goal-index, local-dir, goal-load, commit).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LoopxError } from './errors';
-import { corrupt, notFound } from './errors';
+import { LoopxError, corrupt, notFound } from './errors';
 import { checkId } from './ids';
 import { sha256, writeFileAtomic } from './jsonfile';
 import { withLock } from './lock';
@@ -32,6 +33,17 @@ import type { IndexEntry } from './goal-index';
 import { LOOPX_DIR, findWorkspace, initLayout, readPolicy } from './workspace';
 import { ensureLocalDir, lockFile, readOrCreateWriterId, readOrCreateSecret } from './local-dir';
 import { commitGoal } from './commit';
+import { configDir, ensurePrivateDir, workspaceId } from './config-dir';
+import {
+  assertNoLink,
+  lstatStore,
+  mkdirStore,
+  readStoreFile,
+  readdirStore,
+  storePathExists,
+} from './safe-path';
+import { PinnedTrust } from './trust/decisions';
+import type { Trust } from './trust/decisions';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
 
 // Declared with the write protocol; capabilities import CommitResult from here.
@@ -40,6 +52,8 @@ export type { CommitOptions, CommitResult } from './commit';
 export interface StoreOptions {
   clock?: () => Date;
   lockTimeoutMs?: number;
+  /** The user's LoopX config folder (pinned keys, workspace secrets); default from the environment. */
+  configDir?: string;
 }
 
 export class Store {
@@ -48,13 +62,23 @@ export class Store {
   private readonly clock: () => Date;
   private readonly lockTimeoutMs: number;
   private cachedWriter?: string;
+  private cachedSecretsDir?: string;
   private readonly secrets = new Map<string, Buffer>();
+  readonly configDir: string;
+  private readonly pinned: PinnedTrust;
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     this.workspace = path.resolve(workspace);
     this.root = path.join(this.workspace, LOOPX_DIR);
     this.clock = opts.clock ?? (() => new Date());
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
+    this.configDir = opts.configDir ?? configDir(process.env);
+    this.pinned = new PinnedTrust(this.configDir);
+  }
+
+  /** The keys pinned on this machine: whose decisions count when the logs are replayed. */
+  trust(): Trust {
+    return this.pinned.current();
   }
 
   /** Creates `.loopx/` (idempotent) and returns the store. */
@@ -67,7 +91,10 @@ export class Store {
   /** Opens an existing store; a clear error when the workspace has none. */
   static open(workspace: string, opts?: StoreOptions): Store {
     const s = new Store(workspace, opts);
-    if (!fs.existsSync(path.join(s.root, 'goals'))) {
+    // Refuses a linked .loopx, goals/ or local/ here, naming the link, before any command runs.
+    const goals = lstatStore(path.join(s.root, 'goals'));
+    lstatStore(s.localDir);
+    if (!goals?.isDirectory()) {
       throw notFound(
         `no LoopX workspace at ${s.workspace} (no ${LOOPX_DIR}/goals): run \`loopx init\` there first`,
       );
@@ -89,8 +116,13 @@ export class Store {
   get localDir() {
     return path.join(this.root, 'local');
   }
+  /** This workspace's secrets: `<configDir>/workspaces/<workspace id>/` (0700), never in the workspace. */
+  get secretsDir() {
+    this.cachedSecretsDir ??= path.join(this.configDir, 'workspaces', workspaceId(this.workspace));
+    return this.cachedSecretsDir;
+  }
 
-  /** Creates `local/` (0700) with its own `.gitignore`: keys, locks and tokens never reach git. */
+  /** Creates `local/` (0700) with its own `.gitignore`: the writer id, locks and caches never reach git. */
   ensureLocalDir(): string {
     return ensureLocalDir(this.localDir);
   }
@@ -116,11 +148,17 @@ export class Store {
     return this.cachedWriter;
   }
 
-  /** A secret in `local/` (created on first use, mode 0600), e.g. the contract signing key. */
-  localSecret(name: string, bytes = 32): Buffer {
+  /**
+   * A secret of this workspace in `secretsDir` (made on first use: folder 0700, file 0600), e.g.
+   * the contract signing key. Nothing an agent edits in the workspace can reach it.
+   */
+  secret(name: string, bytes = 32): Buffer {
     const cached = this.secrets.get(name);
     if (cached) return cached;
-    const key = readOrCreateSecret(this.localDir, name, bytes);
+    const key = readOrCreateSecret(this.secretsDir, name, bytes, (dir) => {
+      ensurePrivateDir(dir);
+      fs.chmodSync(dir, 0o700);
+    });
     this.secrets.set(name, key);
     return key;
   }
@@ -136,15 +174,16 @@ export class Store {
   goalIds(): string[] {
     let names: string[];
     try {
-      names = fs.readdirSync(path.join(this.root, 'goals'));
-    } catch {
+      names = readdirStore(path.join(this.root, 'goals'));
+    } catch (e) {
+      if (e instanceof LoopxError) throw e;
       return [];
     }
     return names.filter((n) => /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(n)).sort();
   }
 
   exists(goalId: string): boolean {
-    return fs.existsSync(this.eventsPath(goalId));
+    return storePathExists(this.eventsPath(goalId));
   }
 
   /** Reads and checks a goal's whole log. Throws `corrupt` naming the file, line and field. */
@@ -152,7 +191,7 @@ export class Store {
     const file = this.eventsPath(goalId);
     let buf: Buffer;
     try {
-      buf = fs.readFileSync(file);
+      buf = readStoreFile(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw this.missing(goalId);
       throw e;
@@ -161,7 +200,7 @@ export class Store {
   }
 
   private missing(goalId: string): LoopxError {
-    if (fs.existsSync(this.goalDir(goalId))) {
+    if (storePathExists(this.goalDir(goalId))) {
       return corrupt(`goal ${goalId}: its folder has no events.jsonl (${this.eventsPath(goalId)})`, {
         goalId,
       });
@@ -170,12 +209,12 @@ export class Store {
   }
 
   private writeSnapshot(goalId: string, snap: Snapshot): void {
-    writeSnapshotFile(this.snapshotPath(goalId), this.localSecret('snapshot-key'), snap);
+    writeSnapshotFile(this.snapshotPath(goalId), this.secret('snapshot-key'), snap);
   }
 
   /** The snapshot, or why it cannot be used. Derived: a missing or broken one is rebuilt from the log. */
   readSnapshot(goalId: string): { snap?: Snapshot; problem?: string } {
-    return readSnapshotFile(this.snapshotPath(goalId), () => this.localSecret('snapshot-key'));
+    return readSnapshotFile(this.snapshotPath(goalId), () => this.secret('snapshot-key'));
   }
 
   /**
@@ -185,15 +224,11 @@ export class Store {
   load(goalId: string): LoadedGoal {
     checkId(goalId, 'goal id');
     const file = this.eventsPath(goalId);
-    let size: number;
-    try {
-      size = fs.statSync(file).size;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw this.missing(goalId);
-      throw e;
-    }
+    const st = lstatStore(file);
+    if (!st) throw this.missing(goalId);
+    const size = st.size;
     const { snap, problem } = this.readSnapshot(goalId);
-    const resumed = snap && resumeFromSnapshot(goalId, file, size, snap);
+    const resumed = snap && resumeFromSnapshot(goalId, file, size, snap, this.trust());
     if (resumed) return resumed;
     return this.replayGoal(
       goalId,
@@ -207,7 +242,7 @@ export class Store {
 
   /** Full replay of the log (no snapshot). */
   replayGoal(goalId: string, warnings: string[] = []): LoadedGoal {
-    return replayLog(goalId, this.eventsPath(goalId), this.readLog(goalId), warnings);
+    return replayLog(goalId, this.eventsPath(goalId), this.readLog(goalId), warnings, this.trust());
   }
 
   /** The goal list: the index, reconciled with the goal folders so a stale index cannot hide or invent a goal. */
@@ -265,7 +300,8 @@ export class Store {
       missing: () => this.missing(goalId),
       quarantineTornTail: () => this.quarantineTornTail(goalId),
       writerId: () => this.writerId(),
-      snapshotKey: () => this.localSecret('snapshot-key'),
+      trust: () => this.trust(),
+      snapshotKey: () => this.secret('snapshot-key'),
       now: () => this.now(),
       writeSnapshot: (snap) => this.writeSnapshot(goalId, snap),
       updateIndexEntry: (entry) => this.updateIndexEntry(entry),
@@ -285,16 +321,24 @@ export class Store {
 
   /** Rewrites the snapshot from a full replay (self-repair). */
   rebuildSnapshot(goalId: string): LoadedGoal {
-    const loaded = this.replayGoal(goalId);
-    this.writeSnapshot(goalId, loaded);
+    const trust = this.trust();
+    const loaded = replayLog(goalId, this.eventsPath(goalId), this.readLog(goalId), [], trust);
+    this.writeSnapshot(goalId, { ...loaded, trust: trust.fingerprint });
     return loaded;
+  }
+
+  /** The goal's `artifacts/` folder; refuses when it (or a folder above it in .loopx) is a link. */
+  artifactsDir(goalId: string): string {
+    const dir = path.join(this.goalDir(goalId), 'artifacts');
+    assertNoLink(dir);
+    return dir;
   }
 
   /** Stores command output or a file as evidence, named by the evidence id, with its sha256. */
   writeArtifact(goalId: string, evidenceId: string, content: Buffer | string, ext = 'log'): Artifact {
     checkId(evidenceId, 'evidence id');
-    const dir = path.join(this.goalDir(goalId), 'artifacts');
-    fs.mkdirSync(dir, { recursive: true });
+    const dir = this.artifactsDir(goalId);
+    mkdirStore(dir);
     const name = `${evidenceId}.${ext.replace(/[^a-z0-9]/gi, '') || 'log'}`;
     const buf = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
     writeFileAtomic(path.join(dir, name), buf);

@@ -5,6 +5,7 @@ import { readJsonFile, writeJsonAtomic } from './jsonfile';
 import { Policy, DEFAULT_POLICY } from './model';
 import { writeIndexFile } from './goal-index';
 import { ensureLocalDir } from './local-dir';
+import { mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 
 export const LOOPX_DIR = '.loopx';
 
@@ -19,19 +20,33 @@ export function findWorkspace(start: string): string | undefined {
   }
 }
 
+/**
+ * Secrets that older versions kept in `local/`. They now live in the user's config folder; the
+ * old files are removed by `init` (an agent may have read them, so they are not carried over).
+ */
+export const LEGACY_LOCAL_SECRETS = ['contract-key', 'snapshot-key', 'status-token'] as const;
+
 /** Creates the `.loopx/` layout at `root`, keeping whatever is already there. */
 export function initLayout(root: string, files: { localDir: string; policy: string; index: string }): void {
-  fs.mkdirSync(path.join(root, 'goals'), { recursive: true });
+  mkdirStore(path.join(root, 'goals'));
   ensureLocalDir(files.localDir);
-  // Committed with .loopx/, so a fresh clone ignores local/ before anything is written there.
+  // Committed with .loopx/, so a fresh clone ignores local before anything is written there.
+  // `local`, not `local/`: the pattern with a slash matches only a folder, not a link named local.
   const topIgnore = path.join(root, '.gitignore');
-  if (!fs.existsSync(topIgnore)) fs.writeFileSync(topIgnore, 'local/\n');
-  if (!fs.existsSync(files.policy)) writeJsonAtomic(files.policy, DEFAULT_POLICY);
-  if (!fs.existsSync(files.index)) writeIndexFile(files.index, []);
+  if (!storePathExists(topIgnore)) writeStoreFile(topIgnore, 'local\n');
+  else {
+    const text = readStoreFile(topIgnore, 'utf8');
+    if (!text.split(/\r?\n/).some((l) => l.trim() === 'local' || l.trim() === '/local')) {
+      writeStoreFile(topIgnore, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}local\n`);
+    }
+  }
+  for (const name of LEGACY_LOCAL_SECRETS) fs.rmSync(path.join(files.localDir, name), { force: true });
+  if (!storePathExists(files.policy)) writeJsonAtomic(files.policy, DEFAULT_POLICY);
+  if (!storePathExists(files.index)) writeIndexFile(files.index, []);
 }
 
 /** The workspace policy, the default when there is no policy file. */
 export function readPolicy(file: string): Policy {
-  if (!fs.existsSync(file)) return DEFAULT_POLICY;
+  if (!storePathExists(file)) return DEFAULT_POLICY;
   return readJsonFile(file, Policy);
 }

@@ -1,12 +1,13 @@
 /**
- * Signed approvals: an Ed25519 key pair made on first use. The private key stays in VS Code's
- * SecretStorage; the public key is written to `.loopx/approvers/` so anyone with the workspace
- * can check an approval made in VS Code.
+ * The person's key in VS Code: an Ed25519 key pair made on first use. The private half stays in
+ * VS Code's SecretStorage, out of every agent's reach; the public half is pinned in the user's
+ * LoopX config folder (so the person's own decisions count on this machine) and published in
+ * `.loopx/approvers/` for teammates to pin.
  */
 import type * as vscode from 'vscode';
 import { generateKeyPairSync, createPrivateKey, createPublicKey } from 'node:crypto';
-import { writeApproverKey, signApproval, keyIdOf } from '../core/index';
-import type { Store, Gate, ApprovalSignatureT } from '../core/index';
+import { keyIdOf, pinKey, pinnedKeys, publishKey, signerFor } from '../core/index';
+import type { PublicKeyFile, Signer, Store } from '../core/index';
 
 const SECRET = 'loopx.approver.ed25519';
 
@@ -25,18 +26,23 @@ export class Approver {
     return pem;
   }
 
-  /** Signs an approval of `gate` and makes sure the store has our public key. */
-  async sign(
-    store: Store,
-    goalId: string,
-    gate: Gate,
-    note: string | undefined,
-  ): Promise<ApprovalSignatureT> {
-    const pem = await this.privateKeyPem();
-    const key = createPrivateKey(pem);
+  /**
+   * The signer for a decision in `store`'s workspace. Our own key is pinned when missing: only
+   * this extension holds its private half, so pinning it trusts nobody else.
+   */
+  async signer(store: Store): Promise<Signer> {
+    const key = createPrivateKey(await this.privateKeyPem());
     const publicPem = createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string;
     const keyId = keyIdOf(publicPem);
-    writeApproverKey(store, { keyId, name: this.name(), publicKey: publicPem });
-    return signApproval(key, keyId, goalId, gate, note);
+    const pub: PublicKeyFile = {
+      v: 1,
+      keyId,
+      name: this.name(),
+      publicKey: publicPem,
+      createdAt: store.now(),
+    };
+    if (!pinnedKeys(store.configDir).some((k) => k.keyId === keyId)) pinKey(store.configDir, pub);
+    publishKey(store.root, pub);
+    return signerFor(key, keyId, pub.name);
   }
 }

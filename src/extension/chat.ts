@@ -3,7 +3,7 @@
  * model needed), with buttons that run LoopX commands. It never decides anything itself.
  */
 import * as vscode from 'vscode';
-import { goalStatus, statusAll, decide, render, effectiveStatus, signatureChecker } from '../core/index';
+import { goalStatus, statusAll, decide, render, effectiveStatus } from '../core/index';
 import type { LoopxWorkspaces } from './workspaces';
 import { escapeMd as esc } from './tree';
 
@@ -63,7 +63,6 @@ export function chatHandler(workspaces: LoopxWorkspaces): vscode.ChatRequestHand
           loaded.state,
           decide(loaded.state, store.policy(), new Date(), {
             agent: 'vscode',
-            checkSignature: signatureChecker(store, goal.id),
           }),
           { preview: true },
         );

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { statusAll, goalStatus, attentionFor, quotaUse, signatureChecker } from '../core/index';
+import { statusAll, goalStatus, attentionFor, quotaUse } from '../core/index';
 import type { AttentionItem, Policy } from '../core/index';
 import { parseWebviewMessage, statusMessage, dashboardHtml } from '../core/protocol';
 import type { HostMessage, Msg } from '../core/protocol';
@@ -200,12 +200,7 @@ export class Dashboard extends Disposable {
         try {
           policy ??= f.store.policy();
           const { state } = f.store.load(g.id);
-          const items = attentionFor(
-            state,
-            policy,
-            quotaUse(state, new Date(f.store.now())),
-            signatureChecker(f.store, g.id),
-          );
+          const items = attentionFor(state, policy, quotaUse(state, new Date(f.store.now())));
           cached = { stamp, items, ...(state.quota.window.kind === 'rolling' ? { minute } : {}) };
         } catch {
           cached = { stamp, items: [] }; // a broken goal is reported in the overview's errors

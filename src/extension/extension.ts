@@ -10,6 +10,7 @@ import type { Node } from './tree';
 import { GateNotifier } from './notifier';
 import { LoopxStatusBar } from './statusBar';
 import { LoopxCommands, person } from './commands';
+import { decideGate } from './commands/gates';
 import { EventLogProvider, EVENT_LOG_SCHEME } from './eventLog';
 import { Approver } from './approver';
 import { StatusServerControl } from './statusServerControl';
@@ -18,6 +19,7 @@ import { registerMcpProvider } from './lm/mcpProvider';
 import { configureTerminals } from './terminal';
 import { registerChatParticipant, chatHandler } from './chat';
 import { Dashboard } from './dashboard';
+import { prepareHookShim } from './hooksInstaller';
 
 export interface LoopxApi {
   /** How long `activate` took, in milliseconds (printed by the integration tests). */
@@ -45,13 +47,12 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       showCollapseAll: true,
     });
     const statusBar = new LoopxStatusBar(workspaces);
-    const notifier = new GateNotifier(workspaces, log);
     const eventLog = new EventLogProvider(workspaces);
     const approver = new Approver(context.secrets, () => person().id);
     const statusServer = new StatusServerControl(workspaces, log);
     // Built now, not on first open: its serializer must exist when a reload restores the panel.
     const dashboard = new Dashboard({ extensionUri: context.extensionUri, workspaces, log });
-    const commands = new LoopxCommands({
+    const commandDeps = {
       workspaces,
       approver,
       log,
@@ -59,7 +60,11 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       openDashboard: () => dashboard.open(),
       startStatusServer: () => statusServer.start(),
       stopStatusServer: () => statusServer.stop(),
-    });
+    };
+    const commands = new LoopxCommands(commandDeps);
+    const notifier = new GateNotifier(workspaces, log, (p, decision) =>
+      decideGate(commandDeps, p.ref, p.gate.id, decision),
+    );
     commands.register(context);
     // Agent surfaces: each is optional in hosts that lack the API, and says so in the log.
     const optional = (what: string, fn: () => void) => {
@@ -79,6 +84,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       context.subscriptions.push(registerChatParticipant(context, workspaces)),
     );
     configureTerminals(context, workspaces);
+    // Installed agent hooks call this shim; it runs the CLI of the version active now.
+    optional('the agent-hook shim', () => void prepareHookShim(context));
     context.subscriptions.push(
       workspaces,
       tree,

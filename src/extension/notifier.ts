@@ -35,6 +35,8 @@ export class GateNotifier extends Disposable {
   constructor(
     private readonly workspaces: LoopxWorkspaces,
     private readonly log: vscode.LogOutputChannel,
+    /** Records the person's click on Approve or Reject: the click is the decision. */
+    private readonly decide: (p: PendingGate, decision: 'approve' | 'reject') => Promise<void>,
   ) {
     super();
     this._register(workspaces.onDidChange(() => this.scan()));
@@ -62,14 +64,16 @@ export class GateNotifier extends Disposable {
       'Reject',
       'Show',
     );
-    const args = {
-      goalId: p.ref.goalId,
-      gateId: p.gate.id,
-      folder: p.ref.folder.uri.fsPath,
-      fromNotification: true,
-    };
-    if (choice === 'Approve') await vscode.commands.executeCommand('loopx.approveGate', args);
-    else if (choice === 'Reject') await vscode.commands.executeCommand('loopx.rejectGate', args);
-    else if (choice === 'Show') await vscode.commands.executeCommand('loopx.goals.focus');
+    try {
+      if (choice === 'Approve') await this.decide(p, 'approve');
+      else if (choice === 'Reject') await this.decide(p, 'reject');
+      else if (choice === 'Show') await vscode.commands.executeCommand('loopx.goals.focus');
+    } catch (e) {
+      const msg = (e as Error)?.message ?? String(e);
+      this.log.error(`gate ${p.gate.id} of goal ${p.ref.goalId}: ${msg}`);
+      void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+    } finally {
+      this.workspaces.refreshNow();
+    }
   }
 }

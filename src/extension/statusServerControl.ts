@@ -43,7 +43,9 @@ export class StatusServerControl extends Disposable {
       port,
       log: (l) => this.log.trace(`status server: ${l}`),
     });
-    this.log.info(`status server listening on ${this.running.url} (token in .loopx/local/status-token)`);
+    this.log.info(
+      `status server listening on ${this.running.url} (token in ${f.store.secretsDir}/status-token, outside the workspace)`,
+    );
     const { url, token } = this.running;
     void vscode.window
       .showInformationMessage(`LoopX status server: ${url}`, 'Copy Token')

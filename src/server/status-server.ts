@@ -37,7 +37,7 @@ import { checkGivenToken, readOrCreateToken } from './token';
 
 export { isLoopbackHost } from './loopback';
 export { MAX_URL_BYTES } from './request-guard';
-export { TOKEN_FILE } from './token';
+export { TOKEN_FILE, tokenFile } from './token';
 
 export interface StatusServerOptions {
   workspace: string;
@@ -46,7 +46,7 @@ export interface StatusServerOptions {
   /** Default 127.0.0.1. Anything that is not a loopback address is refused unless `allowUnsafeHost`. */
   host?: string;
   allowUnsafeHost?: boolean;
-  /** Use this token instead of the one kept in `.loopx/local/status-token`. */
+  /** Use this token instead of the one kept in the config folder (`Store.secretsDir`/status-token). */
   token?: string;
   /** Requests per minute per remote address (token bucket; default 600). */
   rateLimitPerMinute?: number;

@@ -1,11 +1,10 @@
 /**
- * The bearer token. It is 32 random bytes, hex, kept in `.loopx/local/status-token` (0600) through
- * `Store.localSecret`, so it is reused across restarts; a caller may pass its own instead (then
- * nothing is written). When `local/` has no `.gitignore` (a fresh clone: the `*` in it ignores
- * itself, so it is never committed) the server writes it next to the token, so the token cannot be
- * committed by `git add .loopx`. Those are the only writes the server makes.
+ * The bearer token. It is 32 random bytes, hex, kept outside the workspace in the user's LoopX
+ * config folder (`<config>/workspaces/<workspace id>/status-token`, 0600, through `Store.secret`),
+ * so it is reused across restarts and never reaches git or an agent that reads the workspace; a
+ * caller may pass its own instead (then nothing is written). The server writes nothing in the
+ * workspace.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { corrupt, usageError } from '../core/index';
@@ -23,24 +22,19 @@ export function checkGivenToken(token: string) {
   }
 }
 
+/** Where the token of `store`'s workspace is kept (`loopx status-server --print-token` prints it). */
+export function tokenFile(store: Store): string {
+  return path.join(store.secretsDir, TOKEN_FILE);
+}
+
 export function readOrCreateToken(store: Store): string {
-  const file = path.join(store.localDir, TOKEN_FILE);
-  const token = store.localSecret(TOKEN_FILE, 32).toString('hex');
+  const file = tokenFile(store);
+  const token = store.secret(TOKEN_FILE, 32).toString('hex');
   if (token.length < 32) {
     throw corrupt(
       `${file} does not hold a token (at least 16 bytes as hex): delete it and start the server again to make a new one`,
       { file },
     );
-  }
-  const ignore = path.join(store.localDir, '.gitignore');
-  if (!fs.existsSync(ignore)) {
-    try {
-      fs.writeFileSync(ignore, '# Machine-local: signing keys, locks, tokens. Never commit.\n*\n', {
-        flag: 'wx',
-      });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
   }
   return token;
 }

@@ -33,7 +33,7 @@ import type { Actor, AttentionItem, GoalStatusDoc } from '../../src/core/index';
 import { dashboardHtml, dashboardCsp, parseWebviewMessage, statusMessage } from '../../src/core/protocol';
 import type { HostMessage, StatusMessage } from '../../src/core/protocol';
 import type { RenderStats } from '../../webview/main';
-import { tempDir, removeTempDirs, manualClock } from '../helpers/store';
+import { tempDir, removeTempDirs, manualClock, signed } from '../helpers/store';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -534,6 +534,7 @@ function buildFixture(): Fixture {
       'reward.add',
       { goalId: 'payments', runId: r.id, score: r.score, comment: r.comment },
       human,
+      signed(store),
     );
   }
   invoke(

@@ -2,7 +2,7 @@
  * The product brief's two shell scripts, run as written against the built CLI. The test plays
  * the person: it adds the plan while the script waits, and approves the gate from a terminal.
  */
-import { describe, it } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,9 +13,20 @@ import { Store, effectiveStatus } from '../../src/core/index';
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
 
-/** A folder with a `loopx` on PATH, as an installed CLI would be, and a fresh workspace. */
+const sandboxes: string[] = [];
+after(() => {
+  for (const d of sandboxes.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const PASSPHRASE = 'correct horse battery';
+
+/**
+ * A folder with a `loopx` on PATH, as an installed CLI would be, a fresh workspace, and a fresh
+ * HOME whose LoopX config folder holds the person's key (made as a person makes it).
+ */
 function sandbox() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-brief-'));
+  sandboxes.push(dir);
   const bin = path.join(dir, 'bin');
   const ws = path.join(dir, 'ws');
   fs.mkdirSync(bin);
@@ -24,7 +35,18 @@ function sandbox() {
     mode: 0o755,
   });
   const env: NodeJS.ProcessEnv = { PATH: `${bin}:${process.env.PATH}`, HOME: dir, LANG: 'C.UTF-8' };
-  return { dir, ws, env };
+  const made = spawnSync(
+    process.execPath,
+    [BIN, 'key', 'create', '--name', 'alice', '--passphrase-fd', '0'],
+    {
+      cwd: ws,
+      env,
+      encoding: 'utf8',
+      input: `${PASSPHRASE}\n`,
+    },
+  );
+  if (made.status !== 0) throw new Error(`loopx key create failed: ${made.stderr}`);
+  return { dir, ws, env, configDir: path.join(dir, '.config', 'loopx') };
 }
 
 function loopx(env: NodeJS.ProcessEnv, cwd: string, args: string[]) {
@@ -33,9 +55,15 @@ function loopx(env: NodeJS.ProcessEnv, cwd: string, args: string[]) {
   return r.stdout;
 }
 
-/** Runs a command in a pseudo-terminal, as a person typing it. */
+/** Runs a command in a pseudo-terminal, as a person typing it and then the key's passphrase. */
 function asPerson(env: NodeJS.ProcessEnv, cwd: string, command: string) {
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd, env, encoding: 'utf8' });
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    input: `${PASSPHRASE}\n`,
+    timeout: 60_000,
+  });
   if (r.status !== 0) throw new Error(`${command} exited ${r.status}: ${r.stdout}${r.stderr}`);
   return r.stdout;
 }
@@ -55,7 +83,7 @@ describe('the product brief, run as written', () => {
     '"Complete Workflow Example" ends by itself with the goal completed, evidenced and closed',
     { timeout: 180_000 },
     async () => {
-      const { ws, env } = sandbox();
+      const { ws, env, configDir } = sandbox();
       const script = spawn('bash', [path.join(ROOT, 'test/fixtures/brief/complete-workflow.sh')], {
         cwd: ws,
         env,
@@ -112,7 +140,7 @@ describe('the product brief, run as written', () => {
         'retry,breaker',
       ]);
       // ... and once the gate is pending, approve it at a terminal.
-      const store = new Store(ws);
+      const store = new Store(ws, { configDir });
       await until('the pending gate', () =>
         store.load(goalId).state.gates.some((g) => g.id === 'ci' && g.status === 'pending')
           ? true
@@ -162,7 +190,7 @@ describe('the product brief, run as written', () => {
     '"Safe execution pattern" runs exactly the contract’s actions of the first goal',
     { timeout: 60_000 },
     () => {
-      const { ws, env } = sandbox();
+      const { ws, env, configDir } = sandbox();
       const goalId = JSON.parse(
         loopx(env, ws, [
           'project_prompt',
@@ -208,7 +236,7 @@ describe('the product brief, run as written', () => {
       );
       assert.equal(fs.readFileSync(path.join(ws, 'dry.txt'), 'utf8'), 'dry run\n');
       assert.equal(fs.existsSync(path.join(ws, 'prod.txt')), false, 'the gated action must not run');
-      const { state } = new Store(ws).load(goalId);
+      const { state } = new Store(ws, { configDir }).load(goalId);
       assert.deepEqual(
         state.todos.map((t) => t.status),
         ['done', 'open'],

@@ -57,6 +57,8 @@ const RepairSchema = z.strictObject({
         'claim-stale',
         'gate-expired',
         'index-stale',
+        'lock-stale',
+        'secret-in-workspace',
       ]),
       message: z.string(),
       fixed: z.boolean(),

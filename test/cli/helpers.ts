@@ -83,13 +83,16 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Standard input (a pipe, so never a TTY). */
   input?: string;
+  /** Written to file descriptor 3 of the child (a person's script passing --passphrase-fd 3). */
+  fd3?: string;
   timeoutMs?: number;
 }
 
 /** The parent's environment without any LOOPX_* variable, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LOOPX_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('LOOPX_') || k === 'LOOPX_CONFIG_DIR') env[k] = v;
   return { ...env, NO_COLOR: '1', FORCE_COLOR: '0', ...extra };
 }
 
@@ -111,7 +114,15 @@ function spawnCollect(
   o: RunOptions & { onStdout?: (chunk: string) => void },
 ): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: o.cwd, env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: o.cwd,
+      env: cleanEnv(o.env),
+      stdio: o.fd3 === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+      // A session of its own: no controlling terminal, as an agent's tool call has none (run from
+      // a developer's terminal, the CLI would otherwise ask there for a passphrase).
+      detached: true,
+    });
+    if (o.fd3 !== undefined) (child.stdio[3] as NodeJS.WritableStream).end(o.fd3);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
@@ -167,14 +178,47 @@ export function shq(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The passphrase of the test person's key (see `ensurePersonKey`). */
+export const PASSPHRASE = 'correct horse battery';
+
+/**
+ * Makes the person's terminal key once per config folder (`loopx key create`, passphrase on fd 3),
+ * as a person does before their first decision.
+ */
+export async function ensurePersonKey(o: RunOptions): Promise<void> {
+  const dir = o.env?.LOOPX_CONFIG_DIR ?? process.env.LOOPX_CONFIG_DIR;
+  if (!dir) throw new Error('the tests need LOOPX_CONFIG_DIR (scripts/test.mjs sets it)');
+  if (fs.existsSync(path.join(dir, 'keys')) && fs.readdirSync(path.join(dir, 'keys')).length > 0) return;
+  ok(
+    await loopx(['key', 'create', '--name', 'alice', '--passphrase-fd', '3'], {
+      ...o,
+      fd3: `${PASSPHRASE}\n`,
+    }),
+  );
+}
+
 /**
  * Runs `loopx args...` as a person at a terminal: `script -qec "<command>" /dev/null` gives it a
- * pseudo-terminal on stdin. The terminal merges stdout and stderr into `output` (CRs removed).
+ * pseudo-terminal, and the person types the passphrase when asked (`typed`, default the right
+ * one). The terminal merges stdout and stderr into `output` (CRs removed).
  */
-export async function loopxTty(args: string[], o: RunOptions): Promise<{ code: number; output: string }> {
+export async function loopxTty(
+  args: string[],
+  o: RunOptions & { typed?: string },
+): Promise<{ code: number; output: string }> {
+  await ensurePersonKey(o);
   const command = [process.execPath, BIN, ...args].map(shq).join(' ');
-  const r = await spawnCollect('script', ['-qec', command, '/dev/null'], o);
+  const r = await spawnCollect('script', ['-qec', command, '/dev/null'], {
+    ...o,
+    input: `${o.typed ?? PASSPHRASE}\n`,
+  });
   return { code: r.code, output: (r.stdout + r.stderr).replace(/\r/g, '') };
+}
+
+/** Runs `loopx args...` as a person's own script: the passphrase on fd 3 (`--passphrase-fd 3`). */
+export async function loopxAsPerson(args: string[], o: RunOptions): Promise<Result> {
+  await ensurePersonKey(o);
+  return loopx(['--passphrase-fd', '3', ...args], { ...o, fd3: `${PASSPHRASE}\n` });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,9 +290,13 @@ export class Ws {
   async json<S extends z.ZodType>(schema: S, ...args: string[]): Promise<z.infer<S>> {
     return json(await loopx(['--json', ...args], { cwd: this.dir }), schema);
   }
-  /** `loopx` as a person at a terminal. */
+  /** `loopx` as a person at a terminal, who types the passphrase when asked. */
   tty(...args: string[]): Promise<{ code: number; output: string }> {
     return loopxTty(args, { cwd: this.dir });
+  }
+  /** `loopx` as a person's own script, with the passphrase on fd 3. */
+  person(...args: string[]): Promise<Result> {
+    return loopxAsPerson(args, { cwd: this.dir });
   }
   file(...parts: string[]): string {
     return path.join(this.dir, ...parts);

@@ -307,7 +307,7 @@ describe('todos and gates', { concurrency: true }, () => {
       );
     });
 
-    it('without a terminal, gate approve/reject, reward add and quota grant are refused (exit 4), say how a person does it, and change nothing', async () => {
+    it('without a terminal or key passphrase, gate approve/reject, reward add and quota grant are refused (exit 4), say how a person does it, and change nothing', async () => {
       const before_ = ws.events('h').length;
       const runs = await Promise.all([
         ws.run('gate', 'approve', '--goal-id', 'h', '--gate-id', 'prod', '--note', 'sneaky'),
@@ -334,17 +334,23 @@ describe('todos and gates', { concurrency: true }, () => {
         'LoopX: Grant Quota',
       ];
       runs.forEach((r, i) =>
-        fails(r, 4, new RegExp(`${what[i]} is for a person`), /interactive terminal/, new RegExp(vscode[i]!)),
+        fails(
+          r,
+          4,
+          new RegExp(`Agents and scripts cannot ${what[i]}`),
+          /passphrase|loopx key create/,
+          new RegExp(vscode[i]!),
+        ),
       );
       assert.equal(ws.events('h').length, before_, 'a refused command appended to the log');
-      // Naming yourself a person does not make stdin a terminal.
+      // Naming yourself a person proves nothing.
       fails(
         await loopx(['gate', 'approve', '--goal-id', 'h', '--gate-id', 'prod'], {
           cwd: ws.dir,
           env: { LOOPX_ACTOR: 'alice' },
         }),
         4,
-        /for a person/,
+        /Agents and scripts cannot approve a gate/,
       );
     });
 

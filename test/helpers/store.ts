@@ -3,6 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../../src/core/store';
 import type { Actor } from '../../src/core/model';
+import { generateKeyPairSync } from 'node:crypto';
+import { keyIdOf, pinKey } from '../../src/core/trust/keys';
+import { signerFor } from '../../src/core/trust/decisions';
+import type { Signer } from '../../src/core/trust/decisions';
 
 export const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
 /** A shell agent (Codex, a script) using the CLI without a terminal. */
@@ -74,3 +78,24 @@ export const HOSTILE_IDS: readonly (readonly [string, string])[] = [
   ['a\uff0fb', 'a fullwidth slash'],
   ['caf\u00e9', 'an accented letter'],
 ];
+
+const signers = new Map<string, Signer>();
+
+/**
+ * A person's signing key for tests, pinned in the store's config folder (as `loopx key create`
+ * or the editor would pin it): pass `signed(store)` to `invoke` for a person's decisions.
+ */
+export function personSigner(store: Store, name = 'alice'): Signer {
+  const known = signers.get(`${store.configDir}|${name}`);
+  if (known) return known;
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const keyId = keyIdOf(publicPem);
+  pinKey(store.configDir, { v: 1, keyId, name, publicKey: publicPem, createdAt: '2026-11-30T00:00:00.000Z' });
+  const signer = signerFor(privateKey, keyId, name);
+  signers.set(`${store.configDir}|${name}`, signer);
+  return signer;
+}
+
+/** `invoke` options for a call a person signs. */
+export const signed = (store: Store) => ({ signer: personSigner(store) });

@@ -42,7 +42,7 @@ import {
   tempDir,
 } from './helpers';
 import type { Result } from './helpers';
-import { human, agent } from '../helpers/store';
+import { human, agent, signed } from '../helpers/store';
 
 const GOALS = ['alpha', 'beta', 'gamma', 'delta'];
 const SCRATCH = 'scratch';
@@ -114,8 +114,8 @@ async function buildTemplate(): Promise<string> {
     const runId = store.load(g).state.runs[0]!.id;
     invoke(store, 'run.spend', { goalId: g, runId, tokens: 1000 + n, costUsd: 0.01 }, agent);
     invoke(store, 'run.end', { goalId: g, runId, outcome: 'succeeded', summary: 'built' }, agent);
-    invoke(store, 'reward.add', { goalId: g, runId, score: 0.5, comment: 'fine' }, human);
-    invoke(store, 'gate.approve', { goalId: g, gateId: 'prod', note: 'ok' }, human);
+    invoke(store, 'reward.add', { goalId: g, runId, score: 0.5, comment: 'fine' }, human, signed(store));
+    invoke(store, 'gate.approve', { goalId: g, gateId: 'prod', note: 'ok' }, human, signed(store));
     // Different tails: some goals have events after their last snapshot, one has an open run.
     for (let i = 0; i < n * 3; i++)
       invoke(store, 'todo.update', { goalId: g, todoId: 'ask', note: `note ${i}` }, human);
@@ -148,7 +148,21 @@ interface Case {
 function goalFiles(g: string) {
   return [`goals/${g}/events.jsonl`, `goals/${g}/events.jsonl`, `goals/${g}/goal.json`];
 }
-const SHARED = ['index.json', 'policy.json', 'local/contract-key', 'local/snapshot-key', 'local/writer-id'];
+// `secrets/` is the workspace's folder in the user's config folder (Store.secretsDir), outside .loopx/.
+const SHARED = [
+  'index.json',
+  'policy.json',
+  'secrets/contract-key',
+  'secrets/snapshot-key',
+  'local/writer-id',
+];
+
+/** Where a case's file is: under `.loopx/`, or (`secrets/...`) in the workspace's secrets folder. */
+function caseFile(ws: string, file: string): string {
+  return file.startsWith('secrets/')
+    ? path.join(new Store(ws).secretsDir, file.slice('secrets/'.length))
+    : path.join(ws, '.loopx', file);
+}
 
 function makeCases(flips: number, truncations: number): Case[] {
   const cases: Case[] = [];
@@ -223,7 +237,9 @@ function makeCases(flips: number, truncations: number): Case[] {
 function damaged(c: Case): string {
   const ws = tempDir(`loopx-corrupt-${c.no}-`);
   fs.cpSync(template, ws, { recursive: true });
-  const file = path.join(ws, '.loopx', c.file);
+  // The copy is the same workspace on the same machine: it has the template's secrets.
+  fs.cpSync(new Store(template).secretsDir, new Store(ws).secretsDir, { recursive: true });
+  const file = caseFile(ws, c.file);
   if (c.kind === 'delete') {
     fs.rmSync(file, { recursive: true, force: true });
     c.detail = 'deleted';
@@ -271,7 +287,8 @@ const COMMANDS = (asked: string): string[][] => [
   ['project_prompt', 'create', '--goal-id', CREATED, '--title', 'created after the damage'],
 ];
 
-const NAMES_A_FILE = /\.loopx\/(goals\/[A-Za-z0-9_-]+\/)?[A-Za-z0-9._-]+|\.loopx\/local\//;
+const NAMES_A_FILE =
+  /\.loopx\/(goals\/[A-Za-z0-9_-]+\/)?[A-Za-z0-9._-]+|\.loopx\/local\/|\/workspaces\/[0-9a-f]+\/[a-z-]+/;
 
 interface Outcome {
   codes: number[];

@@ -75,7 +75,8 @@ export interface Result {
 /** The parent's environment without LOOPX_* (a stray LOOPX_AGENT would change the actor). */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LOOPX_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('LOOPX_') || k === 'LOOPX_CONFIG_DIR') env[k] = v;
   return { ...env, NO_COLOR: '1', FORCE_COLOR: '0', ...extra };
 }
 
@@ -196,7 +197,6 @@ export async function loopxInProcess(
       stderr: (s) => (stderr += s),
       env: o.env ?? {},
       cwd: o.cwd,
-      interactive: false,
     });
   } catch (e) {
     code = 1;

@@ -30,7 +30,7 @@ import { repair } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
 import type { Actor, GoalState } from '../../src/core/model';
 import { Budget, figure } from './helpers';
-import { human } from '../helpers/store';
+import { human, signed } from '../helpers/store';
 
 const vscodeHuman: Actor = { kind: 'user', id: 'bob', channel: 'vscode' };
 const shellAgent: Actor = { kind: 'agent', id: 'codex', channel: 'cli' };
@@ -90,7 +90,7 @@ function assertStoreValid(store: Store, where: string) {
     assert.deepEqual(loaded.warnings, [], `${where}: goal ${g} warns`);
     assert.equal(
       canonicalJson(loaded.state),
-      canonicalJson(replay(g, log.events)),
+      canonicalJson(replay(g, log.events, fresh.trust())),
       `${where}: goal ${g}: load differs from a replay`,
     );
   }
@@ -609,7 +609,8 @@ describe('properties of invoke', { concurrency: 1 }, () => {
             const size = fs.statSync(store.eventsPath('g')).size;
             calls++;
             try {
-              invoke(store, cap, input, actor);
+              // A person's calls are signed with a pinned key, as the CLI and the editor sign them.
+              invoke(store, cap, input, actor, actor.kind === 'user' ? signed(store) : {});
               accepted[cap] = (accepted[cap] ?? 0) + 1;
             } catch (e) {
               if (!(e instanceof LoopxError)) throw e;
@@ -628,7 +629,7 @@ describe('properties of invoke', { concurrency: 1 }, () => {
             log.events.every((e, i) => e.seq === i + 1 && e.prev === (i === 0 ? null : log.hashes[i - 1])),
             'the chain verifies',
           );
-          const replayed = canonicalJson(replay('g', log.events));
+          const replayed = canonicalJson(replay('g', log.events, store.trust()));
           // Through the amortised snapshot (and its tail), in this Store and in a fresh one, and a full replay.
           assert.equal(canonicalJson(store.load('g').state), replayed, 'load equals replay');
           const fresh = new Store(store.workspace, { clock: () => new Date(tick) });

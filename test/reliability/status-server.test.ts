@@ -550,8 +550,8 @@ describe('the status server under abuse (a `loopx status-server` process)', { co
     );
     assert.ok(last.hwm < 400 * 1024 * 1024, `peak RSS ${rssMb(last.hwm)} MB`);
     assert.ok(
-      fs.existsSync(path.join(ws, '.loopx', 'local', 'status-token')),
-      'the token is kept in local/ (the one place the server writes)',
+      !fs.existsSync(path.join(ws, '.loopx', 'local', 'status-token')),
+      'the token is kept in the config folder, not in the workspace',
     );
   });
 });

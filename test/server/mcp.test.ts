@@ -37,7 +37,7 @@ const AS_CLIENT = { kind: 'agent', id: CLIENT, channel: 'mcp' };
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith('LOOPX_')) env[k] = v;
+    if (v !== undefined && (!k.startsWith('LOOPX_') || k === 'LOOPX_CONFIG_DIR')) env[k] = v;
   return env;
 }
 

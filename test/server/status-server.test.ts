@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { Store, invoke, statusAll, goalStatus, StatusDoc, GoalStatusDoc } from '../../src/core/index';
 import type { Actor } from '../../src/core/index';
-import { startStatusServer, isLoopbackHost, TOKEN_FILE } from '../../src/server/status-server';
+import { startStatusServer, isLoopbackHost, TOKEN_FILE, tokenFile } from '../../src/server/status-server';
 import type { StatusServer, StatusServerOptions } from '../../src/server/status-server';
 import { tempDir, removeTempDirs } from '../helpers/store';
 
@@ -426,13 +426,16 @@ describe('status server: token', () => {
     );
   });
 
-  it('is generated once into .loopx/local/status-token (0600) and reused; a given token is used as is', async () => {
+  it('is generated once into the config folder (0600, outside the workspace) and reused; a given token is used as is', async () => {
     const store = workspace();
-    const file = path.join(store.localDir, TOKEN_FILE);
+    const file = tokenFile(store);
+    assert.equal(file, path.join(store.secretsDir, TOKEN_FILE));
+    assert.ok(!file.startsWith(store.workspace + path.sep), file);
     assert.equal(fs.existsSync(file), false);
     const a = await serve(store);
     assert.match(a.token, /^[0-9a-f]{64}$/);
     assert.equal(fs.readFileSync(file, 'utf8').trim(), a.token);
+    assert.equal(fs.existsSync(path.join(store.localDir, TOKEN_FILE)), false, 'a token in the workspace');
     if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     await a.close();
     const b = await serve(store);
@@ -445,17 +448,19 @@ describe('status server: token', () => {
     await assert.rejects(serve(store, { token: 'has space in it, sixteen+' }), /token must be/);
   });
 
-  it('on a fresh clone (no local/) creates the token with the .gitignore that keeps it out of git', async () => {
+  it('on a fresh clone (no local/) writes nothing in the workspace: the token goes to the config folder', async () => {
     const store = workspace();
     fs.rmSync(store.localDir, { recursive: true });
     const srv = await serve(store);
-    assert.equal(fs.readFileSync(path.join(store.localDir, TOKEN_FILE), 'utf8').trim(), srv.token);
-    assert.match(fs.readFileSync(path.join(store.localDir, '.gitignore'), 'utf8'), /^\*$/m);
+    assert.equal((await request(srv, '/status')).status, 200);
+    assert.equal(fs.readFileSync(tokenFile(store), 'utf8').trim(), srv.token);
+    assert.equal(fs.existsSync(store.localDir), false, 'the server made .loopx/local/');
   });
 
   it('refuses a token file that holds no token', async () => {
     const store = workspace();
-    fs.writeFileSync(path.join(store.localDir, TOKEN_FILE), 'not hex at all\n', { mode: 0o600 });
+    fs.mkdirSync(store.secretsDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(tokenFile(store), 'not hex at all\n', { mode: 0o600 });
     await assert.rejects(serve(store), (e: Error) =>
       /status-token is not a valid key .*delete it to make a new one/.test(e.message),
     );
@@ -574,11 +579,7 @@ describe('status server: binding', () => {
         host,
       );
     }
-    assert.equal(
-      fs.existsSync(path.join(store.localDir, TOKEN_FILE)),
-      false,
-      'refused before anything is written',
-    );
+    assert.equal(fs.existsSync(tokenFile(store)), false, 'refused before anything is written');
     const unsafe = await serve(store, { host: '0.0.0.0', allowUnsafeHost: true });
     assert.equal((await request(unsafe, '/healthz')).status, 200);
     assert.equal(
@@ -659,7 +660,9 @@ describe('status server: events', () => {
 
   /** Runs the built CLI in its own process. */
   function cli(store: Store, args: string[]): Promise<{ code: number | null; out: string }> {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LOOPX_')));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('LOOPX_') || k === 'LOOPX_CONFIG_DIR'),
+    );
     return new Promise((resolve, reject) => {
       const p = spawn(process.execPath, [BIN, '--workspace', store.workspace, ...args], {
         env,
@@ -845,7 +848,7 @@ describe('status server: broken goal files', () => {
 });
 
 describe('status server: read-only', () => {
-  it('no request changes a byte under .loopx/ (local/ aside, where only the token is added)', async () => {
+  it('no request changes a byte under .loopx/ (the token is kept in the config folder)', async () => {
     const store = workspace(['alpha', 'beta', 'gamma']);
     invoke(
       store,
@@ -886,6 +889,7 @@ describe('status server: read-only', () => {
     await srv.close();
 
     assert.equal(treeHash(store), hashBefore);
-    assert.deepEqual(fs.readdirSync(store.localDir).sort(), [...localBefore, TOKEN_FILE].sort());
+    assert.deepEqual(fs.readdirSync(store.localDir).sort(), localBefore);
+    assert.ok(fs.existsSync(tokenFile(store)), 'the token was made in the config folder');
   });
 });

@@ -23,7 +23,7 @@ import { summaryAll } from '../../src/core/summary';
 import type { LoopxEvent } from '../../src/core/events';
 import type { Actor } from '../../src/core/model';
 import type { Store } from '../../src/core/store';
-import { human, removeTempDirs, HOSTILE_IDS } from '../helpers/store';
+import { human, removeTempDirs, HOSTILE_IDS, signed } from '../helpers/store';
 import { goalFixture, hashTree, throwsLoopx } from '../helpers/contract-kit';
 
 after(removeTempDirs);
@@ -337,7 +337,7 @@ describe('loopx_add_todo', () => {
       );
       assert.equal(store.load(goalId).state.runs.length, 0);
 
-      invoke(store, 'gate.approve', { goalId, gateId: review }, human);
+      invoke(store, 'gate.approve', { goalId, gateId: review }, human, signed(store));
       const run = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, actor).data);
       assert.equal(run.decision, 'run');
       assert.deepEqual(run.interaction_contract.cli_channel.next_cli_actions, [

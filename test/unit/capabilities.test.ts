@@ -10,7 +10,7 @@ import { LoopxError } from '../../src/core/errors';
 import { effectiveStatus, HUMAN_CHANNELS } from '../../src/core/model';
 import type { Actor, Channel, GoalState, Policy } from '../../src/core/model';
 import type { Store } from '../../src/core/store';
-import { human, agent, toolAgent, system, tempStore, removeTempDirs } from '../helpers/store';
+import { human, agent, toolAgent, system, tempStore, removeTempDirs, signed } from '../helpers/store';
 
 after(removeTempDirs);
 
@@ -487,7 +487,7 @@ describe('todo capabilities', () => {
   it('todo.add with an approved gate asks nothing; with a rejected gate it is refused', () => {
     const store = withGoal();
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'ok' }, agent);
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'ok' }, human);
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'ok' }, human, signed(store));
     const r = invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a', gate: 'ok' }, agent);
     assert.deepEqual(
       r.events.map((e) => e.type),
@@ -495,7 +495,7 @@ describe('todo capabilities', () => {
     );
     assert.equal(gateOf(store, 'ok')!.status, 'approved');
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'no' }, agent);
-    invoke(store, 'gate.reject', { goalId: 'g', gateId: 'no' }, human);
+    invoke(store, 'gate.reject', { goalId: 'g', gateId: 'no' }, human, signed(store));
     refuses(
       store,
       'todo.add',
@@ -560,7 +560,7 @@ describe('todo capabilities', () => {
       'pending',
       'the policy gate is requested too, so the person is asked early',
     );
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'release' }, human);
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'release' }, human, signed(store));
     refuses(
       store,
       'todo.complete',
@@ -569,7 +569,7 @@ describe('todo capabilities', () => {
       'refused',
       /needs gate push approved first/,
     );
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'push' }, human);
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'push' }, human, signed(store));
     invoke(store, 'todo.complete', { goalId: 'g', todoId: 'p' }, human);
   });
 
@@ -764,7 +764,7 @@ describe('todo capabilities', () => {
       /todo gated needs gate deploy approved first/,
     );
     assert.equal(e.details.gate, 'deploy');
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'deploy' }, human);
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'deploy' }, human, signed(store));
     invoke(store, 'todo.complete', { goalId: 'g', todoId: 'gated' }, agent);
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'human', title: 'x', owner: 'user' }, human);
     refuses(
@@ -803,21 +803,6 @@ describe('todo capabilities', () => {
       agent,
       'refused',
       /todo ev is already cancelled/,
-    );
-  });
-
-  it('todo.complete under requireSignedApprovals: an approval without a signature does not count', () => {
-    const store = withGoal();
-    setPolicy(store, { requireSignedApprovals: true });
-    invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a', gate: 'prod' }, agent);
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'prod' }, human);
-    refuses(
-      store,
-      'todo.complete',
-      { goalId: 'g', todoId: 'a' },
-      agent,
-      'refused',
-      /needs gate prod approved first/,
     );
   });
 
@@ -881,7 +866,7 @@ describe('gate capabilities', () => {
   it('gate.request: an approved gate is refused; a rejected or expired one can be asked again', () => {
     const store = withGoal();
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'x' }, agent);
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'x' }, human);
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'x' }, human, signed(store));
     refuses(
       store,
       'gate.request',
@@ -891,7 +876,7 @@ describe('gate capabilities', () => {
       /gate x of goal g is already approved/,
     );
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'y' }, agent);
-    invoke(store, 'gate.reject', { goalId: 'g', gateId: 'y', note: 'not now' }, human);
+    invoke(store, 'gate.reject', { goalId: 'g', gateId: 'y', note: 'not now' }, human, signed(store));
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'y', reason: 'now?' }, agent);
     const y = gateOf(store, 'y')!;
     assert.deepEqual(
@@ -908,7 +893,7 @@ describe('gate capabilities', () => {
   it('gate.approve: a person approves a pending gate with a note; it records who and when; twice is refused', () => {
     const store = withGoal();
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'x' }, agent);
-    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'x', note: 'go ahead' }, vscodeUser);
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'x', note: 'go ahead' }, vscodeUser, signed(store));
     const x = gateOf(store, 'x')!;
     assert.deepEqual(
       { status: x.status, by: x.decidedBy, note: x.note },
@@ -930,14 +915,6 @@ describe('gate capabilities', () => {
       human,
       'not_found',
       /goal g has no gate "nope"/,
-    );
-    refuses(
-      store,
-      'gate.approve',
-      { goalId: 'g', gateId: 'x', signature: { keyId: 'abc', sig: 'x' } },
-      human,
-      'usage',
-      /field signature\.keyId/,
     );
   });
 
@@ -961,7 +938,13 @@ describe('gate capabilities', () => {
       'refused',
       /needs gate deploy approved first/,
     );
-    const r = invoke(store, 'gate.reject', { goalId: 'g', gateId: 'deploy', note: 'too risky' }, human);
+    const r = invoke(
+      store,
+      'gate.reject',
+      { goalId: 'g', gateId: 'deploy', note: 'too risky' },
+      human,
+      signed(store),
+    );
     assert.deepEqual(
       r.events.map((e) => [e.type, e.data]),
       [['gate.rejected', { gateId: 'deploy', note: 'too risky', cancelled: ['open', 'held', 'asked'] }]],
@@ -1182,6 +1165,7 @@ describe('evidence, runs and rewards', () => {
       'reward.add',
       { goalId: 'g', runId: 'r1', score: -0.5, comment: 'missed the edge case', lesson: 'test empty input' },
       vscodeUser,
+      signed(store),
     );
     assert.match(r.input.rewardId, /^rw-[0-9a-z]{8}$/);
     const rw = state(store).rewards[0]!;
@@ -1236,9 +1220,10 @@ describe('quota capabilities', () => {
       'quota.set',
       { goalId: 'g', quota: quota(1000, { window: { kind: 'rolling', hours: 12 } }) },
       human,
+      signed(store),
     );
     assert.deepEqual(state(store).quota, quota(1000, { window: { kind: 'rolling', hours: 12 } }));
-    invoke(store, 'quota.set', { goalId: 'g', quota: quota(undefined) }, human);
+    invoke(store, 'quota.set', { goalId: 'g', quota: quota(undefined) }, human, signed(store));
     assert.deepEqual(state(store).quota.budgets, {});
   });
 
@@ -1252,6 +1237,7 @@ describe('quota capabilities', () => {
         quota: { budgets: { turns: 100, costUsd: 5 }, window: { kind: 'life' }, cooldownSeconds: 60 },
       },
       agent,
+      signed(store),
     );
     assert.deepEqual(state(store).quota, {
       budgets: { turns: 100, costUsd: 5 },
@@ -1266,6 +1252,7 @@ describe('quota capabilities', () => {
         quota: { budgets: { turns: 100, costUsd: 5 }, window: { kind: 'life' }, cooldownSeconds: 60 },
       },
       system,
+      signed(store),
     );
   });
 
@@ -1279,6 +1266,7 @@ describe('quota capabilities', () => {
         quota: { budgets: { turns: 100, costUsd: 5 }, window: { kind: 'life' }, cooldownSeconds: 60 },
       },
       human,
+      signed(store),
     );
     const base = { budgets: { turns: 100, costUsd: 5 }, window: { kind: 'life' }, cooldownSeconds: 60 };
     const e = refuses(
@@ -1340,8 +1328,9 @@ describe('quota capabilities', () => {
       'quota.grant',
       { goalId: 'g', budgets: { turns: 10, costUsd: 1.5 }, note: 'one more day' },
       human,
+      signed(store),
     );
-    invoke(store, 'quota.grant', { goalId: 'g', budgets: { turns: 5 } }, vscodeUser);
+    invoke(store, 'quota.grant', { goalId: 'g', budgets: { turns: 5 } }, vscodeUser, signed(store));
     assert.deepEqual(state(store).granted, { turns: 15, costUsd: 1.5 });
     refuses(
       store,
@@ -1417,6 +1406,7 @@ describe('finished goals', () => {
         'reward.add',
         { goalId: 'g', runId: 'r1', score: 1, comment: 'good work after all' },
         human,
+        signed(store),
       );
       assert.deepEqual(
         r.events.map((ev) => ev.type),

@@ -21,7 +21,7 @@ import { summaryAll } from '../../src/core/summary';
 import { BUDGET_NAMES } from '../../src/core/model';
 import type { BudgetName, Contract } from '../../src/core/model';
 import type { Store } from '../../src/core/store';
-import { human, agent, removeTempDirs } from '../helpers/store';
+import { human, agent, removeTempDirs, signed } from '../helpers/store';
 import { goalFixture, quota, writePolicy, throwsLoopx, parseWrapped } from '../helpers/contract-kit';
 
 after(removeTempDirs);
@@ -104,7 +104,7 @@ describe('decision order: first match wins', () => {
     const stop = shouldRun(store, { goalId }, agent);
     assert.equal(stop.decision, 'stop');
     assert.match(stop.reasons[0]!, /turns budget is used up \(1 of 1\)/);
-    invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human);
+    invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human, signed(store));
     const wait = shouldRun(store, { goalId }, agent);
     assert.equal(wait.decision, 'wait');
     assert.match(wait.reasons[0]!, /cooldown/);
@@ -149,11 +149,17 @@ describe('budgets, grants, windows and cooldown', () => {
       assert.equal(runsOf(store, goalId).length, runs, 'a stop opens no run');
 
       throwsLoopx(
-        () => invoke(store, 'quota.grant', { goalId, budgets: { [budget]: step } }, agent),
+        () => invoke(store, 'quota.grant', { goalId, budgets: { [budget]: step } }, agent, signed(store)),
         'refused',
         /human-only/,
       );
-      invoke(store, 'quota.grant', { goalId, budgets: { [budget]: step }, note: 'one more go' }, human);
+      invoke(
+        store,
+        'quota.grant',
+        { goalId, budgets: { [budget]: step }, note: 'one more go' },
+        human,
+        signed(store),
+      );
       const again = shouldRun(store, { goalId }, agent);
       assert.equal(again.decision, 'run', again.reasons.join('; '));
       assert.equal(again.quota[budget]!.limit, limit + step);
@@ -287,7 +293,7 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     );
     assert.equal(out.interaction_contract.user_channel.action_required, true);
     assert.equal(runsOf(store, goalId).length, 0);
-    invoke(store, 'gate.approve', { goalId, gateId: 'deploy' }, human);
+    invoke(store, 'gate.approve', { goalId, gateId: 'deploy' }, human, signed(store));
     const run = shouldRun(store, { goalId }, agent);
     assert.equal(run.decision, 'run');
     assert.deepEqual(listed(run), ['deploy-it']);
@@ -299,7 +305,13 @@ describe('plan, done, gates, dependencies, claims and order', () => {
     addTodo(store, goalId, 'a');
     addTodo(store, goalId, 'deploy-it', { action: 'sh deploy.sh', gate: 'deploy' });
     addTodo(store, goalId, 'announce', { action: 'sh announce.sh', gate: 'deploy' });
-    const res = invoke(store, 'gate.reject', { goalId, gateId: 'deploy', note: 'not this week' }, human);
+    const res = invoke(
+      store,
+      'gate.reject',
+      { goalId, gateId: 'deploy', note: 'not this week' },
+      human,
+      signed(store),
+    );
     const ev = res.events.find((e) => e.type === 'gate.rejected');
     assert.ok(ev?.type === 'gate.rejected');
     assert.deepEqual(ev.data.cancelled, ['deploy-it', 'announce']);
@@ -478,7 +490,7 @@ describe('workspace policy', () => {
       out.interaction_contract.user_channel.gates.map((g) => g.id),
       ['release'],
     );
-    invoke(store, 'gate.approve', { goalId, gateId: 'release' }, human);
+    invoke(store, 'gate.approve', { goalId, gateId: 'release' }, human, signed(store));
     summaryAll(store, goalId, agent);
     assert.deepEqual(listed(shouldRun(store, { goalId }, agent)), ['early', 'build']);
   });
@@ -500,26 +512,6 @@ describe('workspace policy', () => {
     assert.deepEqual(gate?.guards, ['ship']);
     assert.equal(out.interaction_contract.user_channel.gates[0]!.id, 'release');
     assert.equal(out.interaction_contract.user_channel.gates[0]!.status, 'pending');
-  });
-
-  it('requireSignedApprovals: an unsigned approval counts as not approved', () => {
-    const { store, goalId } = goalFixture();
-    addTodo(store, goalId, 'deploy-it', { action: 'sh deploy.sh', gate: 'deploy' });
-    invoke(store, 'gate.approve', { goalId, gateId: 'deploy' }, human);
-    assert.equal(
-      shouldRun(store, { goalId, preview: true }, agent).decision,
-      'run',
-      'approved: runnable without the rule',
-    );
-    writePolicy(store, { requireSignedApprovals: true });
-    const out = shouldRun(store, { goalId }, agent);
-    assert.equal(out.decision, 'wait');
-    assert.deepEqual(listed(out), []);
-    const g = out.interaction_contract.user_channel.gates[0]!;
-    assert.equal(g.id, 'deploy');
-    assert.equal(g.status, 'approved');
-    assert.match(g.reason, /without a signature.*requires signed approvals/);
-    assert.equal(runsOf(store, goalId).length, 0);
   });
 });
 
@@ -570,7 +562,7 @@ describe('runs and contracts', () => {
     assert.ok(!fs.existsSync(path.join(store.localDir, 'contracts')));
   });
 
-  it('a contract expires after the TTL (30 min by default, policy or option to change); the next call ends its run as abandoned', () => {
+  it('a contract expires after the TTL (30 min by default, the policy or a shorter option changes it); the next call ends its run as abandoned', () => {
     const { store, goalId, clock } = goalFixture();
     addTodo(store, goalId, 'a');
     const first = shouldRun(store, { goalId }, agent);
@@ -596,16 +588,31 @@ describe('runs and contracts', () => {
     const short = shouldRun(store, { goalId }, agent).interaction_contract;
     assert.equal(Date.parse(short.expires_at!) - Date.parse(short.issued_at!), 5 * MIN);
     summaryAll(store, goalId, agent);
-    const opt = shouldRun(store, { goalId, ttlMinutes: 90 }, agent).interaction_contract;
-    assert.equal(Date.parse(opt.expires_at!) - Date.parse(opt.issued_at!), 90 * MIN);
+    const opt = shouldRun(store, { goalId, ttlMinutes: 3 }, agent);
+    assert.equal(opt.warnings, undefined);
+    const ic3 = opt.interaction_contract;
+    assert.equal(Date.parse(ic3.expires_at!) - Date.parse(ic3.issued_at!), 3 * MIN);
+    // Longer than the policy allows: capped at the policy's TTL, and the answer says so.
+    summaryAll(store, goalId, agent);
+    const long = shouldRun(store, { goalId, ttlMinutes: 90 }, agent);
+    const ic90 = long.interaction_contract;
+    assert.equal(Date.parse(ic90.expires_at!) - Date.parse(ic90.issued_at!), 5 * MIN);
+    assert.match(
+      long.warnings?.join('\n') ?? '',
+      /--ttl-minutes 90 is longer than the policy allows: contracts last at most 5 minutes/,
+    );
   });
 
-  it('the signing key is created on first use in .loopx/local/ with mode 0600', () => {
+  it('the signing key is created on first use in the config folder (folder 0700, file 0600), never in the workspace', () => {
     const { store, goalId } = goalFixture();
     addTodo(store, goalId, 'a');
     shouldRun(store, { goalId }, agent);
-    const st = fs.statSync(path.join(store.localDir, 'contract-key'));
+    assert.ok(!store.secretsDir.startsWith(store.workspace + path.sep), store.secretsDir);
+    assert.ok(store.secretsDir.startsWith(store.configDir + path.sep), store.secretsDir);
+    assert.equal(fs.statSync(store.secretsDir).mode & 0o777, 0o700);
+    const st = fs.statSync(path.join(store.secretsDir, 'contract-key'));
     assert.equal(st.mode & 0o777, 0o600);
+    assert.ok(!fs.existsSync(path.join(store.localDir, 'contract-key')));
   });
 
   it('the output validates against ShouldRunOutput and a typical answer is under 2 KB', () => {

@@ -17,7 +17,15 @@ import '../../src/core/index';
 import { Store } from '../../src/core/store';
 import { invoke } from '../../src/core/capabilities';
 import { shouldRun, ShouldRunOutput } from '../../src/core/contract';
-import { HookPayload, preToolUse } from '../../src/core/hooks';
+import {
+  HookPayload,
+  hookShimCommand,
+  mergeClaudeSettings,
+  preToolUse,
+  withoutLoopxHooks,
+} from '../../src/core/hooks';
+import { parseLoopx } from '../../src/cli/parse-loopx';
+import { configDir } from '../../src/core/config-dir';
 import type { Actor } from '../../src/core/model';
 import type { Store as StoreT } from '../../src/core/store';
 import { human, tempDir, removeTempDirs } from '../helpers/store';
@@ -67,7 +75,8 @@ function hook(
     () =>
       new Promise<HookRun>((resolve, reject) => {
         const env: NodeJS.ProcessEnv = {};
-        for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LOOPX_')) env[k] = v;
+        for (const [k, v] of Object.entries(process.env))
+          if (!k.startsWith('LOOPX_') || k === 'LOOPX_CONFIG_DIR') env[k] = v;
         const child = spawn(process.execPath, [BIN, 'hook', event, ...(o.args ?? [])], {
           cwd: o.cwd,
           env: { ...env, ...o.env },
@@ -239,9 +248,15 @@ function governed() {
   return { ...ws, out, contractId: out.interaction_contract.id!, build: actions[0]!, quoted: actions[1]! };
 }
 
+/** The environment the spawned hook gets (no LOOPX_* but the config folder), for the in-process decision too. */
+const hookEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('LOOPX_') || k === 'LOOPX_CONFIG_DIR'),
+  );
+
 /** What `loopx hook pre-tool-use` would print and exit with, decided in-process. */
 function decideHere(store: StoreT, payload: unknown): HookRun {
-  const a = preToolUse(store, HookPayload.parse(payload));
+  const a = preToolUse(store, HookPayload.parse(payload), { parseLoopx, env: hookEnv() });
   return {
     code: a.exitCode,
     stdout: JSON.stringify(a.output) + '\n',
@@ -249,10 +264,19 @@ function decideHere(store: StoreT, payload: unknown): HookRun {
   };
 }
 
+/** No decision: exit 0 and no permissionDecision, so the host's own rules and prompt apply. */
+function leftToHost(r: HookRun) {
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stderr, '', show(r));
+  const doc = JSON.parse(r.stdout) as { hookSpecificOutput?: { permissionDecision?: string } };
+  assert.equal(doc.hookSpecificOutput?.permissionDecision, undefined, show(r));
+}
+
 interface Case {
   payload: unknown;
-  allow: boolean;
-  reason: RegExp;
+  /** `host`: no decision, the host decides (then `reason` is not checked). */
+  allow: boolean | 'host';
+  reason?: RegExp;
   /** Also spawn the built command for this one. */
   spawn?: boolean;
   /** The event name the host passes (default pre-tool-use). */
@@ -268,8 +292,9 @@ async function expectDecisions(ws: { dir: string; store: StoreT }, cases: Case[]
   cases.forEach((c, i) => {
     for (const r of [here[i]!, spawned[i]]) {
       if (!r) continue;
-      if (c.allow) allowed(r, c.reason);
-      else denied(r, c.reason);
+      if (c.allow === 'host') leftToHost(r);
+      else if (c.allow) allowed(r, c.reason);
+      else denied(r, c.reason!);
     }
     if (spawned[i])
       assert.equal(
@@ -408,6 +433,38 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
         `loopx todo done --goal-id g --todo-id docs --contract ${ws.contractId} --summary "wrote the docs"`,
         { allow: true, reason: /judgment todo under its contract/ },
       ),
+      bash(ws, 'loopx project-prompt list --json', { allow: true, reason: ro }),
+      bash(ws, 'loopx quota should-run --goal-id g --preview --agent other --ttl-minutes 1440', {
+        allow: true,
+        reason: ro,
+      }),
+      bash(ws, 'loopx help gate', { allow: true, reason: ro }),
+      bash(ws, 'loopx gate approve --help', { allow: true, reason: ro }),
+      // Opening a run in another name, or a longer contract, is not read-only.
+      bash(ws, 'loopx quota should-run --goal-id g --ttl-minutes 1440', {
+        allow: false,
+        reason: /does not list it/,
+        spawn: true,
+      }),
+      bash(ws, 'loopx quota should-run --goal-id g --agent someone-else', {
+        allow: false,
+        reason: /does not list it/,
+      }),
+      // Read as the CLI reads it: here `--contract` is the summary, and no contract is given.
+      bash(ws, 'loopx todo done --goal-id g --todo-id docs --summary --contract', {
+        allow: false,
+        reason: /does not list it/,
+        spawn: true,
+      }),
+      bash(ws, `loopx todo done --goal-id g --todo-id build --contract ${ws.contractId}`, {
+        allow: false,
+        reason: /todo build is not a judgment todo of contract/,
+      }),
+      bash(ws, `loopx todo done --goal-id other --todo-id docs --contract ${ws.contractId}`, {
+        allow: false,
+        reason: /belongs to goal g, not other/,
+      }),
+      bash(ws, 'loopx status --bogus', { allow: false, reason: /does not list it/ }),
       // Not read-only, or not plain.
       bash(ws, 'loopx todo add --goal-id g --title x --action "rm -rf /"', {
         allow: false,
@@ -455,6 +512,16 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
         reason: direct,
       }),
       terminal(ws, 'cp /tmp/forged.jsonl .loopx/goals/g/events.jsonl', { allow: false, reason: direct }),
+      bash(ws, 'cat > .LOOPX/approvers/k.json', { allow: false, reason: direct }),
+      bash(ws, 'cp k.json src/../.loopx/approvers/', { allow: false, reason: direct }),
+      bash(ws, `loopx exec --contract ${ws.contractId} --todo build -- 'rm .loopx/x'`, {
+        allow: false,
+        reason: direct,
+      }),
+      bash(ws, `cat ${configDir(hookEnv())}/keys/k.key`, {
+        allow: false,
+        reason: /in the LoopX config folder/,
+      }),
       {
         payload: { ...claudeBash(ws.dir, ''), tool_input: { script: BUILD } },
         allow: false,
@@ -465,7 +532,7 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
 });
 
 describe('pre-tool-use: file tools and no contract', { concurrency: true }, () => {
-  it('Write, Edit and editFiles under .loopx/ are denied; elsewhere allowed', async () => {
+  it('Write, Edit and editFiles under .loopx/ are denied; elsewhere the host decides (no allow)', async () => {
     const ws = governed();
     const { dir } = ws;
     const state = /is LoopX state; it changes only through loopx commands or tools .* never by editing files/;
@@ -482,11 +549,8 @@ describe('pre-tool-use: file tools and no contract', { concurrency: true }, () =
         reason: /\.loopx\/policy\.json is LoopX state/,
         spawn: true,
       },
-      {
-        payload: claudeFileTool(dir, 'Write', path.join(dir, 'src', 'app.ts')),
-        allow: true,
-        reason: /not a shell command/,
-      },
+      // Not LoopX state: no decision, so the host's own permission prompt still applies.
+      { payload: claudeFileTool(dir, 'Write', path.join(dir, 'src', 'app.ts')), allow: 'host', spawn: true },
       {
         payload: claudeFileTool(dir, 'Edit', path.join(dir, '.loopx', 'goals', 'g', 'goal.json')),
         allow: false,
@@ -498,11 +562,121 @@ describe('pre-tool-use: file tools and no contract', { concurrency: true }, () =
         reason: /contract-key is LoopX state/,
       },
       { payload: claudeFileTool(dir, 'Write', '.loopx/policy.json'), allow: false, reason: state },
+      { payload: vscodeEditFiles(dir, ['src/main.ts', 'docs/loopx.md']), allow: 'host' },
+    ]);
+  });
+
+  it('every string of any tool input is read for a path into .loopx/ or the config folder', async () => {
+    const ws = governed();
+    const { dir } = ws;
+    const tool = (tool_name: string, tool_input: unknown, cwd = dir) => ({
+      session_id: SESSION,
+      cwd,
+      hook_event_name: 'PreToolUse',
+      tool_name,
+      tool_input,
+    });
+    const state = /is LoopX state/;
+    const config = /is in the LoopX config folder/;
+    const home = process.env.HOME ?? '/root';
+    const cfg = configDir(hookEnv());
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.symlinkSync(path.join(dir, '.loopx'), path.join(dir, 'src', 'state'));
+    fs.symlinkSync('../.loopx/approvers/new.json', path.join(dir, 'src', 'dangling'));
+    await expectDecisions(ws, [
+      // Case-folded, `..` resolved, nested, in patches, in file: URLs, as object keys.
       {
-        payload: vscodeEditFiles(dir, ['src/main.ts', 'docs/loopx.md']),
-        allow: true,
-        reason: /not a shell command/,
+        payload: tool('Write', { file_path: '.LOOPX/policy.json', content: '{}' }),
+        allow: false,
+        reason: state,
       },
+      { payload: tool('Write', { file_path: `${dir}/.Loopx./x`, content: '' }), allow: false, reason: state },
+      {
+        payload: tool('Edit', {
+          file_path: 'src/../.loopx/goals/g/goal.json',
+          old_string: 'a',
+          new_string: 'b',
+        }),
+        allow: false,
+        reason: state,
+      },
+      {
+        payload: tool('mcp__fs__write', { target: { paths: [`file://${dir}/%2Eloopx/policy.json`] } }),
+        allow: false,
+        reason: state,
+      },
+      { payload: tool('mcp__fs__write_many', { files: { '.loopx/x': 'y' } }), allow: false, reason: state },
+      {
+        payload: tool('apply_patch', {
+          input:
+            '*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: .loopx/approvers/k.json\n@@\n-a\n+b\n*** End Patch\n',
+        }),
+        allow: false,
+        reason: state,
+      },
+      // A symlink into .loopx/ is followed.
+      {
+        payload: tool('Write', { file_path: 'src/state/policy.json', content: '{}' }),
+        allow: false,
+        reason: state,
+      },
+      {
+        payload: tool('Write', { file_path: `src/state/${'d/'.repeat(80)}x.json`, content: '{}' }),
+        allow: false,
+        reason: state,
+      },
+      // A dangling link: writing through it creates its target.
+      { payload: tool('Write', { file_path: 'src/dangling', content: '{}' }), allow: false, reason: state },
+      // The config folder, by ~, by absolute path, by `..` from the workspace.
+      {
+        payload: tool('Read', { file_path: path.join(cfg, 'keys', 'me.key') }),
+        allow: false,
+        reason: config,
+      },
+      {
+        payload: tool('Write', {
+          file_path: path.relative(dir, path.join(cfg, 'trusted', 'k.pub')),
+          content: 'x',
+        }),
+        allow: false,
+        reason: config,
+      },
+      ...(cfg.startsWith(home + '/')
+        ? [
+            {
+              payload: tool('Read', { file_path: `~/${path.relative(home, cfg)}/x` }),
+              allow: false,
+              reason: config,
+            },
+          ]
+        : []),
+      // Text a known tool writes into another file is data; any other tool's strings are all read.
+      {
+        payload: tool('Write', { file_path: 'docs/state.md', content: 'Goals live in .loopx/goals/.\n' }),
+        allow: 'host',
+      },
+      {
+        payload: tool('Edit', {
+          file_path: 'README.md',
+          old_string: 'x',
+          new_string: '`.loopx/policy.json`',
+        }),
+        allow: 'host',
+      },
+      {
+        payload: tool('mcp__notes__append', { note: 'see .loopx/policy.json' }),
+        allow: false,
+        reason: state,
+      },
+      // Not LoopX state: left to the host.
+      { payload: tool('WebFetch', { url: 'https://example.com/.loopx/x', prompt: 'read' }), allow: 'host' },
+      { payload: tool('mcp__github__delete_repository', { owner: 'o', repo: 'r' }), allow: 'host' },
+      {
+        payload: tool('Write', { file_path: path.join(home, '.bashrc'), content: 'loopx gate approve' }),
+        allow: 'host',
+      },
+      { payload: tool('Write', { file_path: 'src/loopx.ts', content: '' }), allow: 'host' },
+      { payload: tool('Write', { file_path: `${cfg}-backup/x`, content: '' }), allow: 'host' },
     ]);
   });
 
@@ -622,7 +796,7 @@ describe('session-start and stop', { concurrency: true }, () => {
       bash({ dir }, actions[0]!, { allow: false, reason: /belongs to run .* which ended/ }),
       bash({ dir }, BUILD, { allow: false, reason: /no active contract/ }),
     ]) {
-      denied(decideHere(store, c.payload), c.reason);
+      denied(decideHere(store, c.payload), c.reason!);
     }
     const before = store.readLog('g').events.length;
     const again = await hook('stop', claudeStop(dir), { cwd: dir, env });
@@ -689,5 +863,40 @@ describe('session-start and stop', { concurrency: true }, () => {
       `loopx exec --contract ${contract.interaction_contract.id} --todo lint -- 'npm run lint'`,
     ]);
     assert.equal(store.load('g2').state.runs[0]?.agent, 'copilot');
+  });
+});
+
+describe('installing the hooks', () => {
+  it('merges the shim commands into Claude Code settings once, replacing older bare `loopx hook` commands', () => {
+    const shim = '/home/dev/My Config/loopx/bin/loopx-hook';
+    const existing = {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh' }] },
+          { matcher: '*', hooks: [{ type: 'command', command: 'loopx hook pre-tool-use' }] },
+        ],
+        Stop: [{ hooks: [{ type: 'command', command: 'loopx hook stop' }] }],
+      },
+    };
+    const merged = mergeClaudeSettings(existing, shim);
+    assert.deepEqual(merged.permissions, existing.permissions);
+    assert.deepEqual(merged.hooks!.PreToolUse, [
+      existing.hooks.PreToolUse[0],
+      { matcher: '*', hooks: [{ type: 'command', command: `'${shim}' pre-tool-use || exit 2` }] },
+    ]);
+    assert.deepEqual(merged.hooks!.Stop, [{ hooks: [{ type: 'command', command: `'${shim}' stop` }] }]);
+    assert.deepEqual(mergeClaudeSettings(merged, shim), merged, 'installing again changes nothing');
+    const moved = mergeClaudeSettings(merged, '/opt/loopx/loopx-hook');
+    assert.equal(
+      JSON.stringify(moved).match(/loopx-hook/g)?.length,
+      3,
+      'a new shim path replaces the old one',
+    );
+    assert.deepEqual(withoutLoopxHooks(merged), {
+      permissions: existing.permissions,
+      hooks: { PreToolUse: [existing.hooks.PreToolUse[0]] },
+    });
+    assert.equal(hookShimCommand('/x/loopx-hook', 'session-start'), '/x/loopx-hook session-start');
   });
 });

@@ -14,7 +14,7 @@ import { repair, SELF_REPAIR_ACTOR } from '../../src/core/repair';
 import type { FindingKind, RepairReport } from '../../src/core/repair';
 import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
-import { human, agent, removeTempDirs } from '../helpers/store';
+import { human, agent, removeTempDirs, signed } from '../helpers/store';
 import { forgeSnapshotState, goalFixture, hashTree, sha256, throwsLoopx } from '../helpers/contract-kit';
 
 after(removeTempDirs);
@@ -56,7 +56,7 @@ describe('repair', () => {
     });
     invoke(store, 'todo.claim', { goalId, todoId: 'u' }, human);
     invoke(store, 'todo.release', { goalId, todoId: 'u' }, human);
-    invoke(store, 'gate.approve', { goalId, gateId: 'g1' }, human);
+    invoke(store, 'gate.approve', { goalId, gateId: 'g1' }, human, signed(store));
     clock.advance(5 * MIN);
     summaryAll(store, goalId, agent);
     invoke(store, 'goal.create', { goalId: 'second', title: 'Second' }, human);

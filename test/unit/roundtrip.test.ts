@@ -14,7 +14,7 @@ import { goalStatus, statusAll } from '../../src/core/status';
 import { GoalStatusDoc } from '../../src/core/status-doc';
 import { summaryAll } from '../../src/core/summary';
 import { effectiveStatus } from '../../src/core/model';
-import { human, agent, removeTempDirs } from '../helpers/store';
+import { human, agent, removeTempDirs, signed } from '../helpers/store';
 import { goalFixture, quota, parseWrapped, throwsLoopx, sha256 } from '../helpers/contract-kit';
 
 after(removeTempDirs);
@@ -77,11 +77,11 @@ describe('round trip', () => {
         assert.equal(gate.id, 'ship');
         assert.equal(gate.action_required, true);
         throwsLoopx(
-          () => invoke(store, 'gate.approve', { goalId, gateId: 'ship' }, agent),
+          () => invoke(store, 'gate.approve', { goalId, gateId: 'ship' }, agent, signed(store)),
           'refused',
           /human-only/,
         );
-        invoke(store, 'gate.approve', { goalId, gateId: 'ship', note: 'ship it' }, human);
+        invoke(store, 'gate.approve', { goalId, gateId: 'ship', note: 'ship it' }, human, signed(store));
         approved = true;
         continue;
       }
@@ -138,17 +138,31 @@ describe('round trip', () => {
     );
     const last = runs.at(-1)!;
     throwsLoopx(
-      () => invoke(store, 'reward.add', { goalId, runId: last.id, score: 1, comment: 'clean' }, agent),
+      () =>
+        invoke(
+          store,
+          'reward.add',
+          { goalId, runId: last.id, score: 1, comment: 'clean' },
+          agent,
+          signed(store),
+        ),
       'refused',
       /human-only/,
     );
-    invoke(store, 'reward.add', { goalId, runId: runs[0]!.id, score: 0.5, comment: 'slow start' }, human);
+    invoke(
+      store,
+      'reward.add',
+      { goalId, runId: runs[0]!.id, score: 0.5, comment: 'slow start' },
+      human,
+      signed(store),
+    );
     invoke(store, 'goal.close', { goalId, reason: 'released' }, human);
     invoke(
       store,
       'reward.add',
       { goalId, runId: last.id, score: 1, comment: 'clean release', lesson: 'ask for the gate early' },
       human,
+      signed(store),
     );
 
     const after = shouldRun(store, { goalId }, agent);

@@ -10,7 +10,7 @@ import { goalStatus, statusAll, QUOTA_WARNING_RATIO } from '../../src/core/statu
 import { GoalStatusDoc, StatusDoc } from '../../src/core/status-doc';
 import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
-import { human, agent, removeTempDirs } from '../helpers/store';
+import { human, agent, removeTempDirs, signed } from '../helpers/store';
 import { goalFixture, quota, throwsLoopx } from '../helpers/contract-kit';
 
 after(removeTempDirs);
@@ -143,7 +143,7 @@ describe('goal status', () => {
     ];
     for (const [runId, score] of scores) {
       clock.advance(1000);
-      invoke(store, 'reward.add', { goalId, runId, score, comment: `score ${score}` }, human);
+      invoke(store, 'reward.add', { goalId, runId, score, comment: `score ${score}` }, human, signed(store));
     }
     const doc = goalStatus(store, goalId);
     assert.equal(doc.rewards.count, 4);
@@ -153,7 +153,7 @@ describe('goal status', () => {
       scores,
     );
     assert.ok(doc.rewards.trend.every((t, i, a) => i === 0 || t.at > a[i - 1]!.at));
-    invoke(store, 'reward.add', { goalId, runId: 'r1', score: 0, comment: 'meh' }, human);
+    invoke(store, 'reward.add', { goalId, runId: 'r1', score: 0, comment: 'meh' }, human, signed(store));
     assert.equal(goalStatus(store, goalId).rewards.mean, 0.1);
   });
 
@@ -186,6 +186,7 @@ describe('goal status', () => {
       'reward.add',
       { goalId, runId: 'r12', rewardId: 'rw-1', score: 0.5, comment: 'good' },
       human,
+      signed(store),
     );
     const doc = goalStatus(store, goalId);
     assert.equal(doc.runs.length, 10);

@@ -25,6 +25,7 @@ import {
   removeTempDirs,
   manualClock,
   HOSTILE_IDS,
+  signed,
 } from '../helpers/store';
 
 after(removeTempDirs);
@@ -110,21 +111,23 @@ function busyGoal(store: Store, goalId = 'busy'): void {
     { goalId, runId: 'run-1', outcome: 'succeeded', summary: 'ok', wallSeconds: 30 },
     agent,
   );
-  invoke(store, 'gate.approve', { goalId, gateId: 'deploy', note: 'go' }, human);
+  invoke(store, 'gate.approve', { goalId, gateId: 'deploy', note: 'go' }, human, signed(store));
   invoke(store, 'todo.update', { goalId, todoId: 'second', priority: 'P0', note: 'urgent' }, agent);
   invoke(
     store,
     'reward.add',
     { goalId, runId: 'run-1', rewardId: 'rw-1', score: 0.5, comment: 'good', lesson: 'keep tests green' },
     human,
+    signed(store),
   );
   invoke(
     store,
     'quota.set',
     { goalId, quota: { budgets: { turns: 50 }, window: { kind: 'life' }, cooldownSeconds: 10 } },
     agent,
+    signed(store),
   );
-  invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human);
+  invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human, signed(store));
   invoke(store, 'gate.request', { goalId, gateId: 'later', reason: 'maybe', guards: ['mine'] }, agent);
   invoke(store, 'gate.expire', { goalId, gateId: 'later' }, system);
   invoke(store, 'todo.cancel', { goalId, todoId: 'mine', reason: 'not needed' }, human);
@@ -206,7 +209,7 @@ describe('replay and snapshots', () => {
     assert.deepEqual(replayed.state, fromSnapshot.state);
     assert.equal(replayed.revision, fromSnapshot.revision);
     assert.equal(replayed.lastHash, fromSnapshot.lastHash);
-    assert.deepEqual(replay('busy', log.events), fromSnapshot.state);
+    assert.deepEqual(replay('busy', log.events, store.trust()), fromSnapshot.state);
     // The snapshot may lag a few events (SNAPSHOT_EVERY); rebuilt, it says the same as the log
     // and records where the log ended.
     store.rebuildSnapshot('busy');

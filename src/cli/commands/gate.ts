@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { invoke, goalStatus } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
-import { requireHuman } from '../context';
+import { person } from '../person';
 import type { CliContext } from '../context';
 import { example, list } from '../define';
 import type { Act } from '../define';
@@ -60,8 +60,8 @@ export function registerGateCommands(program: Command, act: Act) {
       .option('--note <text>', 'a note for the record')
       .action(
         act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
-          const actor = requireHuman(ctx, 'approve a gate', 'LoopX: Approve Gate');
-          gateResult(ctx, invoke(ctx.store(), 'gate.approve', o, actor), 'approved');
+          const { actor, signer } = person(ctx, 'approve a gate', 'LoopX: Approve Gate');
+          gateResult(ctx, invoke(ctx.store(), 'gate.approve', o, actor, { signer }), 'approved');
         }),
       ),
     'loopx gate approve --goal-id G --gate-id prod --note "reviewed the plan"',
@@ -75,8 +75,8 @@ export function registerGateCommands(program: Command, act: Act) {
       .option('--note <text>', 'why')
       .action(
         act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
-          const actor = requireHuman(ctx, 'reject a gate', 'LoopX: Reject Gate');
-          gateResult(ctx, invoke(ctx.store(), 'gate.reject', o, actor), 'rejected');
+          const { actor, signer } = person(ctx, 'reject a gate', 'LoopX: Reject Gate');
+          gateResult(ctx, invoke(ctx.store(), 'gate.reject', o, actor, { signer }), 'rejected');
         }),
       ),
     'loopx gate reject --goal-id G --gate-id prod --note "not this week"',

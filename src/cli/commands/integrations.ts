@@ -1,5 +1,7 @@
 /** How other programs reach LoopX: the status server (HTTP), the MCP server (stdio) and agent host hooks. */
 import type { Command } from 'commander';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   HOOK_EVENTS,
   HookPayload,
@@ -8,7 +10,11 @@ import {
   stop,
   quote,
   usageError,
+  applyHooks,
+  planHooks,
+  writeHookShim,
 } from '../../core/index';
+import { configDir } from '../../core/config-dir';
 import type { Actor } from '../../core/index';
 import { VERSION, example, num } from '../define';
 import type { Act } from '../define';
@@ -24,28 +30,43 @@ export function registerIntegrationCommands(program: Command, act: Act) {
         '--unsafe-allow-non-loopback',
         'allow binding an address other than loopback (exposes the status beyond this machine)',
       )
+      .option(
+        '--print-token',
+        'print the bearer token (kept in the LoopX config folder, outside the workspace) and exit',
+      )
       .action(
-        act(async (ctx, o: { port: number; host: string; unsafeAllowNonLoopback?: boolean }) => {
-          const store = ctx.store();
-          const { startStatusServer } = await import('../../server/status-server');
-          const server = await startStatusServer({
-            workspace: store.workspace,
-            port: o.port,
-            host: o.host,
-            allowUnsafeHost: o.unsafeAllowNonLoopback,
-            log: (line) => ctx.io.stderr(`${line}\n`),
-          });
-          ctx.print(
-            { schema: 'loopx.status-server/1', url: server.url, port: server.port, token: server.token },
-            () =>
-              `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`,
-          );
-          await new Promise<void>((resolve) => {
-            const stop = () => void server.close().then(resolve);
-            process.once('SIGINT', stop);
-            process.once('SIGTERM', stop);
-          });
-        }),
+        act(
+          async (
+            ctx,
+            o: { port: number; host: string; unsafeAllowNonLoopback?: boolean; printToken?: boolean },
+          ) => {
+            const store = ctx.store();
+            if (o.printToken) {
+              const { readOrCreateToken, tokenFile } = await import('../../server/token');
+              const token = readOrCreateToken(store);
+              ctx.print({ schema: 'loopx.status-token/1', token, file: tokenFile(store) }, () => token);
+              return;
+            }
+            const { startStatusServer } = await import('../../server/status-server');
+            const server = await startStatusServer({
+              workspace: store.workspace,
+              port: o.port,
+              host: o.host,
+              allowUnsafeHost: o.unsafeAllowNonLoopback,
+              log: (line) => ctx.io.stderr(`${line}\n`),
+            });
+            ctx.print(
+              { schema: 'loopx.status-server/1', url: server.url, port: server.port, token: server.token },
+              () =>
+                `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`,
+            );
+            await new Promise<void>((resolve) => {
+              const stop = () => void server.close().then(resolve);
+              process.once('SIGINT', stop);
+              process.once('SIGTERM', stop);
+            });
+          },
+        ),
       ),
     'loopx status-server --port 8080',
   );
@@ -60,7 +81,10 @@ export function registerIntegrationCommands(program: Command, act: Act) {
       .action(
         act(async (ctx, o: { agent?: string }) => {
           const { serveMcp } = await import('../../server/mcp');
-          await serveMcp(ctx.store(), { version: VERSION, agent: o.agent ?? ctx.io.env.LOOPX_AGENT });
+          await serveMcp(ctx.store(), {
+            version: VERSION,
+            agent: o.agent ?? (ctx.io.env.LOOPX_AGENT || undefined),
+          });
         }),
       ),
     'claude mcp add loopx -- loopx mcp',
@@ -109,7 +133,7 @@ export function registerIntegrationCommands(program: Command, act: Act) {
               return refuse(`cannot read the hook input (${(e as Error).message.slice(0, 200)})`);
             throw usageError(`cannot read the hook input: ${(e as Error).message.slice(0, 200)}`);
           }
-          const agent = o.agent ?? io.env.LOOPX_AGENT ?? 'agent';
+          const agent = ctx.agentName(o.agent);
           const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
           const goalId = o.goalId ?? (io.env.LOOPX_GOAL || undefined);
           const sessionId =
@@ -117,9 +141,11 @@ export function registerIntegrationCommands(program: Command, act: Act) {
           let answer;
           try {
             const store = ctx.store();
+            // The CLI's own parser reads `loopx` commands for the hook (loaded only here).
+            const { parseLoopx } = normalized === 'pre-tool-use' ? await import('../parse-loopx') : {};
             answer =
               normalized === 'pre-tool-use'
-                ? preToolUse(store, payload)
+                ? preToolUse(store, payload, { parseLoopx: parseLoopx!, env: io.env, cwd: io.cwd })
                 : normalized === 'session-start'
                   ? sessionStart(store, { goalId, agent }, actor)
                   : stop(store, { goalId, agent, sessionId }, actor);
@@ -133,5 +159,50 @@ export function registerIntegrationCommands(program: Command, act: Act) {
         }),
       ),
     'echo \'{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}\' | loopx hook pre-tool-use',
+  );
+
+  const hooks = example(
+    program.command('hooks').description('agent-host hooks for this workspace'),
+    'loopx hooks install',
+  );
+  example(
+    hooks
+      .command('install')
+      .description(
+        'write the hook shim into the LoopX config folder and the hooks that call it: .github/hooks/loopx.json (VS Code) and .claude/settings.local.json (Claude Code)',
+      )
+      .option('--dry-run', 'show what would be written; write nothing')
+      .action(
+        act((ctx, o: { dryRun?: boolean }) => {
+          const store = ctx.store();
+          const dir = path.join(configDir(ctx.io.env), 'bin');
+          // The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path.
+          const entry = process.argv[1] ?? '';
+          const cli = entry && fs.existsSync(entry) ? fs.realpathSync(entry) : path.resolve(entry);
+          const shim = path.join(dir, 'loopx-hook');
+          const plan = planHooks(store.workspace, shim);
+          const changes = plan.files.filter((f) => f.before !== f.after);
+          if (!o.dryRun) writeHookShim(dir, { node: process.execPath, cli });
+          const written = o.dryRun ? [] : applyHooks({ files: changes });
+          ctx.print(
+            {
+              schema: 'loopx.hooks-install/1',
+              shim,
+              cli,
+              dry_run: !!o.dryRun,
+              files: changes.map((f) => ({ path: f.path, after: f.after })),
+              written,
+            },
+            () =>
+              [
+                `${o.dryRun ? 'would write' : 'wrote'} the hook shim ${shim} (runs ${cli})`,
+                ...(changes.length
+                  ? changes.map((f) => `${o.dryRun ? 'would write' : 'wrote'} ${f.path}`)
+                  : ['the hooks are already installed']),
+              ].join('\n'),
+          );
+        }),
+      ),
+    'loopx hooks install --dry-run',
   );
 }

@@ -1,7 +1,7 @@
 /** `loopx quota`: the interaction contract (should-run) and the budgets. */
 import type { Command } from 'commander';
-import { invoke, shouldRun, goalStatus, quote, usageError } from '../../core/index';
-import { requireHuman } from '../context';
+import { LoopxError, invoke, shouldRun, goalStatus, quote, usageError } from '../../core/index';
+import { person } from '../person';
 import { example, list, num } from '../define';
 import type { Act } from '../define';
 import { shouldRunText } from '../text';
@@ -58,6 +58,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
               },
               ctx.actor(),
             );
+            ctx.warn(out.warnings ?? []);
             ctx.print(out, () => shouldRunText(out));
           },
         ),
@@ -129,9 +130,15 @@ export function registerQuotaCommands(program: Command, act: Act) {
                   : { kind: 'life' },
             cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
           };
-          invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), {
-            expectRevision: revision,
-          });
+          const input = { goalId: o.goalId, quota: q };
+          try {
+            invoke(store, 'quota.set', input, ctx.actor(), { expectRevision: revision });
+          } catch (e) {
+            // Loosening a budget is a person's decision: ask for the key, then set it signed.
+            if (!(e instanceof LoopxError) || e.details.reason !== 'unsigned_decision') throw e;
+            const { actor, signer } = person(ctx, 'loosen the quota', 'LoopX: Grant Quota');
+            invoke(store, 'quota.set', input, actor, { expectRevision: revision, signer });
+          }
           const doc = goalStatus(store, o.goalId);
           ctx.print(
             { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
@@ -153,7 +160,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
       .option('--note <text>', 'why')
       .action(
         act((ctx, o: BudgetFlags & { note?: string }) => {
-          const actor = requireHuman(ctx, 'grant quota', 'LoopX: Grant Quota');
+          const { actor, signer } = person(ctx, 'grant quota', 'LoopX: Grant Quota');
           const store = ctx.store();
           invoke(
             store,
@@ -164,6 +171,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
               note: o.note,
             },
             actor,
+            { signer },
           );
           const doc = goalStatus(store, o.goalId);
           ctx.print(

@@ -2,7 +2,7 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { invoke } from '../../core/index';
-import { requireHuman } from '../context';
+import { person } from '../person';
 import { example, num } from '../define';
 import type { Act } from '../define';
 
@@ -95,8 +95,8 @@ export function registerRecordCommands(program: Command, act: Act) {
       .option('--lesson <text>', 'what to do differently next time')
       .action(
         act((ctx, o: { goalId: string; runId: string; score: number; comment: string; lesson?: string }) => {
-          const actor = requireHuman(ctx, 'record a reward', 'LoopX: Record Reward');
-          const res = invoke(ctx.store(), 'reward.add', o, actor);
+          const { actor, signer } = person(ctx, 'record a reward', 'LoopX: Record Reward');
+          const res = invoke(ctx.store(), 'reward.add', o, actor, { signer });
           ctx.print(
             {
               schema: 'loopx.reward-change/1',

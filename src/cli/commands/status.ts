@@ -1,6 +1,14 @@
 /** Reading a workspace: status, summaries, the event log and its checks, the capability list. */
 import type { Command } from 'commander';
-import { goalStatus, statusAll, summaryAll, repair, listCapabilities, LoopxError } from '../../core/index';
+import {
+  goalStatus,
+  statusAll,
+  summaryAll,
+  repair,
+  listCapabilities,
+  LoopxError,
+  describeIgnored,
+} from '../../core/index';
 import { EXIT } from '../context';
 import { count, example } from '../define';
 import type { Act } from '../define';
@@ -73,11 +81,14 @@ export function registerStatusCommands(program: Command, act: Act) {
           const results = ids.map((id) => {
             try {
               const log = store.readLog(id);
+              // A chain can be intact and still hold decisions no pinned key signed: name them.
+              const ignored = describeIgnored(store.replayGoal(id).state);
               return {
                 goal_id: id,
                 ok: true,
                 events: log.events.length,
                 ...(log.torn ? { torn_tail_line: log.torn.line } : {}),
+                ...(ignored.length ? { ignored_decisions: ignored } : {}),
               };
             } catch (e) {
               // A goal asked for by id that does not exist is not a broken chain: exit 3, not 6.
@@ -91,7 +102,10 @@ export function registerStatusCommands(program: Command, act: Act) {
               results
                 .map((r) =>
                   'events' in r
-                    ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}`
+                    ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}` +
+                      ('ignored_decisions' in r && r.ignored_decisions
+                        ? r.ignored_decisions.map((w) => `\n        ${w}`).join('')
+                        : '')
                     : `BROKEN  ${r.goal_id}: ${r.error}`,
                 )
                 .join('\n') || 'no goals',

@@ -1,7 +1,7 @@
 /** Gate capabilities: asking a person for approval, and the approval's outcome. */
 import { z } from 'zod';
 import { refused } from '../errors';
-import { Id, Line, Text, ApprovalSignature } from '../model';
+import { Id, Line, Text } from '../model';
 import type { Todo } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
@@ -53,9 +53,8 @@ export function defineGateCapabilities(define: DefineCapability): void {
       goalId,
       gateId: Id,
       note: Text(2000).optional(),
-      signature: ApprovalSignature.optional(),
     }),
-    plan: (s, i, ctx) => {
+    plan: (s, i) => {
       const g = findGate(s, i.gateId);
       if (g.status !== 'pending') {
         throw refused(
@@ -63,16 +62,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
           { gateId: g.id },
         );
       }
-      if (
-        i.signature &&
-        !ctx.checkSignature({ ...g, status: 'approved', note: i.note, signature: i.signature })
-      ) {
-        throw refused(
-          `the approval signature for gate ${g.id} does not verify against a key in .loopx/approvers/`,
-          { gateId: g.id },
-        );
-      }
-      return [draft('gate.approved', { gateId: g.id, note: i.note, signature: i.signature })];
+      return [draft('gate.approved', { gateId: g.id, note: i.note })];
     },
   });
 

@@ -69,19 +69,10 @@ export function gatesFor(
   return out;
 }
 
-/** Checks an approval's signature (see approvals.ts). */
-export type SignatureCheck = (gate: Gate) => boolean;
-
 /**
- * A gate counts as approved only if approved, and, when the policy requires signed approvals,
- * carrying a signature that `checkSignature` verifies (no checker: nothing verifies).
+ * Whether a gate is approved. Replay gives an approval effect only when a pinned key signed it
+ * (trust/decisions.ts), so an approved gate in the state is a person's approval.
  */
-export function gateApproved(
-  gate: Gate | undefined,
-  policy: Policy,
-  checkSignature?: SignatureCheck,
-): boolean {
-  if (!gate || gate.status !== 'approved') return false;
-  if (!policy.requireSignedApprovals) return true;
-  return gate.signature !== undefined && !!checkSignature?.(gate);
+export function gateApproved(gate: Gate | undefined): boolean {
+  return gate?.status === 'approved';
 }

@@ -2,7 +2,6 @@
 import type { z } from 'zod';
 import type { Actor, GoalState, Policy } from '../model';
 import type { EventDraft } from '../events';
-import type { SignatureCheck } from './shared';
 
 export interface CapabilityContext {
   actor: Actor;
@@ -10,8 +9,6 @@ export interface CapabilityContext {
   policy: Policy;
   /** HMAC over a canonical payload with this workspace's contract key. */
   sign: (payload: string) => string;
-  /** Verifies approval signatures (used when the policy requires signed approvals). */
-  checkSignature: SignatureCheck;
 }
 
 export interface CapabilityDeclaration {

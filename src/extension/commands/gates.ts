@@ -1,18 +1,69 @@
-/** Gate commands: a person approves (signed) or rejects a pending gate. */
+/**
+ * Gate commands: a person approves or rejects a pending gate, signed with their key. A decision
+ * is the person's click on something LoopX showed at that moment: the gate's notification (which
+ * calls `decideGate` directly), the tree, or the pickers. Called with arguments by other code (an
+ * extension, an agent tool that runs commands), the command asks in a modal dialog first.
+ */
 import * as vscode from 'vscode';
 import { invoke, LoopxError, checkId } from '../../core/index';
-import type { GoalState } from '../../core/index';
-import { argsOf, Cancelled, guardTrust, input, isNode, person, pickGoal } from './shared';
+import type { Gate, GoalState } from '../../core/index';
+import type { GoalRef } from '../workspaces';
+import { argsOf, Cancelled, confirmModal, guardTrust, input, isNode, person, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+
+export type GateDecision = 'approve' | 'reject';
 
 export function gateCommands(deps: CommandDeps): CommandTable {
   return {
-    'loopx.approveGate': (a) => decideGate(deps, a, 'approve'),
-    'loopx.rejectGate': (a) => decideGate(deps, a, 'reject'),
+    'loopx.approveGate': (a) => gateCommand(deps, a, 'approve'),
+    'loopx.rejectGate': (a) => gateCommand(deps, a, 'reject'),
   };
 }
 
-async function decideGate(deps: CommandDeps, a: Arg, decision: 'approve' | 'reject'): Promise<boolean> {
+/** Signs and records the decision. Only for a person's own click (see the file comment). */
+export async function decideGate(
+  deps: CommandDeps,
+  ref: GoalRef,
+  gateId: string,
+  decision: GateDecision,
+  note?: string,
+): Promise<void> {
+  await guardTrust();
+  const signer = await deps.approver.signer(ref.store);
+  invoke(
+    ref.store,
+    decision === 'approve' ? 'gate.approve' : 'gate.reject',
+    { goalId: ref.goalId, gateId, note },
+    person(),
+    { signer },
+  );
+  deps.log.info(
+    `${decision === 'approve' ? 'approved' : 'rejected'} (signed) gate ${gateId} of goal ${ref.goalId}`,
+  );
+}
+
+/** What a modal says before a decision that other code asked for: goal, gate, and the effect. */
+function modalText(
+  state: GoalState,
+  gate: Gate,
+  decision: GateDecision,
+): { message: string; detail: string } {
+  const verb = decision === 'approve' ? 'Approve' : 'Reject';
+  const guarded = state.todos.filter((t) => t.gate === gate.id || gate.guards.includes(t.id));
+  const effect =
+    decision === 'approve'
+      ? `Agents may then run the work it guards${guarded.length ? `: ${guarded.map((t) => t.id).join(', ')}` : ''}.`
+      : `The open todos it guards are cancelled${guarded.length ? `: ${guarded.map((t) => t.id).join(', ')}` : ''}.`;
+  return {
+    message: `${verb} gate "${gate.id}" of goal "${state.title}"?`,
+    detail:
+      `Requested by ${gate.requestedBy.kind} ${gate.requestedBy.id} via ${gate.requestedBy.channel}.\n` +
+      `${gate.reason ? `Reason: ${gate.reason}\n` : ''}${effect}\n` +
+      `This was asked by a command call, not by a click in LoopX: ${verb.toLowerCase()} only if you meant to.`,
+  };
+}
+
+async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): Promise<boolean> {
   await guardTrust();
   const args = argsOf(a);
   const hasPending = (s: GoalState) => s.gates.some((g) => g.status === 'pending');
@@ -38,24 +89,20 @@ async function decideGate(deps: CommandDeps, a: Arg, decision: 'approve' | 'reje
       `gate ${gateId} is ${gate.status}${gate.decidedBy ? ` (by ${gate.decidedBy.id} at ${gate.decidedAt})` : ''}: only a pending gate can be ${decision === 'approve' ? 'approved' : 'rejected'}`,
     );
   }
-  // A click on the notification's button is the decision itself; elsewhere ask for a note.
+  // Arguments from other code decide nothing by themselves: the person answers a modal.
+  const byArguments = !isNode(a) && (args.goalId !== undefined || args.gateId !== undefined);
+  if (byArguments) {
+    const { message, detail } = modalText(state, gate, decision);
+    await confirmModal(message, detail, decision === 'approve' ? 'Approve' : 'Reject');
+  }
   const note =
     args.note ??
-    (args.fromNotification
+    (byArguments
       ? undefined
       : await input({
           prompt: `${decision === 'approve' ? 'Approve' : 'Reject'} gate ${gateId}: a note for the record (optional)`,
           validateInput: (v) => (v.length > 2000 ? 'at most 2,000 characters' : undefined),
         }));
-  const cleanNote = note?.trim() ? note.trim() : undefined;
-  if (decision === 'approve') {
-    const signature = await deps.approver.sign(ref.store, ref.goalId, gate, cleanNote);
-    invoke(ref.store, 'gate.approve', { goalId: ref.goalId, gateId, note: cleanNote, signature }, person());
-  } else {
-    invoke(ref.store, 'gate.reject', { goalId: ref.goalId, gateId, note: cleanNote }, person());
-  }
-  deps.log.info(
-    `${decision === 'approve' ? 'approved (signed)' : 'rejected'} gate ${gateId} of goal ${ref.goalId}`,
-  );
+  await decideGate(deps, ref, gateId, decision, note?.trim() ? note.trim() : undefined);
   return true;
 }

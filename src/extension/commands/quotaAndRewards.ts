@@ -1,8 +1,11 @@
 /** Quota and reward commands: grant a goal more budget, and score one of its runs. */
 import * as vscode from 'vscode';
 import { invoke } from '../../core/index';
-import { argsOf, Cancelled, guardTrust, input, isNode, person, pickGoal } from './shared';
+import { argsOf, Cancelled, confirmModal, guardTrust, input, isNode, person, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+
+/** Called by other code with arguments, rather than from the tree or the palette's pickers. */
+const byArguments = (a: Arg) => !isNode(a) && a !== undefined && Object.keys(a).length > 0;
 
 export function quotaAndRewardCommands(deps: CommandDeps): CommandTable {
   return {
@@ -51,7 +54,16 @@ async function recordReward(deps: CommandDeps, a: Arg): Promise<string> {
     prompt: 'Comment: what was good or bad',
     validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined),
   });
-  const res = invoke(ref.store, 'reward.add', { goalId: ref.goalId, runId, score, comment }, person());
+  if (byArguments(a)) {
+    await confirmModal(
+      `Record a reward of ${score} for run ${runId} of goal "${ref.goalId}"?`,
+      `Comment: ${comment || '(none)'}\nThis was asked by a command call, not by a click in LoopX: record it only if you meant to.`,
+      'Record Reward',
+    );
+  }
+  const res = invoke(ref.store, 'reward.add', { goalId: ref.goalId, runId, score, comment }, person(), {
+    signer: await deps.approver.signer(ref.store),
+  });
   return res.input.rewardId as string;
 }
 
@@ -72,6 +84,19 @@ async function grantQuota(deps: CommandDeps, a: Arg): Promise<boolean> {
     });
     budgets = { turns: Number(v) };
   }
-  invoke(ref.store, 'quota.grant', { goalId: ref.goalId, budgets, note: args.note }, person());
+  if (byArguments(a)) {
+    const what = Object.entries(budgets)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
+    await confirmModal(
+      `Grant goal "${ref.goalId}" ${what} more?`,
+      `${args.note ? `Note: ${args.note}\n` : ''}Agents may spend it on further turns. This was asked by a command call, not by a click in LoopX: grant only if you meant to.`,
+      'Grant',
+    );
+  }
+  invoke(ref.store, 'quota.grant', { goalId: ref.goalId, budgets, note: args.note }, person(), {
+    signer: await deps.approver.signer(ref.store),
+  });
   return true;
 }

@@ -31,7 +31,6 @@ export interface CommandArgs {
   costUsd?: number;
   tokens?: number;
   summary?: string;
-  fromNotification?: boolean;
 }
 
 export type Arg = Node | CommandArgs | undefined;
@@ -141,6 +140,15 @@ export async function pickGoal(
   );
   if (!pick) throw new Cancelled();
   return pick.c.ref;
+}
+
+/**
+ * A modal dialog only a person can answer: other code may call a command with arguments, but the
+ * decision waits for this click. Cancels (throws `Cancelled`) unless the person picks `action`.
+ */
+export async function confirmModal(message: string, detail: string, action: string): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
+  if (choice !== action) throw new Cancelled();
 }
 
 export async function input(

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { api, loopxCli, until, withStub, workspaceDir, EXTENSION_ID } from './util';
-import { Store, loadApprovers, approvalSignatureValid } from '../../../src/core/index';
+import { Store } from '../../../src/core/index';
 import type { Node } from '../../../src/extension/tree';
 
 const GOAL = 'refactor-payment-module';
@@ -145,31 +145,62 @@ export function registerExtensionTests(): void {
         { kind: ev.actor.kind, channel: ev.actor.channel },
         { kind: 'user', channel: 'vscode' },
       );
-      const gate = store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')!;
-      assert.ok(gate.signature, 'the approval carries a signature');
-      assert.ok(
-        approvalSignatureValid(GOAL, gate, loadApprovers(store)),
-        'the signature verifies against .loopx/approvers/',
-      );
+      assert.ok(ev.sig, 'the approval carries a signature');
+      // The editor's key was pinned when it was made, so replay gives the approval effect here.
+      assert.ok(store.trust().key(ev.sig.keyId), 'the signing key is pinned in the config folder');
+      assert.equal(store.load(GOAL).state.ignored, undefined, 'no decision was ignored');
     });
 
-    it('approves a gate through the command with a note, and rejects another', async () => {
-      const ok = await vscode.commands.executeCommand('loopx.approveGate', {
-        goalId: GOAL,
-        gateId: 'prod-db',
-        note: 'reviewed the migration',
-      });
+    it('approves nothing when other code calls the command with arguments and the person does not confirm', async () => {
+      const r = loopxCli(['gate', 'request', '--goal-id', GOAL, '--gate-id', 'sneaky', '--reason', 'x']);
+      assert.equal(r.status, 0, r.stderr);
+      const store = new Store(workspaceDir());
+      const before = store.readLog(GOAL).events.length;
+      const modals: { msg: string; modal?: boolean }[] = [];
+      const ok = await withStub(
+        'showWarningMessage',
+        (async (msg: string, opts: vscode.MessageOptions) => {
+          modals.push({ msg, modal: opts?.modal });
+          return undefined; // the person closes the dialog
+        }) as unknown as typeof vscode.window.showWarningMessage,
+        () =>
+          vscode.commands.executeCommand('loopx.approveGate', {
+            goalId: GOAL,
+            gateId: 'sneaky',
+            fromNotification: true,
+          }),
+      );
+      assert.equal(ok, undefined);
+      assert.deepEqual(modals, [
+        { msg: 'Approve gate "sneaky" of goal "Refactor Payment Module"?', modal: true },
+      ]);
+      assert.equal(store.load(GOAL).state.gates.find((g) => g.id === 'sneaky')!.status, 'pending');
+      assert.equal(store.readLog(GOAL).events.length, before, 'nothing was written');
+    });
+
+    it('approves a gate through the command with a note once the person confirms, and rejects another', async () => {
+      const confirm = (async (_msg: string, _opts: vscode.MessageOptions, action: string) =>
+        action) as unknown as typeof vscode.window.showWarningMessage;
+      const ok = await withStub('showWarningMessage', confirm, () =>
+        vscode.commands.executeCommand('loopx.approveGate', {
+          goalId: GOAL,
+          gateId: 'prod-db',
+          note: 'reviewed the migration',
+        }),
+      );
       assert.equal(ok, true);
       const store = new Store(workspaceDir());
       const g = store.load(GOAL).state.gates.find((x) => x.id === 'prod-db')!;
       assert.equal(g.status, 'approved');
       assert.equal(g.note, 'reviewed the migration');
       assert.equal(g.decidedBy?.channel, 'vscode');
-      const rejected = await vscode.commands.executeCommand('loopx.rejectGate', {
-        goalId: GOAL,
-        gateId: 'staging-deploy',
-        note: 'not this week',
-      });
+      const rejected = await withStub('showWarningMessage', confirm, () =>
+        vscode.commands.executeCommand('loopx.rejectGate', {
+          goalId: GOAL,
+          gateId: 'staging-deploy',
+          note: 'not this week',
+        }),
+      );
       assert.equal(rejected, true);
       const after = store.load(GOAL).state;
       assert.equal(after.gates.find((x) => x.id === 'staging-deploy')!.status, 'rejected');
@@ -203,14 +234,22 @@ export function registerExtensionTests(): void {
           summary: 'said hi by hand',
         }),
       );
-      const rewardId = await vscode.commands.executeCommand<string>('loopx.recordReward', {
-        goalId,
-        runId,
-        score: 0.5,
-        comment: 'fine',
-      });
+      const confirm = (async (_m: string, _o: vscode.MessageOptions, action: string) =>
+        action) as unknown as typeof vscode.window.showWarningMessage;
+      const rewardId = await withStub('showWarningMessage', confirm, () =>
+        vscode.commands.executeCommand<string>('loopx.recordReward', {
+          goalId,
+          runId,
+          score: 0.5,
+          comment: 'fine',
+        }),
+      );
       assert.match(rewardId, /^rw-/);
-      assert.ok(await vscode.commands.executeCommand('loopx.grantQuota', { goalId, turns: 5 }));
+      assert.ok(
+        await withStub('showWarningMessage', confirm, () =>
+          vscode.commands.executeCommand('loopx.grantQuota', { goalId, turns: 5 }),
+        ),
+      );
       assert.equal(store.load(goalId).state.granted.turns, 5);
       const other = await vscode.commands.executeCommand<string>('loopx.createGoal', {
         title: 'Pausable',

@@ -51,7 +51,7 @@ export function loopxCli(args: string[]): { status: number | null; stdout: strin
 export async function withStub<K extends keyof typeof vscode.window, R>(
   name: K,
   impl: (typeof vscode.window)[K],
-  fn: () => Promise<R>,
+  fn: () => PromiseLike<R>,
 ): Promise<R> {
   const w = vscode.window as unknown as Record<string, unknown>;
   const original = w[name as string];

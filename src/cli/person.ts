@@ -1,0 +1,102 @@
+/**
+ * A person at the CLI is whoever can unlock a LoopX key: the passphrase comes from the terminal
+ * (`/dev/tty`, echo off) or from a file descriptor the person's own script opened
+ * (`--passphrase-fd N`). A terminal that merely looks interactive proves nothing: an agent can
+ * fake one, but it does not know the passphrase.
+ */
+import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { configDir, refused, unlockTerminalKey, terminalKeys, usageError } from '../core/index';
+import type { Actor, Signer } from '../core/index';
+import type { CliContext } from './context';
+
+/** Reads one line from the controlling terminal with echo off; undefined when there is none. */
+export function readFromTerminal(prompt: string): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync('/dev/tty', 'r+');
+  } catch {
+    return undefined;
+  }
+  const stty = (arg: string) => spawnSync('stty', [arg], { stdio: [fd, 'ignore', 'ignore'] });
+  try {
+    fs.writeSync(fd, prompt);
+    stty('-echo');
+    const bytes: number[] = [];
+    const one = Buffer.alloc(1);
+    for (;;) {
+      const n = fs.readSync(fd, one, 0, 1, null);
+      if (n === 0 || one[0] === 0x0a || one[0] === 0x0d) break;
+      bytes.push(one[0]!);
+      if (bytes.length > 4096) break;
+    }
+    return Buffer.from(bytes).toString('utf8');
+  } finally {
+    stty('echo');
+    try {
+      fs.writeSync(fd, '\n');
+    } catch {
+      /* the terminal went away */
+    }
+    fs.closeSync(fd);
+  }
+}
+
+/** The first line of file descriptor `fd` (a pipe or file the person's script opened). */
+function readFromFd(fd: number): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(fd, 'utf8');
+  } catch (e) {
+    throw usageError(`--passphrase-fd ${fd}: cannot read it (${(e as Error).message})`, {
+      reason: 'bad_passphrase_fd',
+    });
+  }
+  return text.split(/\r?\n/, 1)[0] ?? '';
+}
+
+/**
+ * The passphrase, from --passphrase-fd or asked on the terminal. `what` names the act ("approve a
+ * gate") and `elsewhere` the other way a person can do it, for the refusal when neither works.
+ */
+export function passphrase(ctx: CliContext, prompt: string, what: string, elsewhere?: string): string {
+  const fd = ctx.globals.passphraseFd;
+  if (fd !== undefined) return readFromFd(fd);
+  const typed = (ctx.io.askTerminal ?? readFromTerminal)(prompt);
+  if (typed === undefined) {
+    throw refused(
+      `to ${what}, a person signs it with their key's passphrase, and there is no terminal here to ask it on: ` +
+        `run it in a terminal, pass --passphrase-fd N from your own script${elsewhere ? `, or use "${elsewhere}" in VS Code` : ''}. ` +
+        `Agents and scripts cannot ${what}.`,
+      { reason: 'no_terminal' },
+    );
+  }
+  return typed;
+}
+
+export function loopxConfigDir(ctx: CliContext): string {
+  return configDir(ctx.io.env);
+}
+
+/**
+ * The person making a decision: their key, unlocked with its passphrase, and the actor named
+ * after it. `what` says what they are doing ("approve a gate"); `vscodeCommand` the editor's way.
+ */
+export function person(
+  ctx: CliContext,
+  what: string,
+  vscodeCommand: string,
+): { actor: Actor; signer: Signer } {
+  const dir = loopxConfigDir(ctx);
+  if (terminalKeys(dir).length === 0) {
+    throw refused(
+      `to ${what} you sign it with your LoopX key, and this machine has none: run \`loopx key create\` once (in a terminal; it asks for a passphrase), or use "${vscodeCommand}" in VS Code. Agents and scripts cannot ${what}.`,
+      { reason: 'no_key' },
+    );
+  }
+  const signer = unlockTerminalKey(
+    dir,
+    passphrase(ctx, `LoopX passphrase to ${what}: `, what, vscodeCommand),
+  );
+  return { actor: { kind: 'user', id: signer.name, channel: 'cli' }, signer };
+}

@@ -1,0 +1,37 @@
+/** What every hook event reads and answers: the host's JSON payload and LoopX's reply. */
+import { z } from 'zod';
+
+export const HOOK_EVENTS = ['pre-tool-use', 'session-start', 'stop'] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export const HookPayload = z.looseObject({
+  hook_event_name: z.string().optional(),
+  session_id: z.string().optional(),
+  cwd: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+});
+export type HookPayload = z.infer<typeof HookPayload>;
+
+export interface HookAnswer {
+  /** What to print on stdout (JSON the host reads). */
+  output: Record<string, unknown>;
+  /** 0 lets the tool run (or leaves it to the host); 2 blocks it (hosts show stderr to the agent). */
+  exitCode: 0 | 2;
+  /** For stderr when blocking. */
+  reason?: string;
+}
+
+/**
+ * How a `loopx` argument list reads, as the CLI's own parser reads it (src/cli/parse-loopx.ts
+ * passes it in: the core never imports the CLI).
+ * - `run`: the command (its path of names, aliases resolved), its options with the global ones,
+ *   and its operands, exactly as the action would receive them;
+ * - `help`: help or the version is printed and nothing runs;
+ * - `error`: the CLI refuses the arguments (the command reached so far, if any).
+ */
+export type LoopxArgs =
+  | { kind: 'run'; command: string[]; options: Record<string, unknown>; operands: unknown[] }
+  | { kind: 'help'; command: string[] }
+  | { kind: 'error'; command: string[]; message: string };
+export type ParseLoopx = (argv: string[]) => LoopxArgs;

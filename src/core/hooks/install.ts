@@ -1,0 +1,181 @@
+/**
+ * What installing the agent hooks writes: VS Code agent hooks (`.github/hooks/loopx.json`) and
+ * Claude Code hooks (merged into `.claude/settings.local.json`, this machine's own settings, never
+ * clobbering what is there). Each hook command calls the shim by its absolute path (shim.ts), a
+ * path on this machine: which is why Claude Code's are in the local settings file, which it keeps
+ * out of git. Shared by the extension's "Install Agent Hooks" and `loopx hooks install`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LoopxError } from '../errors';
+import { hookShimCommand } from './shim';
+
+const HOST_EVENTS = [
+  ['PreToolUse', 'pre-tool-use'],
+  ['SessionStart', 'session-start'],
+  ['Stop', 'stop'],
+] as const;
+
+/**
+ * A hook command LoopX wrote: today's (`'/…/loopx-hook' pre-tool-use || exit 2`) or an older
+ * bare `loopx hook pre-tool-use`, which fails open where `loopx` is not on PATH and is replaced.
+ */
+export function isLoopxHookCommand(command: unknown): boolean {
+  return (
+    typeof command === 'string' &&
+    (/^loopx hook (pre-tool-use|session-start|stop)$/.test(command.trim()) ||
+      /(^|[\\/])loopx-hook'? (pre-tool-use|session-start|stop)( \|\| exit 2)?$/.test(command.trim()))
+  );
+}
+
+/** `.github/hooks/loopx.json` for VS Code agent hooks. */
+export function vscodeHooksFile(shim: string): Record<string, unknown> {
+  return {
+    hooks: Object.fromEntries(
+      HOST_EVENTS.map(([name, ev]) => [
+        name,
+        [{ type: 'command', command: hookShimCommand(shim, ev), timeout: 30 }],
+      ]),
+    ),
+  };
+}
+
+type HookEntry = { matcher?: string; hooks: { type: string; command: string }[] };
+type ClaudeSettings = { hooks?: Record<string, HookEntry[]> } & Record<string, unknown>;
+
+function hooksOf(settings: ClaudeSettings, file: string) {
+  const hooks = (settings.hooks ??= {});
+  if (typeof hooks !== 'object' || Array.isArray(hooks))
+    throw new LoopxError('usage', `${file} has a "hooks" value that is not an object: fix it by hand first`);
+  return hooks;
+}
+
+/** Our hook commands taken out (older installs); entries left empty go too. */
+export function withoutLoopxHooks(existing: ClaudeSettings, file = '.claude/settings.json'): ClaudeSettings {
+  const out: ClaudeSettings = structuredClone(existing);
+  if (out.hooks === undefined) return out;
+  const hooks = hooksOf(out, file);
+  for (const [name, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    const kept = list
+      .map((m) =>
+        m && Array.isArray(m.hooks)
+          ? { ...m, hooks: m.hooks.filter((h) => !isLoopxHookCommand(h?.command)) }
+          : m,
+      )
+      .filter((m) => !(m && Array.isArray(m.hooks) && m.hooks.length === 0));
+    if (kept.length) hooks[name] = kept;
+    else delete hooks[name];
+  }
+  if (Object.keys(hooks).length === 0) delete out.hooks;
+  return out;
+}
+
+/** Claude Code settings with our hooks (idempotent); other keys and hooks are kept as they are. */
+export function mergeClaudeSettings(
+  existing: ClaudeSettings,
+  shim: string,
+  file = '.claude/settings.local.json',
+): ClaudeSettings {
+  const wanted = new Map<string, string>(HOST_EVENTS.map(([name, ev]) => [name, hookShimCommand(shim, ev)]));
+  const present = (existing.hooks ?? {}) as Record<string, unknown>;
+  // Already there, and nothing of an older install left: unchanged (not even reordered).
+  const current =
+    typeof present === 'object' &&
+    !Array.isArray(present) &&
+    Object.entries(present).every(
+      ([name, list]) =>
+        Array.isArray(list) &&
+        (list as HookEntry[]).every(
+          (m) =>
+            !Array.isArray(m?.hooks) ||
+            m.hooks.every((h) => !isLoopxHookCommand(h?.command) || h.command === wanted.get(name)),
+        ),
+    ) &&
+    [...wanted].every(
+      ([name, cmd]) =>
+        Array.isArray(present[name]) &&
+        (present[name] as HookEntry[]).some(
+          (m) => Array.isArray(m?.hooks) && m.hooks.some((h) => h?.command === cmd),
+        ),
+    );
+  if (current) return structuredClone(existing);
+  const out = withoutLoopxHooks(existing, file);
+  const hooks = hooksOf(out, file);
+  for (const [name] of HOST_EVENTS) {
+    const list = (hooks[name] ??= []);
+    if (!Array.isArray(list))
+      throw new LoopxError('usage', `${file}: hooks.${name} is not a list: fix it by hand first`);
+    list.push({
+      ...(name === 'PreToolUse' ? { matcher: '*' } : {}),
+      hooks: [{ type: 'command', command: wanted.get(name)! }],
+    });
+  }
+  return out;
+}
+
+export interface HookPlan {
+  files: { path: string; before: string | undefined; after: string }[];
+}
+
+function readSettings(file: string): { text: string | undefined; json: ClaudeSettings } {
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+  if (text === undefined || !text.trim()) return { text, json: {} };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new LoopxError(
+      'corrupt',
+      `${file} is not valid JSON (${(e as Error).message}): nothing was written; fix it first`,
+    );
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new LoopxError('corrupt', `${file} is not a JSON object: nothing was written`);
+  return { text, json: json as ClaudeSettings };
+}
+
+/**
+ * What installing would write for hooks that call `shim`, without writing it. Refuses to touch a
+ * settings file it cannot parse. An older install's bare `loopx hook` commands in the shared
+ * `.claude/settings.json` are taken out.
+ */
+export function planHooks(workspace: string, shim: string): HookPlan {
+  if (!path.isAbsolute(shim)) throw new LoopxError('usage', `the hook shim path must be absolute: ${shim}`);
+  const vscodePath = path.join(workspace, '.github', 'hooks', 'loopx.json');
+  const localPath = path.join(workspace, '.claude', 'settings.local.json');
+  const sharedPath = path.join(workspace, '.claude', 'settings.json');
+  const local = readSettings(localPath);
+  const files: HookPlan['files'] = [
+    {
+      path: vscodePath,
+      before: fs.existsSync(vscodePath) ? fs.readFileSync(vscodePath, 'utf8') : undefined,
+      after: JSON.stringify(vscodeHooksFile(shim), null, 2) + '\n',
+    },
+    {
+      path: localPath,
+      before: local.text,
+      after: JSON.stringify(mergeClaudeSettings(local.json, shim, localPath), null, 2) + '\n',
+    },
+  ];
+  if (fs.existsSync(sharedPath)) {
+    const shared = readSettings(sharedPath);
+    const cleaned = withoutLoopxHooks(shared.json, sharedPath);
+    if (JSON.stringify(cleaned) !== JSON.stringify(shared.json))
+      files.push({ path: sharedPath, before: shared.text, after: JSON.stringify(cleaned, null, 2) + '\n' });
+  }
+  return { files };
+}
+
+export function applyHooks(plan: HookPlan): string[] {
+  const written: string[] = [];
+  for (const f of plan.files) {
+    if (f.before === f.after) continue;
+    fs.mkdirSync(path.dirname(f.path), { recursive: true });
+    const tmp = `${f.path}.tmp-${process.pid}`;
+    fs.writeFileSync(tmp, f.after);
+    fs.renameSync(tmp, f.path);
+    written.push(f.path);
+  }
+  return written;
+}

@@ -1,0 +1,277 @@
+/**
+ * PreToolUse only narrows what the host allows:
+ * - **allow** a shell command only when a live contract lists it (exactly as `loopx exec` would
+ *   accept it: the same checks) or when it is a read-only `loopx` command, read with the CLI's
+ *   own parser;
+ * - **deny** any other shell command, a person's decision (`gate approve`, ...), and any tool
+ *   whose input touches LoopX state (`.loopx/` of a workspace, or the user's config folder);
+ * - give **no decision** for every other tool (Write, Edit, WebFetch, mcp__*, apply_patch, ...):
+ *   the host's own permission rules and prompts apply, as if LoopX were not installed.
+ */
+import * as os from 'node:os';
+import { checkJudgment, verifyCommand } from '../exec';
+import { effectiveStatus } from '../model';
+import type { Contract } from '../model';
+import { configDir } from '../config-dir';
+import type { Store } from '../store';
+import type { HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
+import { loopxStateScanner } from './loopx-state';
+import type { StateHit } from './loopx-state';
+
+export interface PreToolUseOptions {
+  /** The CLI's parser for `loopx` argument lists (src/cli/parse-loopx.ts). */
+  parseLoopx: ParseLoopx;
+  /** For `~` and the config folder (besides the store's); default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** Relative paths are resolved against the payload's cwd, else this (default: the workspace). */
+  cwd?: string;
+}
+
+const SHELL_TOOLS =
+  /^(bash|shell|sh|terminal|run_in_terminal|runinterminal|run_command|execute_command|local_shell|exec_command)$/i;
+const SHELL_META = /[;&|`$<>(){}\n\r\\*?[\]!#~]/;
+
+/** Read-only `loopx` commands, by the command path the CLI's parser gives. */
+const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
+  ['status'],
+  ['log'],
+  ['verify'],
+  ['capabilities'],
+  ['project_prompt', 'list'],
+  ['project_prompt', 'show'],
+  ['goal', 'list'],
+  ['goal', 'show'],
+  ['todo', 'list'],
+  ['gate', 'list'],
+  ['quota', 'show'],
+  ['quota', 'should-run'],
+  ['contract', 'verify'],
+  ['summary_all'],
+];
+const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
+  ['gate', 'approve'],
+  ['gate', 'reject'],
+  ['reward', 'add'],
+  ['quota', 'grant'],
+];
+const same = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * `quota should-run` opens a run with a contract: the agent's own, for the policy's lifetime. With
+ * `--agent` it would open one in another name, with `--ttl-minutes` a longer one; only a preview
+ * (which opens nothing) may say either.
+ */
+function readOnly(p: Extract<LoopxArgs, { kind: 'run' }>): boolean {
+  if (!READ_ONLY_LOOPX.some((r) => same(r, p.command))) return false;
+  if (same(p.command, ['quota', 'should-run']))
+    return (
+      p.options.preview === true || (p.options.agent === undefined && p.options.ttlMinutes === undefined)
+    );
+  return true;
+}
+
+function commandOf(input: unknown): string | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const o = input as Record<string, unknown>;
+  for (const k of ['command', 'cmd', 'commandLine']) if (typeof o[k] === 'string') return o[k] as string;
+  return undefined;
+}
+
+/** A shell tool by name (an MCP server's `mcp__x__bash` too). */
+const isShellTool = (tool: string) => SHELL_TOOLS.test(tool) || SHELL_TOOLS.test(tool.split('__').pop()!);
+
+/** Splits a command into POSIX words when it is plain (no expansion, no operators); else undefined. */
+export function plainWords(command: string): string[] | undefined {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (c === '\\' && i + 1 < command.length) {
+      cur += command[++i];
+      inWord = true;
+    } else if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      if (end === -1) return undefined;
+      cur += command.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === '"') {
+      // Double quotes are literal only without expansions or escapes inside them.
+      const end = command.indexOf('"', i + 1);
+      if (end === -1) return undefined;
+      const inner = command.slice(i + 1, end);
+      if (/[$`\\!]/.test(inner)) return undefined;
+      cur += inner;
+      i = end;
+      inWord = true;
+    } else if (c === ' ' || c === '\t') {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+    } else if (SHELL_META.test(c)) {
+      return undefined;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+/** The contracts of open, unexpired runs of active goals. */
+function activeContracts(store: Store, now: Date): Contract[] {
+  const out: Contract[] = [];
+  for (const g of store.listGoals().goals) {
+    if (g.status !== 'active') continue;
+    try {
+      const state = store.load(g.id).state;
+      if (effectiveStatus(state) !== 'active') continue;
+      for (const r of state.runs)
+        if (!r.endedAt && r.contract && Date.parse(r.contract.expiresAt) > now.getTime())
+          out.push(r.contract);
+    } catch {
+      /* a broken goal authorises nothing */
+    }
+  }
+  return out;
+}
+
+const allow = (reason: string): HookAnswer => ({
+  output: {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: reason,
+    },
+  },
+  exitCode: 0,
+});
+const deny = (reason: string): HookAnswer => ({
+  output: {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+      permissionDecisionReason: reason,
+    },
+  },
+  exitCode: 2,
+  reason,
+});
+/** No opinion: the host decides as it would without LoopX (its rules, its prompt). */
+const noDecision = (): HookAnswer => ({ output: {}, exitCode: 0 });
+
+const stateDenial = (hit: StateHit, shell: boolean): HookAnswer =>
+  hit.where === 'config'
+    ? deny(
+        `LoopX: ${hit.path.slice(0, 200)} is in the LoopX config folder (a person's keys and this machine's LoopX secrets); agents neither read nor change it`,
+      )
+    : shell
+      ? deny('LoopX: this command touches .loopx/ directly; LoopX state changes only through loopx commands')
+      : deny(
+          `LoopX: ${hit.path.slice(0, 200)} is LoopX state; it changes only through loopx commands or tools (loopx_add_todo, loopx_complete_todo, …), never by editing files`,
+        );
+
+/** The answer for a plain `loopx ...` command, or undefined when it is judged like any command. */
+function loopxCommand(store: Store, command: string, words: string[], parse: ParseLoopx) {
+  const parsed = parse(words.slice(1));
+  // Help and the version only print.
+  if (parsed.kind === 'help') return allow('a read-only loopx command');
+  if (HUMAN_ONLY_LOOPX.some((p) => same(p, parsed.command)))
+    return deny(
+      `LoopX: \`${command.slice(0, 200)}\` is a person's decision; agents cannot approve or reject gates, record rewards or grant quota. Ask the person (loopx_request_gate).`,
+    );
+  if (same(parsed.command, ['exec'])) {
+    // Exactly as next_cli_actions gives it: `exec --contract C --todo T -- <command>` (output
+    // options aside), and then the same checks `loopx exec` makes, on what the CLI would run.
+    const at = words.indexOf('exec');
+    const end = words.indexOf('--', at);
+    const head = (end === -1 ? [] : words.slice(at + 1, end)).filter(
+      (w, i, a) => !(w === '--format' || a[i - 1] === '--format' || w === '--json'),
+    );
+    const o = parsed.kind === 'run' ? parsed.options : {};
+    const operands = parsed.kind === 'run' ? (parsed.operands[0] as string[]) : [];
+    if (
+      parsed.kind !== 'run' ||
+      end === -1 ||
+      !same(head, ['--contract', String(o.contract), '--todo', String(o.todo)]) ||
+      !operands.length
+    )
+      return deny(
+        "LoopX: run contract actions exactly as next_cli_actions gives them: loopx exec --contract C --todo T -- '<command>'",
+      );
+    const contractId = o.contract as string;
+    try {
+      verifyCommand(store, { contractId, todoId: o.todo as string, command: operands.join(' ') });
+      return allow(`listed by contract ${contractId}`);
+    } catch (e) {
+      return deny(`LoopX: ${(e as Error).message}`);
+    }
+  }
+  if (parsed.kind !== 'run') return undefined;
+  if (readOnly(parsed)) return allow('a read-only loopx command');
+  if (same(parsed.command, ['todo', 'done']) && typeof parsed.options.contract === 'string') {
+    // What `todo done --contract` checks: the todo is a judgment todo of that live contract.
+    const { contract, goalId, todoId } = parsed.options as Record<string, string>;
+    try {
+      const c = checkJudgment(store, contract!, todoId!);
+      if (c.goal.id !== goalId)
+        return deny(`LoopX: contract ${contract} belongs to goal ${c.goal.id}, not ${goalId}`);
+      return allow('completes a judgment todo under its contract');
+    } catch (e) {
+      return deny(`LoopX: ${(e as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
+export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseOptions): HookAnswer {
+  const tool = payload.tool_name ?? '';
+  const env = opts.env ?? process.env;
+  const state = loopxStateScanner({
+    cwd: payload.cwd || opts.cwd || store.workspace,
+    configDirs: [store.configDir, configDir(env)],
+    home: env.HOME || os.homedir(),
+    vars: { XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, LOOPX_CONFIG_DIR: env.LOOPX_CONFIG_DIR },
+  });
+  const command = commandOf(payload.tool_input);
+  if (command === undefined) {
+    if (isShellTool(tool))
+      return deny(
+        `LoopX: could not read the command of ${tool}; nothing runs that the contract did not list`,
+      );
+    const hit = state.toolInput(tool, payload.tool_input);
+    return hit ? stateDenial(hit, false) : noDecision();
+  }
+  // A shell command (any tool that takes one is judged as a shell): it runs only if listed.
+  const hit = state.strings([command]);
+  if (hit) return stateDenial(hit, true);
+  const words = plainWords(command.trim());
+  // Only the `loopx` found on PATH: a path (`./loopx`, `/tmp/x/loopx.js`) can name any file the
+  // agent wrote, and would run it as "a read-only loopx command".
+  if (words && words[0] === 'loopx') {
+    const answer = loopxCommand(store, command, words, opts.parseLoopx);
+    if (answer) return answer;
+  }
+  const contracts = activeContracts(store, new Date(store.now()));
+  // Listed is not enough: the same checks as `loopx exec` (signature on the log, the todo still
+  // open, its gates, the policy), so nothing runs directly that exec would refuse.
+  let refusedWhy: string | undefined;
+  for (const c of contracts) {
+    for (const a of c.actions.filter((x) => x.command === command)) {
+      try {
+        verifyCommand(store, { contractId: c.id, todoId: a.todoId, command });
+        return allow(`listed by contract ${c.id}`);
+      } catch (e) {
+        refusedWhy ??= (e as Error).message;
+      }
+    }
+  }
+  if (refusedWhy) return deny(`LoopX: \`${command.slice(0, 200)}\` is not allowed now: ${refusedWhy}`);
+  const hint = contracts.length
+    ? `the active contract${contracts.length > 1 ? 's' : ''} (${contracts.map((c) => c.id).join(', ')}) do${contracts.length > 1 ? '' : 'es'} not list it; run only next_cli_actions, or add a todo for it (loopx_add_todo) and wait for the next contract`
+    : 'there is no active contract: call loopx_get_contract (loopx quota should-run) first';
+  return deny(`LoopX: \`${command.slice(0, 200)}\` is not allowed: ${hint}`);
+}

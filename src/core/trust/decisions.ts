@@ -1,0 +1,138 @@
+/**
+ * A person's decisions: approving or rejecting a gate, a reward, a quota grant, and a quota change
+ * that loosens a budget. Each is an event carrying an Ed25519 signature (`sig`) over its canonical
+ * statement. Replay gives it effect only when the signature verifies against a key pinned on this
+ * machine; otherwise it stays in the log, with no effect, and is reported as ignored.
+ */
+import * as fs from 'node:fs';
+import { sign, verify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { canonicalJson, sha256 } from '../jsonfile';
+import { BUDGET_NAMES } from '../model';
+import type { Actor, DecisionSig, GoalState, Quota } from '../model';
+import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
+import type { PublicKeyFile } from './keys';
+
+export const DECISION_TYPES = ['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'] as const;
+
+/** What a decision's statement covers: everything in the event but its place in the chain. */
+export interface DecisionFacts {
+  goalId: string;
+  id: string;
+  ts: string;
+  writer: string;
+  actor: Actor;
+  type: string;
+  data: unknown;
+}
+
+/** Budgets, cooldown or window that `next` loosens compared with `old` (empty: it only tightens). */
+export function loosenedBy(old: Quota, next: Quota): string[] {
+  const out: string[] = BUDGET_NAMES.filter((k) => {
+    const now = next.budgets[k];
+    const was = old.budgets[k];
+    return now === undefined ? was !== undefined : was !== undefined && now > was;
+  }).map(String);
+  if (next.cooldownSeconds < old.cooldownSeconds) out.push('cooldownSeconds');
+  if (JSON.stringify(next.window) !== JSON.stringify(old.window)) out.push('window');
+  return out;
+}
+
+/** Whether an event is a person's decision, which counts only when signed by a pinned key. */
+export function isDecision(state: GoalState | undefined, ev: { type: string; data: unknown }): boolean {
+  if ((DECISION_TYPES as readonly string[]).includes(ev.type)) return true;
+  if (ev.type === 'quota.set' && state)
+    return loosenedBy(state.quota, (ev.data as { quota: Quota }).quota).length > 0;
+  return false;
+}
+
+export function decisionStatement(f: DecisionFacts): string {
+  return `loopx-decision/1\n${canonicalJson({
+    goal: f.goalId,
+    id: f.id,
+    ts: f.ts,
+    writer: f.writer,
+    actor: f.actor,
+    type: f.type,
+    data: f.data,
+  })}`;
+}
+
+/** A person's private key, unlocked for one call (a terminal passphrase, VS Code's secret storage). */
+export interface Signer {
+  keyId: string;
+  name: string;
+  sign(statement: string): string;
+}
+
+export function signerFor(privateKey: KeyObject, keyId: string, name: string): Signer {
+  return {
+    keyId,
+    name,
+    sign: (statement) => sign(null, Buffer.from(statement), privateKey).toString('base64'),
+  };
+}
+
+/** Which keys count on this machine, and how a decision is checked against them. */
+export interface Trust {
+  /** Changes when the pinned keys change: a snapshot built under other keys is replayed. */
+  readonly fingerprint: string;
+  /** Why a decision has no effect, or undefined when its signature verifies against a pinned key. */
+  rejects(f: DecisionFacts, sig: DecisionSig | undefined): string | undefined;
+  /** The pinned key with this id, if any. */
+  key(keyId: string): PublicKeyFile | undefined;
+}
+
+export function trustOf(keys: readonly PublicKeyFile[]): Trust {
+  const byId = new Map(keys.map((k) => [k.keyId, k]));
+  const objects = new Map<string, KeyObject>();
+  return {
+    fingerprint: sha256([...byId.keys()].sort().join('\n')).slice(0, 16),
+    key: (id) => byId.get(id),
+    rejects(f, sig) {
+      if (!sig) return 'it is not signed';
+      const k = byId.get(sig.keyId);
+      if (!k) return `it is signed by key ${fingerprint(sig.keyId)}, which is not pinned on this machine`;
+      let obj = objects.get(k.keyId);
+      if (!obj) objects.set(k.keyId, (obj = publicKeyObject(k)));
+      try {
+        if (verify(null, Buffer.from(decisionStatement(f)), obj, Buffer.from(sig.sig, 'base64')))
+          return undefined;
+      } catch {
+        /* a malformed signature is a bad signature */
+      }
+      return `its signature by key ${fingerprint(sig.keyId)} does not verify`;
+    },
+  };
+}
+
+/** Trusts nothing: every decision is ignored. */
+export const NO_TRUST: Trust = trustOf([]);
+
+/**
+ * The pinned keys of `configDir`, re-read when the folder changes (a person pins a key while the
+ * editor runs).
+ */
+export class PinnedTrust {
+  private cached?: { stamp: string; trust: Trust };
+  constructor(private readonly configDir: string) {}
+
+  current(): Trust {
+    let stamp = 'missing';
+    try {
+      const st = fs.statSync(trustedDir(this.configDir));
+      stamp = `${st.ino}:${st.mtimeMs}`;
+    } catch {
+      /* no key pinned yet */
+    }
+    if (this.cached?.stamp !== stamp) this.cached = { stamp, trust: trustOf(pinnedKeys(this.configDir)) };
+    return this.cached.trust;
+  }
+}
+
+/** One line per decision in the log that has no effect here, for status, verify and the editor. */
+export function describeIgnored(goal: GoalState): string[] {
+  return (goal.ignored ?? []).map(
+    (i) => `${i.type} ${i.eventId} by ${i.actor.kind} ${i.actor.id} at ${i.ts} is ignored: ${i.reason}`,
+  );
+}

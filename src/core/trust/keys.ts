@@ -1,0 +1,93 @@
+/**
+ * Approver keys. A person's Ed25519 public key counts on this machine only once it is pinned in
+ * the user's LoopX config folder (`trusted/<keyId>.json`), never because a file in the workspace
+ * names it. `.loopx/approvers/` is where teammates publish their keys for others to pin.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createPublicKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { sha256, writeJsonAtomic } from '../jsonfile';
+import { ensurePrivateDir } from '../config-dir';
+import { usageError } from '../errors';
+
+export const KEY_ID = /^[0-9a-f]{64}$/;
+
+export const PublicKeyFile = z.object({
+  v: z.literal(1),
+  keyId: z.string().regex(KEY_ID),
+  name: z.string().min(1).max(128),
+  publicKey: z.string().max(2000),
+  createdAt: z.string().max(40),
+});
+export type PublicKeyFile = z.infer<typeof PublicKeyFile>;
+
+/** The key id: sha256 of the public key's DER (SPKI) bytes. */
+export function keyIdOf(publicKeyPem: string): string {
+  return sha256(createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' }));
+}
+
+/** The short form people compare: the first 16 hex digits, in groups of four. */
+export function fingerprint(keyId: string): string {
+  return keyId.slice(0, 16).replace(/(.{4})(?!$)/g, '$1 ');
+}
+
+/** Reads a public key file; undefined when it does not check out (wrong id, bad PEM, bad JSON). */
+export function readPublicKeyFile(file: string): PublicKeyFile | undefined {
+  try {
+    const st = fs.lstatSync(file);
+    if (!st.isFile()) return undefined;
+    const k = PublicKeyFile.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    if (keyIdOf(k.publicKey) !== k.keyId || path.basename(file) !== `${k.keyId}.json`) return undefined;
+    return k;
+  } catch {
+    return undefined;
+  }
+}
+
+function keyFiles(dir: string): PublicKeyFile[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  return names.map((n) => readPublicKeyFile(path.join(dir, n))).filter((k) => k !== undefined);
+}
+
+export const trustedDir = (configDir: string) => path.join(configDir, 'trusted');
+export const approversDir = (loopxRoot: string) => path.join(loopxRoot, 'approvers');
+
+/** Keys pinned on this machine. */
+export function pinnedKeys(configDir: string): PublicKeyFile[] {
+  return keyFiles(trustedDir(configDir));
+}
+
+/** Keys published in the workspace (not trusted for that). */
+export function publishedKeys(loopxRoot: string): PublicKeyFile[] {
+  return keyFiles(approversDir(loopxRoot));
+}
+
+function checked(k: PublicKeyFile): PublicKeyFile {
+  if (keyIdOf(k.publicKey) !== k.keyId) throw usageError(`key ${k.keyId} does not match its public key`);
+  return PublicKeyFile.parse(k);
+}
+
+/** Pins a key on this machine: from now on its signatures count here. */
+export function pinKey(configDir: string, k: PublicKeyFile): void {
+  const dir = ensurePrivateDir(trustedDir(configDir));
+  writeJsonAtomic(path.join(dir, `${k.keyId}.json`), checked(k));
+}
+
+/** Publishes a public key in the workspace for teammates (once per key). */
+export function publishKey(loopxRoot: string, k: PublicKeyFile): void {
+  const file = path.join(approversDir(loopxRoot), `${k.keyId}.json`);
+  if (readPublicKeyFile(file)) return;
+  fs.mkdirSync(approversDir(loopxRoot), { recursive: true });
+  writeJsonAtomic(file, checked(k));
+}
+
+export function publicKeyObject(k: PublicKeyFile): KeyObject {
+  return createPublicKey(k.publicKey);
+}

@@ -1,0 +1,145 @@
+/**
+ * A person's key for the terminal: an Ed25519 key pair whose private half is encrypted with a
+ * passphrase (scrypt, then AES-256-GCM) in the user's config folder. A terminal without the
+ * passphrase is not a person, however interactive it looks.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  scryptSync,
+} from 'node:crypto';
+import { z } from 'zod';
+import { writeFileAtomic } from '../jsonfile';
+import { ensurePrivateDir } from '../config-dir';
+import { notFound, refused, usageError } from '../errors';
+import { KEY_ID, keyIdOf, pinKey } from './keys';
+import type { PublicKeyFile } from './keys';
+import { signerFor } from './decisions';
+import type { Signer } from './decisions';
+
+/** scrypt cost: about 0.1 s and 32 MiB here, so a guessed passphrase costs as much. */
+const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;
+const SCRYPT_MAXMEM = 64 * 1024 * 1024;
+export const MIN_PASSPHRASE = 8;
+
+const KeyFile = z.object({
+  v: z.literal(1),
+  keyId: z.string().regex(KEY_ID),
+  name: z.string().min(1).max(128),
+  publicKey: z.string().max(2000),
+  createdAt: z.string().max(40),
+  kdf: z.object({
+    name: z.literal('scrypt'),
+    N: z.number().int(),
+    r: z.number().int(),
+    p: z.number().int(),
+    salt: z.string(),
+  }),
+  cipher: z.object({ name: z.literal('aes-256-gcm'), iv: z.string(), tag: z.string(), data: z.string() }),
+});
+type KeyFile = z.infer<typeof KeyFile>;
+
+export const keysDir = (configDir: string) => path.join(configDir, 'keys');
+
+function derive(passphrase: string, salt: Buffer, kdf: { N: number; r: number; p: number }): Buffer {
+  return scryptSync(passphrase.normalize('NFC'), salt, 32, { ...kdf, maxmem: SCRYPT_MAXMEM });
+}
+
+/** Makes a new key, stores it encrypted, and pins its public half: the person's own key counts here. */
+export function createTerminalKey(
+  configDir: string,
+  name: string,
+  passphrase: string,
+  now: string,
+): PublicKeyFile {
+  if (passphrase.length < MIN_PASSPHRASE)
+    throw usageError(`the passphrase must be at least ${MIN_PASSPHRASE} characters`, {
+      reason: 'weak_passphrase',
+    });
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const keyId = keyIdOf(publicPem);
+  const salt = randomBytes(16);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', derive(passphrase, salt, SCRYPT), iv);
+  const data = Buffer.concat([
+    cipher.update(privateKey.export({ type: 'pkcs8', format: 'der' })),
+    cipher.final(),
+  ]);
+  const file: KeyFile = {
+    v: 1,
+    keyId,
+    name,
+    publicKey: publicPem,
+    createdAt: now,
+    kdf: { name: 'scrypt', ...SCRYPT, salt: salt.toString('base64') },
+    cipher: {
+      name: 'aes-256-gcm',
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    },
+  };
+  const dir = ensurePrivateDir(keysDir(configDir));
+  writeFileAtomic(path.join(dir, `${keyId}.json`), JSON.stringify(file, null, 2) + '\n', 0o600);
+  const pub = { v: 1 as const, keyId, name, publicKey: publicPem, createdAt: now };
+  pinKey(configDir, pub);
+  return pub;
+}
+
+/** The terminal keys in the config folder, newest first. */
+export function terminalKeys(configDir: string): (PublicKeyFile & { file: string })[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(keysDir(configDir)).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: (PublicKeyFile & { file: string })[] = [];
+  for (const n of names) {
+    const file = path.join(keysDir(configDir), n);
+    try {
+      const k = KeyFile.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+      out.push({ v: 1, keyId: k.keyId, name: k.name, publicKey: k.publicKey, createdAt: k.createdAt, file });
+    } catch {
+      /* not a key file */
+    }
+  }
+  return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** Unlocks a terminal key with its passphrase (the newest key, or `keyId`). */
+export function unlockTerminalKey(configDir: string, passphrase: string, keyId?: string): Signer {
+  const keys = terminalKeys(configDir);
+  const k = keyId ? keys.find((x) => x.keyId.startsWith(keyId)) : keys[0];
+  if (!k) {
+    throw notFound(
+      keyId
+        ? `no terminal key ${keyId} in ${keysDir(configDir)}`
+        : `you have no LoopX key on this machine: make one with \`loopx key create\` (it asks for a passphrase), then run this again`,
+      { reason: 'no_key' },
+    );
+  }
+  const f = KeyFile.parse(JSON.parse(fs.readFileSync(k.file, 'utf8')));
+  let der: Buffer;
+  try {
+    const d = createDecipheriv(
+      'aes-256-gcm',
+      derive(passphrase, Buffer.from(f.kdf.salt, 'base64'), f.kdf),
+      Buffer.from(f.cipher.iv, 'base64'),
+    );
+    d.setAuthTag(Buffer.from(f.cipher.tag, 'base64'));
+    der = Buffer.concat([d.update(Buffer.from(f.cipher.data, 'base64')), d.final()]);
+  } catch {
+    throw refused(`wrong passphrase for key ${f.keyId.slice(0, 16)} (${f.name})`, {
+      reason: 'wrong_passphrase',
+    });
+  }
+  const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  return signerFor(privateKey, f.keyId, f.name);
+}

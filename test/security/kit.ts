@@ -1,0 +1,136 @@
+/**
+ * What the security tests share: a workspace with its own LoopX config folder, driven through the
+ * BUILT command (`node bin/loopx.js`, see test/cli/helpers.ts), and the tools an agent with a
+ * shell has: reading and appending files under `.loopx/`, making links, computing an HMAC.
+ */
+import assert from 'node:assert/strict';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { canonicalJson } from '../../src/core/jsonfile';
+import { loopx, tempDir } from '../cli/helpers';
+import type { Result } from '../cli/helpers';
+
+export { removeTempDirs, tempDir, ok, fails, loopx } from '../cli/helpers';
+export type { Result } from '../cli/helpers';
+
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+
+/** A workspace and a config folder of its own, both fresh. */
+export class Sandbox {
+  readonly dir = tempDir('loopx-sec-ws-');
+  readonly config = tempDir('loopx-sec-config-');
+
+  /** `loopx args...` in the workspace, as an agent (no terminal), with this config folder. */
+  run(args: string[], env: Record<string, string> = {}): Promise<Result> {
+    return loopx(args, { cwd: this.dir, env: { LOOPX_CONFIG_DIR: this.config, ...env } });
+  }
+
+  async json(args: string[], env: Record<string, string> = {}): Promise<Record<string, unknown>> {
+    const r = await this.run(['--json', ...args], env);
+    assert.equal(r.code, 0, `loopx ${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  }
+
+  file(...parts: string[]): string {
+    return path.join(this.dir, ...parts);
+  }
+
+  /** A goal `g` with one todo `t` whose action is `action`; returns the todo id. */
+  async goalWithTodo(action = 'echo listed', goalId = 'g'): Promise<string> {
+    await this.json(['goal', 'create', '--goal-id', goalId, '--title', 'Target']);
+    const out = await this.json(['todo', 'add', '--goal-id', goalId, '--title', 'Work', '--action', action]);
+    const id = (out.todo as { id?: string } | undefined)?.id ?? (out.id as string | undefined);
+    assert.ok(id, `todo add printed no id: ${JSON.stringify(out)}`);
+    return id;
+  }
+
+  /** The only workspace folder of the config folder: where this workspace's secrets are. */
+  secretsDir(): string {
+    const root = path.join(this.config, 'workspaces');
+    const names = fs.existsSync(root) ? fs.readdirSync(root) : [];
+    assert.equal(
+      names.length,
+      1,
+      `expected one workspace folder in ${root}, found ${names.join(', ') || 'none'}`,
+    );
+    return path.join(root, names[0]!);
+  }
+
+  /** A secret of this workspace as the config folder holds it (hex text). */
+  secretHex(name: string): string {
+    return fs.readFileSync(path.join(this.secretsDir(), name), 'utf8').trim();
+  }
+}
+
+/** Every regular file under `dir` (links are not followed). */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  (function walk(d: string) {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(p);
+    }
+  })(dir);
+  return out;
+}
+
+/** A contract as `loopx quota should-run` would issue it, signed with `key` (any key). */
+export function mintContract(
+  key: Buffer,
+  c: {
+    goalId: string;
+    todoId: string;
+    command: string;
+    agent?: string;
+    issuedAt?: Date;
+    lifetimeMinutes?: number;
+  },
+) {
+  const issued = c.issuedAt ?? new Date(Date.now() - 1000);
+  const unsigned = {
+    v: 1 as const,
+    id: `c-${randomBytes(5).toString('hex')}`,
+    goalId: c.goalId,
+    runId: `run-${randomBytes(4).toString('hex')}`,
+    agent: c.agent ?? 'agent',
+    issuedAt: issued.toISOString(),
+    expiresAt: new Date(issued.getTime() + (c.lifetimeMinutes ?? 30) * 60_000).toISOString(),
+    actions: [{ todoId: c.todoId, command: c.command }],
+    judgment: [] as string[],
+  };
+  const sig = createHmac('sha256', key).update(canonicalJson(unsigned)).digest('hex');
+  return { ...unsigned, sig };
+}
+
+/**
+ * Appends a `run.started` event carrying `contract` to the goal's log, chained the way LoopX
+ * chains its own lines (next seq, sha256 of the previous line): what an agent with a shell can
+ * write by hand. The copy of the last line keeps its writer and version.
+ */
+export function appendRunStarted(sb: Sandbox, goalId: string, contract: ReturnType<typeof mintContract>) {
+  const file = sb.file('.loopx', 'goals', goalId, 'events.jsonl');
+  const text = fs.readFileSync(file, 'utf8');
+  const lines = text.split('\n').filter(Boolean);
+  const lastLine = lines.at(-1)!;
+  const last = JSON.parse(lastLine) as { v: number; seq: number; writer: string };
+  const ev = {
+    v: last.v,
+    seq: last.seq + 1,
+    id: `ev-${randomBytes(5).toString('hex')}`,
+    ts: new Date().toISOString(),
+    writer: last.writer,
+    actor: { kind: 'agent', id: contract.agent, channel: 'cli' },
+    prev: sha256(lastLine),
+    type: 'run.started',
+    data: { run: { id: contract.runId, agent: contract.agent, contract } },
+  };
+  fs.appendFileSync(file, JSON.stringify(ev) + '\n');
+}
+
+/** The `loopx exec` line for a contract's first action, as an executor would run it. */
+export function execArgs(contract: ReturnType<typeof mintContract>): string[] {
+  const a = contract.actions[0]!;
+  return ['exec', '--contract', contract.id, '--todo', a.todoId, '--', a.command];
+}

@@ -1,0 +1,173 @@
+/**
+ * A person's decisions count only when signed by a key pinned on this machine. These tests write
+ * the log the way an agent with a shell would (a well-formed line with the right seq and prev)
+ * and check that replay gives such a line no effect, names it, and leaves the gate decidable.
+ */
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { invoke } from '../../src/core/capabilities';
+import { parseLog } from '../../src/core/event-log';
+import { keyIdOf, pinKey, publishKey } from '../../src/core/trust/keys';
+import { decisionStatement, signerFor } from '../../src/core/trust/decisions';
+import type { Store } from '../../src/core/store';
+import type { LoopxEvent } from '../../src/core/events';
+import { human, agent, removeTempDirs, signed, personSigner } from '../helpers/store';
+import { goalFixture, quota } from '../helpers/contract-kit';
+
+after(removeTempDirs);
+
+/** Appends a line the way a forger would: right seq, right prev, whatever it likes inside. */
+function forge(store: Store, goalId: string, ev: Partial<LoopxEvent> & { type: string; data: unknown }) {
+  const file = store.eventsPath(goalId);
+  const log = parseLog(fs.readFileSync(file), file);
+  const line = JSON.stringify({
+    v: 1,
+    seq: log.events.length + 1,
+    id: `ev-forged${log.events.length}`,
+    ts: new Date().toISOString(),
+    writer: log.events[0]!.writer,
+    actor: { kind: 'user', id: 'alice', channel: 'cli' },
+    prev: log.hashes.at(-1),
+    ...ev,
+  });
+  fs.appendFileSync(file, line + '\n');
+  return JSON.parse(line) as LoopxEvent;
+}
+
+function withPendingGate() {
+  const f = goalFixture();
+  invoke(f.store, 'gate.request', { goalId: f.goalId, gateId: 'prod', reason: 'deploys' }, agent);
+  return f;
+}
+
+const gate = (store: Store, goalId: string) => store.load(goalId).state.gates.find((g) => g.id === 'prod')!;
+
+describe('trust: only a pinned key makes a decision', () => {
+  it('an unsigned approval appended to the log has no effect, is named, and the gate stays decidable', () => {
+    const { store, goalId } = withPendingGate();
+    forge(store, goalId, { type: 'gate.approved', data: { gateId: 'prod' } });
+    const s = store.load(goalId).state;
+    assert.equal(gate(store, goalId).status, 'pending');
+    assert.deepEqual(
+      s.ignored?.map((i) => [i.type, i.reason]),
+      [['gate.approved', 'it is not signed']],
+    );
+    invoke(store, 'gate.approve', { goalId, gateId: 'prod' }, human, signed(store));
+    assert.equal(gate(store, goalId).status, 'approved', 'a person still approves after the forgery');
+  });
+
+  it('a key the agent made and published in .loopx/approvers/ does not count; pinning it later does', () => {
+    const { store, goalId } = withPendingGate();
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const key = {
+      v: 1 as const,
+      keyId: keyIdOf(pem),
+      name: 'mallory',
+      publicKey: pem,
+      createdAt: '2026-11-30T00:00:00Z',
+    };
+    publishKey(store.root, key);
+    const draft = {
+      id: 'ev-forgedsig',
+      ts: new Date().toISOString(),
+      writer: parseLog(fs.readFileSync(store.eventsPath(goalId)), 'x').events[0]!.writer,
+      actor: { kind: 'user' as const, id: 'alice', channel: 'cli' as const },
+      type: 'gate.approved',
+      data: { gateId: 'prod' },
+    };
+    const sig = {
+      keyId: key.keyId,
+      sig: signerFor(privateKey, key.keyId, 'mallory').sign(decisionStatement({ goalId, ...draft })),
+    };
+    forge(store, goalId, { ...draft, sig } as Partial<LoopxEvent> & { type: string; data: unknown });
+    assert.equal(gate(store, goalId).status, 'pending');
+    assert.match(store.load(goalId).state.ignored![0]!.reason, /not pinned on this machine/);
+    // The snapshot was made under the old set of pinned keys: pinning a key replays the log.
+    pinKey(store.configDir, key);
+    assert.equal(
+      gate(store, goalId).status,
+      'approved',
+      'a pinned key counts, without a stale snapshot hiding it',
+    );
+  });
+
+  it('a signed decision copied into the log again has no second effect (a grant is not doubled)', () => {
+    const { store, goalId } = goalFixture({ quota: quota({ turns: 10 }) });
+    invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human, signed(store));
+    const file = store.eventsPath(goalId);
+    const grant = parseLog(fs.readFileSync(file), file).events.find((e) => e.type === 'quota.granted')!;
+    const { seq: _s, prev: _p, ...rest } = grant;
+    forge(store, goalId, rest);
+    const s = store.load(goalId).state;
+    assert.equal(s.granted.turns, 5);
+    assert.match(s.ignored![0]!.reason, /repeats decision/);
+  });
+
+  it('a signature does not carry over to other data: an edited note or gate id fails to verify', () => {
+    const { store, goalId } = withPendingGate();
+    invoke(store, 'gate.request', { goalId, gateId: 'other' }, agent);
+    invoke(store, 'gate.approve', { goalId, gateId: 'other', note: 'ok' }, human, signed(store));
+    const file = store.eventsPath(goalId);
+    const approved = parseLog(fs.readFileSync(file), file).events.find((e) => e.type === 'gate.approved')!;
+    const { seq: _s, prev: _p, ...rest } = approved;
+    forge(store, goalId, { ...rest, id: 'ev-retarget', data: { gateId: 'prod', note: 'ok' } });
+    assert.equal(gate(store, goalId).status, 'pending');
+    assert.match(store.load(goalId).state.ignored![0]!.reason, /does not verify/);
+  });
+
+  it("a person's decision without a key is refused before anything is written, naming what to do", () => {
+    const { store, goalId } = withPendingGate();
+    const before = fs.readFileSync(store.eventsPath(goalId));
+    for (const [cap, input] of [
+      ['gate.approve', { goalId, gateId: 'prod' }],
+      ['gate.reject', { goalId, gateId: 'prod' }],
+      ['quota.grant', { goalId, budgets: { turns: 1 } }],
+    ] as const) {
+      assert.throws(
+        () => invoke(store, cap, input, human),
+        (e: Error & { details?: { reason?: string } }) =>
+          e.details?.reason === 'unsigned_decision' && /loopx key create/.test(e.message),
+      );
+    }
+    assert.deepEqual(fs.readFileSync(store.eventsPath(goalId)), before);
+  });
+
+  it('a signer whose key is not pinned here is refused: its decision would be ignored', () => {
+    const { store, goalId } = withPendingGate();
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const keyId = keyIdOf(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    assert.throws(
+      () =>
+        invoke(store, 'gate.approve', { goalId, gateId: 'prod' }, human, {
+          signer: signerFor(privateKey, keyId, 'x'),
+        }),
+      (e: Error & { details?: { reason?: string } }) => e.details?.reason === 'untrusted_signer',
+    );
+    assert.equal(gate(store, goalId).status, 'pending');
+  });
+
+  it('loosening a quota is a decision: refused unsigned, ignored when forged; tightening needs no key', () => {
+    const { store, goalId } = goalFixture({ quota: quota({ turns: 10 }) });
+    assert.throws(
+      () => invoke(store, 'quota.set', { goalId, quota: quota({ turns: 50 }) }, human),
+      (e: Error & { details?: { reason?: string } }) => e.details?.reason === 'unsigned_decision',
+    );
+    forge(store, goalId, { type: 'quota.set', data: { quota: quota({ turns: 1000 }) } });
+    assert.equal(store.load(goalId).state.quota.budgets.turns, 10);
+    invoke(store, 'quota.set', { goalId, quota: quota({ turns: 5 }) }, agent);
+    assert.equal(store.load(goalId).state.quota.budgets.turns, 5);
+    invoke(store, 'quota.set', { goalId, quota: quota({ turns: 50 }) }, human, signed(store));
+    assert.equal(store.load(goalId).state.quota.budgets.turns, 50);
+  });
+
+  it('no secret and no trust lives in the workspace: the pinned keys are in the config folder', () => {
+    const { store } = withPendingGate();
+    personSigner(store);
+    assert.ok(fs.readdirSync(path.join(store.configDir, 'trusted')).length >= 1);
+    assert.ok(!store.configDir.startsWith(store.workspace + path.sep));
+  });
+});
