@@ -9,9 +9,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { Store, invoke, shouldRun, decide, effectiveStatus } from '../src/core/index';
+import { Store, invoke, shouldRun, decide } from '../src/core/index';
 import type { Actor, EventDraft } from '../src/core/index';
 import { draft } from '../src/core/events';
+
+// The bench's stores keep their keys in a config folder of the run's own (as scripts/test.mjs
+// gives the tests), never in the user's ~/.config/loopx; child processes inherit it.
+if (!process.env.LOOPX_CONFIG_DIR) {
+  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-config-'));
+  process.env.LOOPX_CONFIG_DIR = own;
+  process.on('exit', () => fs.rmSync(own, { recursive: true, force: true }));
+}
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
@@ -413,7 +421,6 @@ function hostActivation() {
   await writers();
   bundles();
   if (withHost) hostActivation();
-  void effectiveStatus;
   results.finished = new Date().toISOString();
   const w = [0, 1, 2, 3].map((c) =>
     Math.max(...table.map((r) => r[c]!.length), ['what', 'median', 'vs floor', 'target'][c]!.length),

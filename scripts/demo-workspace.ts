@@ -5,14 +5,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
 import {
   Store,
   invoke,
   shouldRun,
   execUnderContract,
   summaryAll,
-  keyIdOf,
+  newKeyPair,
   pinKey,
   signerFor,
 } from '../src/core/index';
@@ -26,25 +25,17 @@ const person: Actor = { kind: 'user', id: 'demo-user', channel: 'cli' };
  * counts, and its private half is never stored: nothing else can ever be signed with it.
  */
 function demoSigner(store: Store): Signer {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const keyId = keyIdOf(publicPem);
-  pinKey(store.configDir, {
-    v: 1,
-    keyId,
-    name: 'demo-user (demo key, private half discarded)',
-    publicKey: publicPem,
-    createdAt: store.now(),
-  });
-  return signerFor(privateKey, keyId, 'demo-user');
+  const { privateKey, pub } = newKeyPair('demo-user (demo key, private half discarded)', store.now());
+  pinKey(store.configDir, pub);
+  return signerFor(privateKey, pub.keyId, 'demo-user');
 }
 const agent: Actor = { kind: 'agent', id: 'demo-agent', channel: 'cli' };
 
-export async function prepareDemo(dir: string): Promise<{ dir: string; goalId: string }> {
+export async function prepareDemo(dir: string): Promise<{ dir: string; goalId: string; configDir: string }> {
   fs.mkdirSync(dir, { recursive: true });
   const store = Store.init(dir);
   const existing = store.goalIds().find((id) => id.startsWith('refactor-payment-module'));
-  if (existing) return { dir, goalId: existing };
+  if (existing) return { dir, goalId: existing, configDir: store.configDir };
   fs.writeFileSync(
     path.join(dir, 'README.md'),
     '# LoopX demo workspace\n\nA goal with todos, a pending gate and some history.\n',
@@ -123,10 +114,10 @@ export async function prepareDemo(dir: string): Promise<{ dir: string; goalId: s
     },
     person,
   );
-  return { dir, goalId };
+  return { dir, goalId, configDir: store.configDir };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) {
   const dir = path.resolve(process.argv[2] ?? '.loopx-demo');
-  prepareDemo(dir).then(({ dir: d, goalId }) => console.log(JSON.stringify({ dir: d, goalId })));
+  prepareDemo(dir).then((out) => console.log(JSON.stringify(out)));
 }

@@ -25,16 +25,6 @@ import { packageVsix } from './package.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.resolve(process.argv[2] ?? path.join(ROOT, '.loopx-demo'));
 const say = (msg) => console.log(`[loopx] ${msg}`);
-// code-server runs with its own XDG_CONFIG_HOME (a temp folder); the editor must use the same
-// LoopX config folder (workspace secrets, keys) as this script and your terminal: name it.
-const loopxConfigDir = process.env.LOOPX_CONFIG_DIR
-  ? path.resolve(process.env.LOOPX_CONFIG_DIR)
-  : path.join(
-      process.env.XDG_CONFIG_HOME
-        ? path.resolve(process.env.XDG_CONFIG_HOME)
-        : path.join(os.homedir(), '.config'),
-      'loopx',
-    );
 
 // State of this run; everything is removed on exit.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-start-'));
@@ -91,7 +81,9 @@ async function main() {
   );
   if (prep.status !== 0)
     throw new Error(`preparing the demo workspace failed (exit ${prep.status ?? prep.signal})`);
-  const { goalId } = JSON.parse(prep.stdout);
+  // code-server runs with its own XDG_CONFIG_HOME (a temp folder); the editor must use the same
+  // LoopX config folder (workspace secrets, keys) as the demo's preparation and your terminal.
+  const { goalId, configDir: loopxConfigDir } = JSON.parse(prep.stdout);
 
   const wanted = Number(process.env.PORT || 8080);
   if (!Number.isInteger(wanted) || wanted < 1 || wanted > 65535)

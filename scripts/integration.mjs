@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ownConfigDir } from './own-config-dir.mjs';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 await esbuild.build({
@@ -21,8 +22,8 @@ await esbuild.build({
 const ws = mkdtempSync(join(tmpdir(), 'loopx-it-'));
 // The LoopX config folder (workspace secrets, keys) of the run: the same for the workspace's
 // preparation and for the editor, and never the user's own ~/.config/loopx.
-const configDir = process.env.LOOPX_CONFIG_DIR ? undefined : mkdtempSync(join(tmpdir(), 'loopx-it-config-'));
-const env = configDir ? { ...process.env, LOOPX_CONFIG_DIR: configDir } : { ...process.env };
+const config = ownConfigDir('loopx-it-config-');
+const env = config.env;
 try {
   const prep = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/demo-workspace.ts'), ws], {
     cwd: root,
@@ -46,5 +47,5 @@ try {
   process.exitCode = r.status ?? 1;
 } finally {
   rmSync(ws, { recursive: true, force: true });
-  if (configDir) rmSync(configDir, { recursive: true, force: true });
+  config.cleanup();
 }

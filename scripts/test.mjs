@@ -2,10 +2,10 @@
 // Node 20's `--test` takes no globs, so this lists the files: node scripts/test.mjs <dir> [file-filter]
 // The tests get their own LoopX config folder (LOOPX_CONFIG_DIR, a fresh temp folder removed at the
 // end) unless one is set: the workspaces they make never write secrets into the user's ~/.config.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { ownConfigDir } from './own-config-dir.mjs';
 
 const [dir, filter = ''] = process.argv.slice(2);
 if (!dir) {
@@ -24,14 +24,14 @@ if (files.length === 0) {
   console.error(`no test files under ${dir}${filter ? ` matching ${filter}` : ''}`);
   process.exit(1);
 }
-const ownConfig = process.env.LOOPX_CONFIG_DIR ? undefined : mkdtempSync(join(tmpdir(), 'loopx-config-'));
+const config = ownConfigDir();
 let r;
 try {
   r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
     stdio: 'inherit',
-    env: ownConfig ? { ...process.env, LOOPX_CONFIG_DIR: ownConfig } : process.env,
+    env: config.env,
   });
 } finally {
-  if (ownConfig) rmSync(ownConfig, { recursive: true, force: true });
+  config.cleanup();
 }
 process.exit(r.status ?? 1);

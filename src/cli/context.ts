@@ -2,8 +2,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store, LoopxError, notFound, usageError } from '../core/index';
-import type { Actor } from '../core/index';
+import { Store, LoopxError, configDir, notFound, usageError } from '../core/index';
+import type { Actor, StoreOptions } from '../core/index';
 
 export interface GlobalOptions {
   format?: string;
@@ -84,16 +84,26 @@ export class CliContext {
       throw notFound(
         `no LoopX workspace here or above ${this.io.cwd}: run \`loopx init\` first (or pass --workspace DIR)`,
       );
-    return Store.open(dir);
+    return Store.open(dir, this.storeOptions());
+  }
+
+  /** The user's LoopX config folder, from this call's environment (keys, pinned keys, secrets). */
+  configDir(): string {
+    return configDir(this.io.env);
+  }
+
+  /** What every store this call opens shares: the config folder of this call's environment. */
+  storeOptions(): StoreOptions {
+    return { configDir: this.configDir() };
   }
 
   /** Like `store`, but creates `.loopx/` in the current folder when there is none (goal creation). */
   storeOrInit(): Store {
     const dir = this.workspaceDir();
-    if (dir && fs.existsSync(path.join(dir, '.loopx', 'goals'))) return Store.open(dir);
+    if (dir && fs.existsSync(path.join(dir, '.loopx', 'goals'))) return Store.open(dir, this.storeOptions());
     const target = dir ?? this.io.cwd;
     this.io.stderr(`loopx: initialised a LoopX workspace in ${target}\n`);
-    return Store.init(target);
+    return Store.init(target, this.storeOptions());
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { configDir, refused, unlockTerminalKey, terminalKeys, usageError } from '../core/index';
+import { refused, unlockTerminalKey, terminalKeys, usageError } from '../core/index';
 import type { Actor, Signer } from '../core/index';
 import type { CliContext } from './context';
 
@@ -74,10 +74,6 @@ export function passphrase(ctx: CliContext, prompt: string, what: string, elsewh
   return typed;
 }
 
-export function loopxConfigDir(ctx: CliContext): string {
-  return configDir(ctx.io.env);
-}
-
 /**
  * The person making a decision: their key, unlocked with its passphrase, and the actor named
  * after it. `what` says what they are doing ("approve a gate"); `vscodeCommand` the editor's way.
@@ -87,7 +83,7 @@ export function person(
   what: string,
   vscodeCommand: string,
 ): { actor: Actor; signer: Signer } {
-  const dir = loopxConfigDir(ctx);
+  const dir = ctx.configDir();
   if (terminalKeys(dir).length === 0) {
     throw refused(
       `to ${what} you sign it with your LoopX key, and this machine has none: run \`loopx key create\` once (in a terminal; it asks for a passphrase), or use "${vscodeCommand}" in VS Code. Agents and scripts cannot ${what}.`,

@@ -89,9 +89,7 @@ function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<
       blockedBy.push(`${t.id}'s action is denied by the workspace policy`);
       continue;
     }
-    const missing = gatesFor(t, policy, goal.gates).filter(
-      (g) => !gateApproved(goal.gates.find((x) => x.id === g.id)),
-    );
+    const missing = gatesFor(t, policy, goal.gates).filter((g) => !gateApproved(goal.gates, g.id));
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);

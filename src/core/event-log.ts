@@ -5,44 +5,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { corrupt, refused, usageError } from './errors';
+import { corrupt, usageError } from './errors';
 import { newId } from './ids';
 import { sha256, describeIssues } from './jsonfile';
-import type { Actor, DecisionSig, GoalState } from './model';
+import type { Actor, GoalState } from './model';
 import { EVENT_VERSION, LoopxEvent, applyInPlace } from './events';
 import type { EventDraft } from './events';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
-import { decisionStatement, isDecision } from './trust/decisions';
+import { NO_TRUST, isDecision, signDecision } from './trust/decisions';
 import type { Signer, Trust } from './trust/decisions';
-import { NO_TRUST } from './trust/decisions';
-
-const HOW_TO_SIGN =
-  'at a terminal, make your key once with `loopx key create`, then give its passphrase when asked; in VS Code, use the LoopX commands';
-
-/**
- * Signs a person's decision, refusing when there is no key, or when the signature would not
- * count here (the key is not pinned): a decision that would be ignored must not be written.
- */
-function signDecision(goalId: string, ev: LoopxEvent, signer: Signer | undefined, trust: Trust): DecisionSig {
-  if (!signer) {
-    throw refused(
-      `${ev.type} is a person's decision and must be signed with the person's key: ${HOW_TO_SIGN}`,
-      {
-        goalId,
-        reason: 'unsigned_decision',
-      },
-    );
-  }
-  const sig = { keyId: signer.keyId, sig: signer.sign(decisionStatement({ goalId, ...ev })) };
-  const why = trust.rejects({ goalId, ...ev }, sig);
-  if (why) {
-    throw refused(
-      `${ev.type} would have no effect: ${why}. Pin the key with \`loopx approvers trust ${signer.keyId.slice(0, 16)}\``,
-      { goalId, reason: 'untrusted_signer', keyId: signer.keyId },
-    );
-  }
-  return sig;
-}
 
 export interface ParsedLog {
   events: LoopxEvent[];

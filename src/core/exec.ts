@@ -10,7 +10,7 @@ import { draft } from './events';
 import { refused, notFound, quote } from './errors';
 import { checkId, newId } from './ids';
 import { Id, Line, Text, Artifact, effectiveStatus, Contract as ContractSchema } from './model';
-import type { Actor, Contract, GoalState, Run, Todo } from './model';
+import type { Actor, Contract, GoalState, Policy, Run, Todo } from './model';
 import { contractSignatureValid, findContract, gatesFor } from './contract';
 import { contractTooLong } from './issued-contract';
 import type { Store } from './store';
@@ -29,12 +29,13 @@ function firstDifference(a: string, b: string): number {
   return i;
 }
 
-/**
- * Checks that `command` may run now for `todoId` under `contractId`. Without a todo, the command
- * must be one the contract lists for some todo; without a command, the todo's listed action.
- */
 /** A contract that still authorises work: found, untampered, its run open, unexpired, goal active. */
-export function checkContract(store: Store, contractId: string, now = new Date(store.now())) {
+export function checkContract(
+  store: Store,
+  contractId: string,
+  now = new Date(store.now()),
+  policy: Policy = store.policy(),
+) {
   checkId(contractId, 'contract id');
   const hint = findContract(store, contractId);
   const forged = () =>
@@ -71,7 +72,7 @@ export function checkContract(store: Store, contractId: string, now = new Date(s
   }
   // Issuing caps the lifetime at the policy's TTL; checking does it again, so a contract minted
   // by hand with a long expiry (or issued under a looser policy) authorises nothing.
-  const tooLong = contractTooLong(contract, store.policy());
+  const tooLong = contractTooLong(contract, policy);
   if (tooLong) {
     throw refused(
       `contract ${cid} is refused: ${tooLong}. Get a new one with \`loopx quota should-run --goal-id ${goal.id}\``,
@@ -110,7 +111,8 @@ export function verifyCommand(
   now = new Date(store.now()),
 ): Verified {
   if (q.todoId !== undefined) checkId(q.todoId, 'todo id');
-  const { goal, run, contract } = checkContract(store, q.contractId, now);
+  const policy = store.policy();
+  const { goal, run, contract } = checkContract(store, q.contractId, now, policy);
   const cid = contract.id;
   let action: Contract['actions'][number] | undefined;
   if (q.todoId !== undefined) {
@@ -150,14 +152,13 @@ export function verifyCommand(
       todoId: todo.id,
     });
   }
-  const policy = store.policy();
   const denied = deniedBy(policy, command);
   if (denied)
     throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, {
       pattern: denied.pattern,
     });
   for (const g of gatesFor(todo, policy, goal.gates)) {
-    if (!gateApproved(goal.gates.find((x) => x.id === g.id))) {
+    if (!gateApproved(goal.gates, g.id)) {
       throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
     }
   }

@@ -14,10 +14,8 @@ import type { Store } from './store';
 import type { HookAnswer } from './hooks/answer';
 
 export * from './hooks/answer';
-export { preToolUse, plainWords } from './hooks/pre-tool-use';
+export { preToolUse, deny } from './hooks/pre-tool-use';
 export type { PreToolUseOptions } from './hooks/pre-tool-use';
-export { loopxStateScanner } from './hooks/loopx-state';
-export type { StateScope, StateHit } from './hooks/loopx-state';
 export * from './hooks/shim';
 export * from './hooks/install';
 

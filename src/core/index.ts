@@ -27,3 +27,4 @@ export * from './trust/terminal-key';
 export * from './config-dir';
 export * from './agent-tools';
 export * from './hooks';
+export * from './file-stamp';

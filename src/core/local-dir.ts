@@ -11,7 +11,7 @@ import { corrupt } from './errors';
 import { ID_PATTERN, ID_RULE, checkId, newId } from './ids';
 import { mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 
-export const LOCAL_GITIGNORE = '# Machine-local: writer id, locks, caches. Never commit.\n*\n';
+const LOCAL_GITIGNORE = '# Machine-local: writer id, locks, caches. Never commit.\n*\n';
 
 /** Creates `dir` (0700) with its own `.gitignore`: the writer id, locks and caches never reach git. */
 export function ensureLocalDir(dir: string): string {
@@ -43,9 +43,12 @@ function createOnce(file: string, content: string): void {
   }
 }
 
+/** The folder of the locks in `localDir`. */
+export const locksDir = (localDir: string) => path.join(localDir, 'locks');
+
 /** The path of lock `name` in `localDir`, creating the locks folder on first use. */
 export function lockFile(localDir: string, name: string): string {
-  const dir = path.join(localDir, 'locks');
+  const dir = locksDir(localDir);
   if (!storePathExists(dir)) {
     ensureLocalDir(localDir);
     mkdirStore(dir, 0o700);
@@ -76,13 +79,14 @@ export function readOrCreateWriterId(localDir: string): string {
 
 /**
  * Secret `name` of `bytes` random bytes, stored as hex in `dir` (mode 0600) and made on first use;
- * `ensureDir` creates `dir` first.
+ * `ensureDir` creates `dir` first (a private folder outside the workspace: secrets never go in
+ * `local/`).
  */
 export function readOrCreateSecret(
   dir: string,
   name: string,
   bytes: number,
-  ensureDir: (dir: string) => unknown = ensureLocalDir,
+  ensureDir: (dir: string) => unknown,
 ): Buffer {
   const file = path.join(dir, checkId(name, 'secret name'));
   // A damaged key must not quietly become a short (or empty) one: anyone could sign with that.

@@ -21,9 +21,9 @@ import { openStoreFile, readStoreFile, readdirStore, lstatStore } from './safe-p
  * The longest any call holds a lock. Locks are held for one append and one rename (the command
  * of `exec` runs outside it), so a lock this old is stale even when its pid is alive (reused).
  */
-export const LOCK_MAX_HOLD_MS = 5 * 60_000;
+const LOCK_MAX_HOLD_MS = 5 * 60_000;
 /** How far in the future a lock's time may be before it is stale (clocks of two hosts differ). */
-export const LOCK_CLOCK_SKEW_MS = 60_000;
+const LOCK_CLOCK_SKEW_MS = 60_000;
 
 export interface LockOptions {
   timeoutMs?: number;
@@ -64,7 +64,7 @@ const iso = (ms: number) =>
   Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
 
 /** Why the lock at `path` is stale, or undefined when it is held (or gone). */
-export function whyStale(path: string, staleMs = LOCK_MAX_HOLD_MS, now = Date.now()): string | undefined {
+function whyStale(path: string, staleMs = LOCK_MAX_HOLD_MS, now = Date.now()): string | undefined {
   const owner = readOwner(path);
   if (owner) {
     if (owner.at > now + LOCK_CLOCK_SKEW_MS)

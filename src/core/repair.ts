@@ -17,6 +17,7 @@ import { indexEntryOf } from './goal-index';
 import type { IndexEntry } from './goal-index';
 import type { Store } from './store';
 import { breakLock, staleLocks } from './lock';
+import { locksDir } from './local-dir';
 import { readStoreFile, storePathExists } from './safe-path';
 import { LEGACY_LOCAL_SECRETS } from './workspace';
 import type { Actor, GoalState } from './model';
@@ -208,7 +209,7 @@ export function repair(
   const findings: Finding[] = [];
   // Locks first: a stale one (its time in the future, its holder gone or hung) would make every
   // fix below wait for it and fail.
-  for (const l of staleLocks(path.join(store.localDir, 'locks'))) {
+  for (const l of staleLocks(locksDir(store.localDir))) {
     if (!dryRun) breakLock(l.file);
     findings.push({
       goal_id: null,

@@ -14,11 +14,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { refused } from './errors';
 
-export const STORE_DIR_NAME = '.loopx';
+/** The store's folder in a workspace (workspace.ts re-exports it). */
+export const LOOPX_DIR = '.loopx';
 
 /** Reason codes of the refusals (LoopxError details.reason). */
-export const SYMLINK_REASON = 'store_symlink';
-export const NOT_PLAIN_REASON = 'store_not_plain';
+const SYMLINK_REASON = 'store_symlink';
+const NOT_PLAIN_REASON = 'store_not_plain';
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_TRUNC } = fs.constants;
@@ -34,9 +35,9 @@ const FLAGS = {
 export type OpenMode = keyof typeof FLAGS;
 
 function linkRefused(p: string) {
-  const local = path.basename(p) === 'local' && path.basename(path.dirname(p)) === STORE_DIR_NAME;
+  const local = path.basename(p) === 'local' && path.basename(path.dirname(p)) === LOOPX_DIR;
   return refused(
-    `${p} is a symbolic link: LoopX never follows a link inside ${STORE_DIR_NAME}/ ` +
+    `${p} is a symbolic link: LoopX never follows a link inside ${LOOPX_DIR}/ ` +
       (local
         ? '(a linked local/ would share this clone’s writer id and locks with wherever it points). Remove the link; LoopX makes a real local/ folder on next use'
         : '(it could point outside the workspace). Remove the link and put a real file or folder there (or restore it from git)'),
@@ -45,13 +46,10 @@ function linkRefused(p: string) {
 }
 
 function notRegular(p: string) {
-  return refused(
-    `${p} is not a regular file: LoopX reads and writes only plain files in ${STORE_DIR_NAME}/`,
-    {
-      reason: NOT_PLAIN_REASON,
-      path: p,
-    },
-  );
+  return refused(`${p} is not a regular file: LoopX reads and writes only plain files in ${LOOPX_DIR}/`, {
+    reason: NOT_PLAIN_REASON,
+    path: p,
+  });
 }
 
 function notFolder(p: string) {
@@ -61,7 +59,7 @@ function notFolder(p: string) {
 /** Where checking starts: the `.loopx` folder `abs` is in (or is), else undefined. */
 function storeRootOf(abs: string): string | undefined {
   const parts = abs.split(path.sep);
-  const i = parts.lastIndexOf(STORE_DIR_NAME);
+  const i = parts.lastIndexOf(LOOPX_DIR);
   return i < 0 ? undefined : parts.slice(0, i + 1).join(path.sep) || path.sep;
 }
 

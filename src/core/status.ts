@@ -4,7 +4,7 @@
  * shapes are in status-doc.ts; summary_all is in summary.ts.
  */
 import { effectiveStatus, BUDGET_NAMES } from './model';
-import type { GoalState, Policy, Run } from './model';
+import type { GoalState, Run } from './model';
 import { quotaUse, spendOf } from './quota';
 import type { QuotaUse } from './quota';
 import { describeIgnored } from './trust/decisions';
@@ -26,7 +26,7 @@ function countBy<T>(
   return out;
 }
 
-export function attentionFor(goal: GoalState, policy: Policy, use: QuotaUse): AttentionItem[] {
+export function attentionFor(goal: GoalState, use: QuotaUse): AttentionItem[] {
   const status = effectiveStatus(goal);
   if (status === 'closed' || status === 'cancelled') return [];
   const items: AttentionItem[] = [];
@@ -102,7 +102,6 @@ function runOut(goal: GoalState, r: Run) {
 
 export function goalStatusDoc(
   goal: GoalState,
-  policy: Policy,
   now: Date,
   revision: number,
   warnings: string[] = [],
@@ -140,7 +139,7 @@ export function goalStatusDoc(
       todos: countBy(goal.todos, (t) => t.status, ['open', 'claimed', 'done', 'cancelled']),
       gates: countBy(goal.gates, (g) => g.status, ['pending', 'approved', 'rejected', 'expired']),
     },
-    attention: attentionFor(goal, policy, use),
+    attention: attentionFor(goal, use),
     quota: {
       budgets: use as Record<string, { used: number; limit: number; left: number }>,
       spend: spendOf(goal.runs),
@@ -192,14 +191,10 @@ export function goalStatusDoc(
 
 export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
   const loaded = store.load(goalId);
-  return goalStatusDoc(
-    loaded.state,
-    store.policy(),
-    new Date(store.now()),
-    loaded.revision,
-    loaded.warnings,
-    10,
-  );
+  // Not needed for the document, but a policy.json that does not parse stops every contract of
+  // the goal: the goal's status reports it (corrupt) rather than look healthy.
+  store.policy();
+  return goalStatusDoc(loaded.state, new Date(store.now()), loaded.revision, loaded.warnings, 10);
 }
 
 /** All goals from the index: no goal log is read unless the index misses it. */

@@ -241,8 +241,8 @@ export class Store {
   }
 
   /** Full replay of the log (no snapshot). */
-  replayGoal(goalId: string, warnings: string[] = []): LoadedGoal {
-    return replayLog(goalId, this.eventsPath(goalId), this.readLog(goalId), warnings, this.trust());
+  replayGoal(goalId: string, warnings: string[] = [], log: ParsedLog = this.readLog(goalId)): LoadedGoal {
+    return replayLog(goalId, this.eventsPath(goalId), log, warnings, this.trust());
   }
 
   /** The goal list: the index, reconciled with the goal folders so a stale index cannot hide or invent a goal. */

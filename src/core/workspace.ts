@@ -5,9 +5,9 @@ import { readJsonFile, writeJsonAtomic } from './jsonfile';
 import { Policy, DEFAULT_POLICY } from './model';
 import { writeIndexFile } from './goal-index';
 import { ensureLocalDir } from './local-dir';
-import { mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
+import { LOOPX_DIR, mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 
-export const LOOPX_DIR = '.loopx';
+export { LOOPX_DIR };
 
 /** Like git: the nearest folder at or above `start` that has a `.loopx/`. */
 export function findWorkspace(start: string): string | undefined {
@@ -45,8 +45,14 @@ export function initLayout(root: string, files: { localDir: string; policy: stri
   if (!storePathExists(files.index)) writeIndexFile(files.index, []);
 }
 
-/** The workspace policy, the default when there is no policy file. */
+/** The workspace policy, the default when there is no policy file (a link there is refused). */
 export function readPolicy(file: string): Policy {
-  if (!storePathExists(file)) return DEFAULT_POLICY;
-  return readJsonFile(file, Policy);
+  try {
+    return readJsonFile(file, Policy);
+  } catch (e) {
+    // Missing, as `storePathExists` reads it: the file, or a folder on the way.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return DEFAULT_POLICY;
+    throw e;
+  }
 }

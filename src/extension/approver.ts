@@ -5,9 +5,9 @@
  * `.loopx/approvers/` for teammates to pin.
  */
 import type * as vscode from 'vscode';
-import { generateKeyPairSync, createPrivateKey, createPublicKey } from 'node:crypto';
-import { keyIdOf, pinKey, pinnedKeys, publishKey, signerFor } from '../core/index';
-import type { PublicKeyFile, Signer, Store } from '../core/index';
+import { generateKeyPairSync, createPrivateKey } from 'node:crypto';
+import { pinKey, pinnedKeys, publicKeyFileFor, publishKey, signerFor } from '../core/index';
+import type { Signer, Store } from '../core/index';
 
 const SECRET = 'loopx.approver.ed25519';
 
@@ -32,17 +32,9 @@ export class Approver {
    */
   async signer(store: Store): Promise<Signer> {
     const key = createPrivateKey(await this.privateKeyPem());
-    const publicPem = createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string;
-    const keyId = keyIdOf(publicPem);
-    const pub: PublicKeyFile = {
-      v: 1,
-      keyId,
-      name: this.name(),
-      publicKey: publicPem,
-      createdAt: store.now(),
-    };
-    if (!pinnedKeys(store.configDir).some((k) => k.keyId === keyId)) pinKey(store.configDir, pub);
+    const pub = publicKeyFileFor(key, this.name(), store.now());
+    if (!pinnedKeys(store.configDir).some((k) => k.keyId === pub.keyId)) pinKey(store.configDir, pub);
     publishKey(store.root, pub);
-    return signerFor(key, keyId, pub.name);
+    return signerFor(key, pub.keyId, pub.name);
   }
 }

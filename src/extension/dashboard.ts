@@ -9,8 +9,8 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { statusAll, goalStatus, attentionFor, quotaUse } from '../core/index';
-import type { AttentionItem, Policy } from '../core/index';
+import { statusAll, goalStatus, attentionFor, quotaUse, fileStamp } from '../core/index';
+import type { AttentionItem } from '../core/index';
 import { parseWebviewMessage, statusMessage, dashboardHtml } from '../core/protocol';
 import type { HostMessage, Msg } from '../core/protocol';
 import { Disposable } from './disposable';
@@ -180,27 +180,26 @@ export class Dashboard extends Disposable {
 
   /**
    * The attention queue with actionable ids (gate ids, todo ids, budgets), read from each open
-   * goal. A goal is re-read only when its files or the policy changed (or the minute, when its
+   * goal. A goal is re-read only when its files or the pinned keys changed (or the minute, when its
    * quota window rolls), so a change costs a few stats per goal plus a read of the goals that
    * changed.
    */
   private attention(f: LoopxFolder, goals: { id: string; status: string }[]): AttentionItem[] {
     const out: AttentionItem[] = [];
-    let policy: Policy | undefined;
-    const policyStamp = statStamp(f.store.policyPath);
+    // Which decisions count depends on the keys pinned here: pinning one changes the attention.
+    const trust = f.store.trust().fingerprint;
     const minute = Math.floor(Date.parse(f.store.now()) / 60_000);
     const seen = new Set<string>();
     for (const g of goals) {
       if (g.status === 'closed' || g.status === 'cancelled') continue;
       const key = `${f.folder.uri.fsPath}\0${g.id}`;
       seen.add(key);
-      const stamp = `${statStamp(f.store.eventsPath(g.id))}|${statStamp(f.store.snapshotPath(g.id))}|${policyStamp}`;
+      const stamp = `${fileStamp(f.store.eventsPath(g.id))}|${fileStamp(f.store.snapshotPath(g.id))}|${trust}`;
       let cached = this.attentionCache.get(key);
       if (!cached || cached.stamp !== stamp || (cached.minute !== undefined && cached.minute !== minute)) {
         try {
-          policy ??= f.store.policy();
           const { state } = f.store.load(g.id);
-          const items = attentionFor(state, policy, quotaUse(state, new Date(f.store.now())));
+          const items = attentionFor(state, quotaUse(state, new Date(f.store.now())));
           cached = { stamp, items, ...(state.quota.window.kind === 'rolling' ? { minute } : {}) };
         } catch {
           cached = { stamp, items: [] }; // a broken goal is reported in the overview's errors
@@ -320,15 +319,6 @@ export class Dashboard extends Disposable {
     await vscode.commands
       .executeCommand('workbench.action.files.setActiveEditorReadonlyInSession')
       .then(undefined, () => undefined);
-  }
-}
-
-function statStamp(file: string): string {
-  try {
-    const st = fs.statSync(file);
-    return `${st.size}:${st.mtimeMs}`;
-  } catch {
-    return '-';
   }
 }
 

@@ -4,17 +4,7 @@
  * at the files it read. The baseline is the moment of the read, not the first look: a write
  * between the two would otherwise become the baseline and never be noticed.
  */
-import * as fs from 'node:fs';
-
-/** Changes whenever a file is rewritten: an atomic rename gives a new inode, an append a new size. */
-export function fileStamp(file: string): string {
-  try {
-    const st = fs.statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
-}
+import { fileStamp } from '../core/index';
 
 export class ReadStamps {
   private readonly stamps = new Map<string, string>();

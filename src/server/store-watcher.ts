@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ID_PATTERN } from '../core/index';
+import { ID_PATTERN, fileStamp } from '../core/index';
 import type { Store } from '../core/index';
 
 const POLL_MS = 500;
@@ -33,15 +33,6 @@ export function createStoreWatcher(store: Store, onChange: () => void): StoreWat
   const recursiveWatch = process.platform === 'darwin' || process.platform === 'win32';
   const goalsDir = path.join(store.root, 'goals');
 
-  function statPart(p: string): string {
-    try {
-      const s = fs.statSync(p);
-      return `${s.mtimeMs}:${s.size}:${s.ino}`;
-    } catch {
-      return '-';
-    }
-  }
-
   function goalFolderNames(): string[] {
     try {
       return fs
@@ -55,10 +46,10 @@ export function createStoreWatcher(store: Store, onChange: () => void): StoreWat
 
   /** What changes when any writer changes the store (local/ is not part of it). */
   function fingerprint(names = goalFolderNames()): string {
-    const parts = [statPart(store.indexPath), statPart(store.policyPath), statPart(goalsDir)];
+    const parts = [fileStamp(store.indexPath), fileStamp(store.policyPath), fileStamp(goalsDir)];
     for (const n of names) {
       const dir = path.join(goalsDir, n);
-      parts.push(`${n}=${statPart(dir)}/${statPart(path.join(dir, 'events.jsonl'))}`);
+      parts.push(`${n}=${fileStamp(dir)}/${fileStamp(path.join(dir, 'events.jsonl'))}`);
     }
     return parts.join('|');
   }

@@ -584,10 +584,9 @@ function buildFixture(): Fixture {
   const overview = statusAll(store);
   const goals = new Map(overview.goals.map((g) => [g.id, goalStatus(store, g.id)]));
   const attention: AttentionItem[] = [];
-  const policy = store.policy();
   for (const g of overview.goals) {
     const state = store.load(g.id).state;
-    attention.push(...attentionFor(state, policy, quotaUse(state, new Date(store.now()))));
+    attention.push(...attentionFor(state, quotaUse(state, new Date(store.now()))));
   }
   const status = statusMessage(
     [{ path: store.workspace, name: path.basename(store.workspace), doc: overview, attention }],

@@ -230,7 +230,8 @@ export function assertNoStack(text: string, what = 'stderr'): void {
   assert.doesNotMatch(text, /unexpected error/, `${what} reports an unexpected error:\n${text}`);
 }
 
-const show = (r: Result) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+/** A result in full, for an assertion message. */
+export const show = (r: Result) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 /** Success: exit 0 and nothing alarming on stderr. */
 export function ok(r: Result): Result {

@@ -3,8 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../../src/core/store';
 import type { Actor } from '../../src/core/model';
-import { generateKeyPairSync } from 'node:crypto';
-import { keyIdOf, pinKey } from '../../src/core/trust/keys';
+import { newKeyPair, pinKey } from '../../src/core/trust/keys';
 import { signerFor } from '../../src/core/trust/decisions';
 import type { Signer } from '../../src/core/trust/decisions';
 
@@ -88,11 +87,9 @@ const signers = new Map<string, Signer>();
 export function personSigner(store: Store, name = 'alice'): Signer {
   const known = signers.get(`${store.configDir}|${name}`);
   if (known) return known;
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const keyId = keyIdOf(publicPem);
-  pinKey(store.configDir, { v: 1, keyId, name, publicKey: publicPem, createdAt: '2026-11-30T00:00:00.000Z' });
-  const signer = signerFor(privateKey, keyId, name);
+  const { privateKey, pub } = newKeyPair(name, '2026-11-30T00:00:00.000Z');
+  pinKey(store.configDir, pub);
+  const signer = signerFor(privateKey, pub.keyId, name);
   signers.set(`${store.configDir}|${name}`, signer);
   return signer;
 }

@@ -182,6 +182,9 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * the process start-up (so a matrix of hundreds of calls takes seconds). `run` must never throw;
  * if it did, that is reported as the crash it would be in the real command.
  */
+const configEnv = (): Record<string, string> =>
+  process.env.LOOPX_CONFIG_DIR ? { LOOPX_CONFIG_DIR: process.env.LOOPX_CONFIG_DIR } : {};
+
 export async function loopxInProcess(
   args: string[],
   o: { cwd: string; env?: Record<string, string> },
@@ -195,7 +198,8 @@ export async function loopxInProcess(
     code = await run(args, {
       stdout: (s) => (stdout += s),
       stderr: (s) => (stderr += s),
-      env: o.env ?? {},
+      // The call's environment, with the run's own LoopX config folder, as a spawned CLI gets it.
+      env: { ...configEnv(), ...o.env },
       cwd: o.cwd,
     });
   } catch (e) {

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { generateKeyPairSync, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Sandbox, removeTempDirs, loopx, ok, fails } from './kit';
-import { keyIdOf, decisionStatement, signerFor } from '../../src/core/index';
+import { newKeyPair, decisionStatement, signerFor } from '../../src/core/index';
 import { shq } from '../cli/helpers';
 
 after(removeTempDirs);
@@ -134,9 +134,8 @@ describe('security: only a person decides', () => {
 
   it('a key the agent writes into .loopx/approvers/ signs nothing that counts', async () => {
     const sb = await setUp();
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    const keyId = keyIdOf(pem);
+    const { privateKey, pub } = newKeyPair('alice', new Date().toISOString());
+    const { keyId, publicKey: pem } = pub;
     fs.mkdirSync(sb.file('.loopx', 'approvers'), { recursive: true });
     fs.writeFileSync(
       sb.file('.loopx', 'approvers', `${keyId}.json`),

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Sandbox, loopx, ok, removeTempDirs, tempDir } from './kit';
 import type { Result } from './kit';
-import { sh } from '../cli/helpers';
+import { sh, shq, show } from '../cli/helpers';
 
 after(removeTempDirs);
 
@@ -39,7 +39,6 @@ function hook(sb: Sandbox, tool: string, input: unknown, env: Record<string, str
 }
 const bash = (sb: Sandbox, command: string) => hook(sb, 'Bash', { command, description: 'run it' });
 
-const show = (r: Result) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 const decisionOf = (r: Result) =>
   (JSON.parse(r.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string } })
     .hookSpecificOutput?.permissionDecision;
@@ -221,7 +220,7 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
     try {
       // The CLI removed (an update moved it; nobody refreshed the target yet).
       fs.writeFileSync(target, `${node}\n${path.join(tempDir('loopx-gone-'), 'loopx.js')}\n`);
-      let r = await sh(`sh ${JSON.stringify(shim)} pre-tool-use`, {
+      let r = await sh(`sh ${shq(shim)} pre-tool-use`, {
         cwd: sb.dir,
         input: JSON.stringify(input),
       });
@@ -240,7 +239,7 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
 
       // No runtime: the recorded one is gone and no node is on PATH.
       fs.writeFileSync(target, `/nonexistent/node\n${cli}\n`);
-      r = await sh(`/bin/sh ${JSON.stringify(shim)} pre-tool-use`, {
+      r = await sh(`/bin/sh ${shq(shim)} pre-tool-use`, {
         cwd: sb.dir,
         env: { PATH: tempDir('loopx-empty-path-') },
         input: JSON.stringify(input),

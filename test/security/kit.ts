@@ -4,17 +4,15 @@
  * shell has: reading and appending files under `.loopx/`, making links, computing an HMAC.
  */
 import assert from 'node:assert/strict';
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { canonicalJson } from '../../src/core/jsonfile';
+import { canonicalJson, sha256 } from '../../src/core/jsonfile';
 import { loopx, tempDir } from '../cli/helpers';
 import type { Result } from '../cli/helpers';
 
 export { removeTempDirs, tempDir, ok, fails, loopx } from '../cli/helpers';
 export type { Result } from '../cli/helpers';
-
-const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
 /** A workspace and a config folder of its own, both fresh. */
 export class Sandbox {

@@ -23,25 +23,12 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store';
 import { checkContract } from '../../src/core/exec';
 import { LoopxError } from '../../src/core/errors';
-import { REPO, loopx } from '../cli/helpers';
+import { REPO, listTree, loopx } from '../cli/helpers';
 import { Sandbox, appendRunStarted, execArgs, fails, mintContract, ok, removeTempDirs, tempDir } from './kit';
 
 after(removeTempDirs);
 
 const MIN = 60_000;
-
-/** Every path under `dir`, links included (not followed). */
-function tree(dir: string): string[] {
-  const out: string[] = [];
-  (function walk(d: string) {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      out.push(path.relative(dir, p));
-      if (e.isDirectory()) walk(p);
-    }
-  })(dir);
-  return out.sort();
-}
 
 // -------------------------------------------------------------------------------------------------
 
@@ -183,7 +170,7 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     ]) {
       fails(await sb.run(args), 4, local, NAMES_LINK);
     }
-    assert.deepEqual(tree(outside), [], 'something was written through the link');
+    assert.deepEqual(listTree(outside), [], 'something was written through the link');
   });
 
   it('an events file linked to a file outside is refused; the outside file is not touched', async () => {
@@ -213,7 +200,10 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     const outside = tempDir('loopx-sec-outside-');
     fs.cpSync(sb.file('.loopx', 'goals', 'g'), outside, { recursive: true });
     fs.symlinkSync(outside, sb.file('.loopx', 'goals', 'g2'));
-    const before = tree(outside).map((p) => [p, fs.readFileSync(path.join(outside, p)).toString('base64')]);
+    const before = listTree(outside).map((p) => [
+      p,
+      fs.readFileSync(path.join(outside, p)).toString('base64'),
+    ]);
     for (const args of [
       ['todo', 'add', '--goal-id', 'g2', '--title', 'more'],
       ['quota', 'should-run', '--goal-id', 'g2'],
@@ -224,7 +214,10 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     // Creating a goal of that name does not go through the link either.
     const create = await sb.run(['goal', 'create', '--goal-id', 'g2', '--title', 'through the link']);
     assert.notEqual(create.code, 0, 'goal create wrote through the link');
-    const after = tree(outside).map((p) => [p, fs.readFileSync(path.join(outside, p)).toString('base64')]);
+    const after = listTree(outside).map((p) => [
+      p,
+      fs.readFileSync(path.join(outside, p)).toString('base64'),
+    ]);
     assert.deepEqual(after, before, 'the folder outside the workspace changed');
   });
 
@@ -242,7 +235,7 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
       /artifacts is a symbolic link/,
     );
     assert.ok(!fs.existsSync(sb.file('ran-it')), 'the command ran although its output could not be kept');
-    assert.deepEqual(tree(outside), []);
+    assert.deepEqual(listTree(outside), []);
   });
 
   it('.loopx/.gitignore ignores `local` (a link named local too); init adds it to an old `local/` file', async () => {

@@ -61,6 +61,9 @@ describe('the nested npm of the host installer', () => {
     return JSON.parse(r.stdout) as Probe;
   };
 
+  // Each probe is an `npm run` with four nested npm calls: run each mode once, read it many times.
+  let inherited: Probe;
+  let nested: Probe;
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-npm-env-'));
     fs.writeFileSync(
@@ -68,17 +71,19 @@ describe('the nested npm of the host installer', () => {
       JSON.stringify({ name: 'probe', version: '1.0.0', scripts: { probe: 'node probe.mjs' } }),
     );
     fs.writeFileSync(path.join(dir, 'probe.mjs'), PROBE);
+    inherited = probe('inherited');
+    nested = probe('nested');
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("inherits the outer npm run's user agent when the environment is passed as is (the bug)", () => {
-    const p = probe('inherited');
+    const p = inherited;
     assert.match(p.userAgent, new RegExp(`^npm/\\S+ node/${process.version} `), 'expanded by the outer npm');
     assert.ok(p.lifecycle.includes('npm_lifecycle_event'));
   });
 
   it('gives the nested npm its own user agent, so it names the Node that runs it', () => {
-    const p = probe('nested');
+    const p = nested;
     assert.equal(
       p.userAgent,
       'npm/{npm-version} node/{node-version} {platform} {arch} workspaces/{workspaces} {ci}',
@@ -87,15 +92,15 @@ describe('the nested npm of the host installer', () => {
   });
 
   it("keeps the registry and proxy the user set, and drops the outer run's build settings", () => {
-    const p = probe('nested');
+    const p = nested;
     assert.equal(p.registry, userEnv.npm_config_registry);
     assert.equal(p.proxy, userEnv.npm_config_https_proxy);
     assert.notEqual(p.nodedir, '/outer/nodedir');
   });
 
   it("gives the nested npm the shell's PATH: without the outer package's node_modules/.bin or npm's node-gyp shim", () => {
-    assert.ok(probe('inherited').path.includes(path.join(dir, 'node_modules', '.bin')), 'npm run added it');
-    assert.deepEqual(probe('nested').path, SHELL_PATH.split(':'));
+    assert.ok(inherited.path.includes(path.join(dir, 'node_modules', '.bin')), 'npm run added it');
+    assert.deepEqual(nested.path, SHELL_PATH.split(':'));
   });
 
   it("lets the caller's own settings win (Node 24 first on PATH, its headers)", async () => {

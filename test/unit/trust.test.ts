@@ -7,10 +7,9 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
 import { invoke } from '../../src/core/capabilities';
 import { parseLog } from '../../src/core/event-log';
-import { keyIdOf, pinKey, publishKey } from '../../src/core/trust/keys';
+import { newKeyPair, pinKey, publishKey } from '../../src/core/trust/keys';
 import { decisionStatement, signerFor } from '../../src/core/trust/decisions';
 import type { Store } from '../../src/core/store';
 import type { LoopxEvent } from '../../src/core/events';
@@ -61,15 +60,7 @@ describe('trust: only a pinned key makes a decision', () => {
 
   it('a key the agent made and published in .loopx/approvers/ does not count; pinning it later does', () => {
     const { store, goalId } = withPendingGate();
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    const key = {
-      v: 1 as const,
-      keyId: keyIdOf(pem),
-      name: 'mallory',
-      publicKey: pem,
-      createdAt: '2026-11-30T00:00:00Z',
-    };
+    const { privateKey, pub: key } = newKeyPair('mallory', '2026-11-30T00:00:00Z');
     publishKey(store.root, key);
     const draft = {
       id: 'ev-forgedsig',
@@ -138,8 +129,8 @@ describe('trust: only a pinned key makes a decision', () => {
 
   it('a signer whose key is not pinned here is refused: its decision would be ignored', () => {
     const { store, goalId } = withPendingGate();
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const keyId = keyIdOf(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    const { privateKey, pub } = newKeyPair('x', '2026-11-30T00:00:00Z');
+    const keyId = pub.keyId;
     assert.throws(
       () =>
         invoke(store, 'gate.approve', { goalId, gateId: 'prod' }, human, {

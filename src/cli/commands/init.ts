@@ -12,7 +12,7 @@ export function registerInitCommand(program: Command, act: Act) {
       .action(
         act((ctx) => {
           // Like `git init`: here (or the folder named), not the workspace found above.
-          const store = Store.init(ctx.givenWorkspaceDir() ?? ctx.io.cwd);
+          const store = Store.init(ctx.givenWorkspaceDir() ?? ctx.io.cwd, ctx.storeOptions());
           ctx.print(
             { schema: 'loopx.init/1', workspace: store.workspace, root: store.root },
             () => `LoopX workspace ready in ${store.root}`,

@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   HOOK_EVENTS,
+  HOOK_SHIM,
   HookPayload,
+  deny,
   preToolUse,
   sessionStart,
   stop,
@@ -14,8 +16,7 @@ import {
   planHooks,
   writeHookShim,
 } from '../../core/index';
-import { configDir } from '../../core/config-dir';
-import type { Actor } from '../../core/index';
+import type { Actor, HookAnswer } from '../../core/index';
 import { VERSION, example, num } from '../define';
 import type { Act } from '../define';
 
@@ -105,21 +106,13 @@ export function registerIntegrationCommands(program: Command, act: Act) {
             .replace(/_/g, '-');
           if (!(HOOK_EVENTS as readonly string[]).includes(normalized))
             throw usageError(`unknown hook event ${quote(event)}: use ${HOOK_EVENTS.join(', ')}`);
-          // A guard that cannot read its input, or find the workspace, must not wave a tool through.
-          const refuse = (why: string) => {
-            const reason = `LoopX: ${why}; refusing`;
-            io.stdout(
-              JSON.stringify({
-                hookSpecificOutput: {
-                  hookEventName: 'PreToolUse',
-                  permissionDecision: 'deny',
-                  permissionDecisionReason: reason,
-                },
-              }) + '\n',
-            );
-            io.stderr(reason + '\n');
-            return 2;
+          const answerWith = (answer: HookAnswer) => {
+            io.stdout(JSON.stringify(answer.output) + '\n');
+            if (answer.reason) io.stderr(answer.reason + '\n');
+            return answer.exitCode;
           };
+          // A guard that cannot read its input, or find the workspace, must not wave a tool through.
+          const refuse = (why: string) => answerWith(deny(`LoopX: ${why}; refusing`));
           let payload: HookPayload;
           try {
             const raw = await (io.readStdin?.() ?? Promise.resolve(''));
@@ -153,9 +146,7 @@ export function registerIntegrationCommands(program: Command, act: Act) {
             if (normalized === 'pre-tool-use') return refuse((e as Error).message);
             throw e;
           }
-          io.stdout(JSON.stringify(answer.output) + '\n');
-          if (answer.reason) io.stderr(answer.reason + '\n');
-          return answer.exitCode;
+          return answerWith(answer);
         }),
       ),
     'echo \'{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}\' | loopx hook pre-tool-use',
@@ -175,11 +166,11 @@ export function registerIntegrationCommands(program: Command, act: Act) {
       .action(
         act((ctx, o: { dryRun?: boolean }) => {
           const store = ctx.store();
-          const dir = path.join(configDir(ctx.io.env), 'bin');
+          const dir = path.join(ctx.configDir(), 'bin');
           // The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path.
           const entry = process.argv[1] ?? '';
           const cli = entry && fs.existsSync(entry) ? fs.realpathSync(entry) : path.resolve(entry);
-          const shim = path.join(dir, 'loopx-hook');
+          const shim = path.join(dir, HOOK_SHIM);
           const plan = planHooks(store.workspace, shim);
           const changes = plan.files.filter((f) => f.before !== f.after);
           if (!o.dryRun) writeHookShim(dir, { node: process.execPath, cli });

@@ -20,7 +20,7 @@ import type { PublicKeyFile } from '../../core/index';
 import type { CliContext } from '../context';
 import { example } from '../define';
 import type { Act } from '../define';
-import { loopxConfigDir, passphrase, person } from '../person';
+import { passphrase, person } from '../person';
 
 function keyJson<E extends object>(k: PublicKeyFile, extra: E = {} as E) {
   return {
@@ -35,7 +35,7 @@ function keyJson<E extends object>(k: PublicKeyFile, extra: E = {} as E) {
 /** The workspace's store when there is one: a new key is published there for teammates. */
 function storeIfAny(ctx: CliContext): Store | undefined {
   const dir = ctx.workspaceDir();
-  return dir ? Store.open(dir) : undefined;
+  return dir ? Store.open(dir, ctx.storeOptions()) : undefined;
 }
 
 export function registerKeyCommands(program: Command, act: Act) {
@@ -51,7 +51,7 @@ export function registerKeyCommands(program: Command, act: Act) {
       .option('--name <name>', 'who you are, as teammates will see it (default: your user name)')
       .action(
         act((ctx, o: { name?: string }) => {
-          const dir = loopxConfigDir(ctx);
+          const dir = ctx.configDir();
           const name = (o.name ?? os.userInfo().username ?? 'user').trim();
           if (!name || name.length > 128) throw usageError('--name must be 1 to 128 characters');
           const first = passphrase(ctx, 'New LoopX passphrase (8+ characters): ', 'key create');
@@ -82,7 +82,7 @@ export function registerKeyCommands(program: Command, act: Act) {
       .description('your signing keys on this machine')
       .action(
         act((ctx) => {
-          const keys = terminalKeys(loopxConfigDir(ctx));
+          const keys = terminalKeys(ctx.configDir());
           ctx.print(
             keys.map((k) => keyJson(k)),
             () =>
@@ -105,7 +105,7 @@ export function registerKeyCommands(program: Command, act: Act) {
       .description('keys published in the workspace and keys pinned here')
       .action(
         act((ctx) => {
-          const dir = loopxConfigDir(ctx);
+          const dir = ctx.configDir();
           const pinned = new Map(pinnedKeys(dir).map((k) => [k.keyId, k]));
           const store = storeIfAny(ctx);
           const published = store ? publishedKeys(store.root) : [];
@@ -153,7 +153,7 @@ export function registerKeyCommands(program: Command, act: Act) {
           const k = matches[0]!;
           // Trusting a key is a person's decision: it takes the person's own key to make it.
           person(ctx, `trust key ${fingerprint(k.keyId)} (${k.name})`, 'LoopX: Trust Approver Key');
-          pinKey(loopxConfigDir(ctx), k);
+          pinKey(ctx.configDir(), k);
           ctx.print(
             { schema: 'loopx.key/1', ...keyJson(k, { pinned: true, published: true }) },
             () => `pinned ${fingerprint(k.keyId)} (${k.name}): decisions it signs count on this machine`,

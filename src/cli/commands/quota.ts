@@ -15,6 +15,14 @@ interface BudgetFlags {
   wallSeconds?: number;
 }
 
+/** The budgets the flags name, as the core names them. */
+const budgetsOf = (o: BudgetFlags) => ({
+  turns: o.turns,
+  tokens: o.tokens,
+  costUsd: o.cost,
+  wallSeconds: o.wallSeconds,
+});
+
 export function registerQuotaCommands(program: Command, act: Act) {
   const quota = example(
     program.command('quota').description('the interaction contract and the budgets'),
@@ -105,7 +113,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
       )
       .action(
         act((ctx, o: BudgetFlags & { cooldown?: number; windowHours?: number }) => {
-          const given = { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds };
+          const given = budgetsOf(o);
           if (
             Object.values(given).every((v) => v === undefined) &&
             o.cooldown === undefined &&
@@ -167,7 +175,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
             'quota.grant',
             {
               goalId: o.goalId,
-              budgets: { turns: o.turns, tokens: o.tokens, costUsd: o.cost, wallSeconds: o.wallSeconds },
+              budgets: budgetsOf(o),
               note: o.note,
             },
             actor,

@@ -82,7 +82,7 @@ export function registerStatusCommands(program: Command, act: Act) {
             try {
               const log = store.readLog(id);
               // A chain can be intact and still hold decisions no pinned key signed: name them.
-              const ignored = describeIgnored(store.replayGoal(id).state);
+              const ignored = describeIgnored(store.replayGoal(id, [], log).state);
               return {
                 goal_id: id,
                 ok: true,

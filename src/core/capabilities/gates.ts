@@ -5,7 +5,7 @@ import { Id, Line, Text } from '../model';
 import type { Todo } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
-import { goalId, AllActors, Humans, findTodo, findGate, policyGateFor } from './shared';
+import { goalId, AllActors, Humans, findTodo, findGate, gatesFor } from './shared';
 
 export function defineGateCapabilities(define: DefineCapability): void {
   define({
@@ -79,12 +79,8 @@ export function defineGateCapabilities(define: DefineCapability): void {
       const g = findGate(s, i.gateId);
       if (g.status !== 'pending')
         throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, { gateId: g.id });
-      // Everything that needed the gate: its own todos, what it was requested for, and todos whose
-      // action the policy gates behind it.
-      const needs = (t: Todo) =>
-        t.gate === g.id ||
-        g.guards.includes(t.id) ||
-        (!!t.action && policyGateFor(ctx.policy, t.action)?.gate === g.id);
+      // Everything that needed the gate: the one rule for which gates a todo needs.
+      const needs = (t: Todo) => gatesFor(t, ctx.policy, s.gates).some((x) => x.id === g.id);
       const cancelled = s.todos
         .filter((t) => needs(t) && (t.status === 'open' || t.status === 'claimed'))
         .map((t) => t.id);

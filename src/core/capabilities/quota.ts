@@ -4,6 +4,7 @@ import { refused, usageError } from '../errors';
 import { Budgets, Text, Quota, BUDGET_NAMES } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
+import { loosenedBy } from '../trust/decisions';
 import { goalId, AllActors, Humans } from './shared';
 
 export function defineQuotaCapabilities(define: DefineCapability): void {
@@ -17,14 +18,7 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
     input: z.object({ goalId, quota: Quota }),
     plan: (s, i, ctx) => {
       if (ctx.actor.kind !== 'user') {
-        const old = s.quota;
-        const loosened = BUDGET_NAMES.filter((k) => {
-          const now = i.quota.budgets[k];
-          const was = old.budgets[k];
-          return now === undefined ? was !== undefined : was !== undefined && now > was;
-        }).map(String);
-        if (i.quota.cooldownSeconds < old.cooldownSeconds) loosened.push('cooldownSeconds');
-        if (JSON.stringify(i.quota.window) !== JSON.stringify(old.window)) loosened.push('window');
+        const loosened = loosenedBy(s.quota, i.quota);
         if (loosened.length) {
           throw refused(
             `${ctx.actor.kind === 'agent' ? 'an agent' : 'the system'} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`,

@@ -73,6 +73,6 @@ export function gatesFor(
  * Whether a gate is approved. Replay gives an approval effect only when a pinned key signed it
  * (trust/decisions.ts), so an approved gate in the state is a person's approval.
  */
-export function gateApproved(gate: Gate | undefined): boolean {
-  return gate?.status === 'approved';
+export function gateApproved(gates: readonly Gate[], gateId: string): boolean {
+  return gates.some((g) => g.id === gateId && g.status === 'approved');
 }

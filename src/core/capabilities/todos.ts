@@ -210,7 +210,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
         });
       }
       for (const need of gatesFor(t, ctx.policy, s.gates)) {
-        if (!gateApproved(s.gates.find((g) => g.id === need.id))) {
+        if (!gateApproved(s.gates, need.id)) {
           throw refused(`todo ${t.id} needs gate ${need.id} approved first`, { todoId: t.id, gate: need.id });
         }
       }

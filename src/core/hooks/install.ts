@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
+import { writeFileAtomic } from '../jsonfile';
 import { hookShimCommand } from './shim';
 
 const HOST_EVENTS = [
@@ -20,7 +21,7 @@ const HOST_EVENTS = [
  * A hook command LoopX wrote: today's (`'/…/loopx-hook' pre-tool-use || exit 2`) or an older
  * bare `loopx hook pre-tool-use`, which fails open where `loopx` is not on PATH and is replaced.
  */
-export function isLoopxHookCommand(command: unknown): boolean {
+function isLoopxHookCommand(command: unknown): boolean {
   return (
     typeof command === 'string' &&
     (/^loopx hook (pre-tool-use|session-start|stop)$/.test(command.trim()) ||
@@ -29,7 +30,7 @@ export function isLoopxHookCommand(command: unknown): boolean {
 }
 
 /** `.github/hooks/loopx.json` for VS Code agent hooks. */
-export function vscodeHooksFile(shim: string): Record<string, unknown> {
+function vscodeHooksFile(shim: string): Record<string, unknown> {
   return {
     hooks: Object.fromEntries(
       HOST_EVENTS.map(([name, ev]) => [
@@ -172,9 +173,8 @@ export function applyHooks(plan: HookPlan): string[] {
   for (const f of plan.files) {
     if (f.before === f.after) continue;
     fs.mkdirSync(path.dirname(f.path), { recursive: true });
-    const tmp = `${f.path}.tmp-${process.pid}`;
-    fs.writeFileSync(tmp, f.after);
-    fs.renameSync(tmp, f.path);
+    // 0666 as fs.writeFileSync creates files: the umask decides.
+    writeFileAtomic(f.path, f.after, 0o666);
     written.push(f.path);
   }
   return written;

@@ -82,7 +82,7 @@ function commandOf(input: unknown): string | undefined {
 const isShellTool = (tool: string) => SHELL_TOOLS.test(tool) || SHELL_TOOLS.test(tool.split('__').pop()!);
 
 /** Splits a command into POSIX words when it is plain (no expansion, no operators); else undefined. */
-export function plainWords(command: string): string[] | undefined {
+function plainWords(command: string): string[] | undefined {
   const words: string[] = [];
   let cur = '';
   let inWord = false;
@@ -149,7 +149,8 @@ const allow = (reason: string): HookAnswer => ({
   },
   exitCode: 0,
 });
-const deny = (reason: string): HookAnswer => ({
+/** Blocks the tool (exit 2), `reason` shown to the agent. */
+export const deny = (reason: string): HookAnswer => ({
   output: {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',

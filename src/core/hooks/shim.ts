@@ -10,9 +10,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { shellQuote } from '../should-run-output';
+import { writeFileAtomic } from '../jsonfile';
+import { ensurePrivateDir } from '../config-dir';
 
 export const HOOK_SHIM = 'loopx-hook';
-export const HOOK_SHIM_TARGET = 'loopx-hook.target';
+const HOOK_SHIM_TARGET = 'loopx-hook.target';
 
 export interface HookShimTarget {
   /** The runtime: a node, or an Electron binary (run with ELECTRON_RUN_AS_NODE=1). */
@@ -22,7 +24,7 @@ export interface HookShimTarget {
 }
 
 /** The script. It never changes with the target, so hosts' settings stay valid across updates. */
-export function hookShimScript(): string {
+function hookShimScript(): string {
   return `#!/bin/sh
 # LoopX agent-hook shim, written by LoopX. Agent hosts call it by this absolute path:
 #   '<this file>' <event>    (pre-tool-use | session-start | stop; the event JSON on stdin)
@@ -78,14 +80,9 @@ function writeIfChanged(file: string, text: string, mode: number) {
   } catch {
     before = undefined;
   }
-  if (before === text) {
-    fs.chmodSync(file, mode);
-    return;
-  }
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, text, { mode });
-  fs.chmodSync(tmp, mode);
-  fs.renameSync(tmp, file);
+  if (before !== text) writeFileAtomic(file, text, mode);
+  // The mode exactly, whatever the umask (and on a file that was already there).
+  fs.chmodSync(file, mode);
 }
 
 /**
@@ -96,7 +93,7 @@ export function writeHookShim(dir: string, target: HookShimTarget): string {
   for (const p of [target.node, target.cli])
     if (/[\r\n]/.test(p) || !path.isAbsolute(p))
       throw new Error(`the hook shim needs an absolute path without line breaks, not ${JSON.stringify(p)}`);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dir);
   const shim = path.join(dir, HOOK_SHIM);
   writeIfChanged(shim, hookShimScript(), 0o755);
   writeIfChanged(path.join(dir, HOOK_SHIM_TARGET), `${target.node}\n${target.cli}\n`, 0o644);

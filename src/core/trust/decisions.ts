@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import { sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { canonicalJson, sha256 } from '../jsonfile';
+import { refused } from '../errors';
 import { BUDGET_NAMES } from '../model';
 import type { Actor, DecisionSig, GoalState, Quota } from '../model';
 import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
@@ -71,6 +72,39 @@ export function signerFor(privateKey: KeyObject, keyId: string, name: string): S
     name,
     sign: (statement) => sign(null, Buffer.from(statement), privateKey).toString('base64'),
   };
+}
+
+const HOW_TO_SIGN =
+  'at a terminal, make your key once with `loopx key create`, then give its passphrase when asked; in VS Code, use the LoopX commands';
+
+/**
+ * Signs a person's decision, refusing when there is no key, or when the signature would not
+ * count here (the key is not pinned): a decision that would be ignored must not be written.
+ */
+export function signDecision(
+  goalId: string,
+  ev: Omit<DecisionFacts, 'goalId'>,
+  signer: Signer | undefined,
+  trust: Trust,
+): DecisionSig {
+  if (!signer) {
+    throw refused(
+      `${ev.type} is a person's decision and must be signed with the person's key: ${HOW_TO_SIGN}`,
+      {
+        goalId,
+        reason: 'unsigned_decision',
+      },
+    );
+  }
+  const sig = { keyId: signer.keyId, sig: signer.sign(decisionStatement({ goalId, ...ev })) };
+  const why = trust.rejects({ goalId, ...ev }, sig);
+  if (why) {
+    throw refused(
+      `${ev.type} would have no effect: ${why}. Pin the key with \`loopx approvers trust ${signer.keyId.slice(0, 16)}\``,
+      { goalId, reason: 'untrusted_signer', keyId: signer.keyId },
+    );
+  }
+  return sig;
 }
 
 /** Which keys count on this machine, and how a decision is checked against them. */

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { sha256, writeJsonAtomic } from '../jsonfile';
@@ -26,6 +26,18 @@ export type PublicKeyFile = z.infer<typeof PublicKeyFile>;
 /** The key id: sha256 of the public key's DER (SPKI) bytes. */
 export function keyIdOf(publicKeyPem: string): string {
   return sha256(createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' }));
+}
+
+/** The public key file of `privateKey` (its id derived from it), as pinned and published. */
+export function publicKeyFileFor(privateKey: KeyObject, name: string, createdAt: string): PublicKeyFile {
+  const publicKey = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+  return { v: 1, keyId: keyIdOf(publicKey), name, publicKey, createdAt };
+}
+
+/** A new Ed25519 key pair, with its public key file (neither pinned nor published yet). */
+export function newKeyPair(name: string, createdAt: string): { privateKey: KeyObject; pub: PublicKeyFile } {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return { privateKey, pub: publicKeyFileFor(privateKey, name, createdAt) };
 }
 
 /** The short form people compare: the first 16 hex digits, in groups of four. */

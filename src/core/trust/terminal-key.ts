@@ -5,19 +5,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  createCipheriv,
-  createDecipheriv,
-  createPrivateKey,
-  generateKeyPairSync,
-  randomBytes,
-  scryptSync,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, scryptSync } from 'node:crypto';
 import { z } from 'zod';
 import { writeFileAtomic } from '../jsonfile';
 import { ensurePrivateDir } from '../config-dir';
 import { notFound, refused, usageError } from '../errors';
-import { KEY_ID, keyIdOf, pinKey } from './keys';
+import { KEY_ID, newKeyPair, pinKey } from './keys';
 import type { PublicKeyFile } from './keys';
 import { signerFor } from './decisions';
 import type { Signer } from './decisions';
@@ -61,9 +54,7 @@ export function createTerminalKey(
     throw usageError(`the passphrase must be at least ${MIN_PASSPHRASE} characters`, {
       reason: 'weak_passphrase',
     });
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const keyId = keyIdOf(publicPem);
+  const { privateKey, pub } = newKeyPair(name, now);
   const salt = randomBytes(16);
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', derive(passphrase, salt, SCRYPT), iv);
@@ -72,11 +63,7 @@ export function createTerminalKey(
     cipher.final(),
   ]);
   const file: KeyFile = {
-    v: 1,
-    keyId,
-    name,
-    publicKey: publicPem,
-    createdAt: now,
+    ...pub,
     kdf: { name: 'scrypt', ...SCRYPT, salt: salt.toString('base64') },
     cipher: {
       name: 'aes-256-gcm',
@@ -86,8 +73,7 @@ export function createTerminalKey(
     },
   };
   const dir = ensurePrivateDir(keysDir(configDir));
-  writeFileAtomic(path.join(dir, `${keyId}.json`), JSON.stringify(file, null, 2) + '\n', 0o600);
-  const pub = { v: 1 as const, keyId, name, publicKey: publicPem, createdAt: now };
+  writeFileAtomic(path.join(dir, `${pub.keyId}.json`), JSON.stringify(file, null, 2) + '\n', 0o600);
   pinKey(configDir, pub);
   return pub;
 }

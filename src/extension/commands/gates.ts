@@ -8,7 +8,17 @@ import * as vscode from 'vscode';
 import { invoke, LoopxError, checkId } from '../../core/index';
 import type { Gate, GoalState } from '../../core/index';
 import type { GoalRef } from '../workspaces';
-import { argsOf, Cancelled, confirmModal, guardTrust, input, isNode, person, pickGoal } from './shared';
+import {
+  argsOf,
+  calledWithArguments,
+  Cancelled,
+  confirmModal,
+  guardTrust,
+  input,
+  isNode,
+  person,
+  pickGoal,
+} from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 
 export type GateDecision = 'approve' | 'reject';
@@ -90,7 +100,7 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
     );
   }
   // Arguments from other code decide nothing by themselves: the person answers a modal.
-  const byArguments = !isNode(a) && (args.goalId !== undefined || args.gateId !== undefined);
+  const byArguments = calledWithArguments(a);
   if (byArguments) {
     const { message, detail } = modalText(state, gate, decision);
     await confirmModal(message, detail, decision === 'approve' ? 'Approve' : 'Reject');

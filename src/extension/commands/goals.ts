@@ -8,7 +8,7 @@ import { Store, invoke, shouldRun, effectiveStatus } from '../../core/index';
 import type { ShouldRunOutput } from '../../core/index';
 import {
   argsOf,
-  Cancelled,
+  confirmModal,
   guardTrust,
   input,
   isNode,
@@ -88,12 +88,7 @@ async function transition(deps: CommandDeps, a: Arg, t: 'pause' | 'resume' | 'cl
   const wanted = { pause: ['active'], resume: ['paused'], close: ['active', 'paused', 'completed'] }[t];
   const ref = await pickGoal(deps.workspaces, a, (s) => wanted.includes(effectiveStatus(s)), `goal to ${t}`);
   if (t === 'close' && !(a && !isNode(a) && a.goalId)) {
-    const ok = await vscode.window.showWarningMessage(
-      `Close goal ${ref.goalId}? A closed goal is read-only.`,
-      { modal: true },
-      'Close Goal',
-    );
-    if (ok !== 'Close Goal') throw new Cancelled();
+    await confirmModal(`Close goal ${ref.goalId}? A closed goal is read-only.`, undefined, 'Close Goal');
   }
   const res = invoke(ref.store, `goal.${t}`, { goalId: ref.goalId }, person());
   return effectiveStatus(res.state);

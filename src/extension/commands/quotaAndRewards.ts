@@ -1,11 +1,18 @@
 /** Quota and reward commands: grant a goal more budget, and score one of its runs. */
 import * as vscode from 'vscode';
 import { invoke } from '../../core/index';
-import { argsOf, Cancelled, confirmModal, guardTrust, input, isNode, person, pickGoal } from './shared';
+import {
+  argsOf,
+  calledWithArguments,
+  Cancelled,
+  confirmModal,
+  guardTrust,
+  input,
+  isNode,
+  person,
+  pickGoal,
+} from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
-
-/** Called by other code with arguments, rather than from the tree or the palette's pickers. */
-const byArguments = (a: Arg) => !isNode(a) && a !== undefined && Object.keys(a).length > 0;
 
 export function quotaAndRewardCommands(deps: CommandDeps): CommandTable {
   return {
@@ -54,7 +61,7 @@ async function recordReward(deps: CommandDeps, a: Arg): Promise<string> {
     prompt: 'Comment: what was good or bad',
     validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined),
   });
-  if (byArguments(a)) {
+  if (calledWithArguments(a)) {
     await confirmModal(
       `Record a reward of ${score} for run ${runId} of goal "${ref.goalId}"?`,
       `Comment: ${comment || '(none)'}\nThis was asked by a command call, not by a click in LoopX: record it only if you meant to.`,
@@ -84,7 +91,7 @@ async function grantQuota(deps: CommandDeps, a: Arg): Promise<boolean> {
     });
     budgets = { turns: Number(v) };
   }
-  if (byArguments(a)) {
+  if (calledWithArguments(a)) {
     const what = Object.entries(budgets)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${v} ${k}`)

@@ -58,6 +58,14 @@ export function isNode(a: Arg): a is Node {
   return !!a && typeof a === 'object' && 'kind' in a && typeof (a as Node).kind === 'string';
 }
 
+/**
+ * Whether other code called the command with plain arguments (another extension, an agent tool,
+ * a chat or dashboard button), rather than the person from the tree or the palette's pickers.
+ */
+export function calledWithArguments(a: Arg): boolean {
+  return !isNode(a) && a !== undefined && Object.keys(a).length > 0;
+}
+
 /** The plain arguments of a call: none when it came from a tree node. */
 export function argsOf(a: Arg): CommandArgs {
   return isNode(a) ? {} : (a ?? {});
@@ -146,8 +154,13 @@ export async function pickGoal(
  * A modal dialog only a person can answer: other code may call a command with arguments, but the
  * decision waits for this click. Cancels (throws `Cancelled`) unless the person picks `action`.
  */
-export async function confirmModal(message: string, detail: string, action: string): Promise<void> {
-  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
+export async function confirmModal(
+  message: string,
+  detail: string | undefined,
+  action: string,
+): Promise<void> {
+  const options: vscode.MessageOptions = detail === undefined ? { modal: true } : { modal: true, detail };
+  const choice = await vscode.window.showWarningMessage(message, options, action);
   if (choice !== action) throw new Cancelled();
 }
 
