@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { Store, invoke, shouldRun, decide } from '../src/core/index';
-import type { Actor, EventDraft } from '../src/core/index';
+import { Store, invoke, shouldRun, decide, newKeyPair, pinKey, signerFor } from '../src/core/index';
+import type { Actor, EventDraft, Signer } from '../src/core/index';
 import { draft } from '../src/core/events';
 
 // The bench's stores keep their keys in a config folder of the run's own (as scripts/test.mjs
@@ -34,6 +34,13 @@ const REPS = quick ? 7 : 15;
 
 const person: Actor = { kind: 'user', id: 'bench', channel: 'cli' };
 const agent: Actor = { kind: 'agent', id: 'bench-agent', channel: 'cli' };
+
+/** The bench person's key, pinned in the run's config folder: a person's decisions are signed. */
+function benchSigner(store: Store): Signer {
+  const { privateKey, pub } = newKeyPair('bench', store.now());
+  pinKey(store.configDir, pub);
+  return signerFor(privateKey, pub.keyId, pub.name);
+}
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -149,7 +156,7 @@ function makeStore(goals: number): { dir: string; store: Store; ms: number } {
 function floorAndCli() {
   const { dir, store } = makeStore(1);
   const goal = 'goal-00000';
-  invoke(store, 'gate.approve', { goalId: goal, gateId: 'release' }, person);
+  invoke(store, 'gate.approve', { goalId: goal, gateId: 'release' }, person, { signer: benchSigner(store) });
   shouldRun(store, { goalId: goal, agent: 'bench-agent' }, agent); // an open run: polling reuses it
   const cases: [string, string[]][] = [
     ['node -e 0 (floor)', [process.execPath, '-e', '0']],
