@@ -33,6 +33,10 @@ export function renderBanner(doc: StatusDoc | undefined): void {
   if (hostError) lines.push(h('p', null, hostError));
   for (const e of doc?.errors ?? [])
     lines.push(h('p', null, h('strong', null, `Goal ${e.goal_id} could not be read: `), e.message));
+  if (doc?.policy?.message)
+    lines.push(
+      h('p', { class: 'policy-notice' }, h('strong', null, 'Workspace policy: '), doc.policy.message),
+    );
   bannerEl.hidden = lines.length === 0;
   const dismiss = () => {
     state.hostError = undefined;

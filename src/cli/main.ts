@@ -3,7 +3,7 @@
  * `run` never exits the process itself: it returns the exit code, so tests can call it in-process.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { LoopxError, checkId } from '../core/index';
+import { LoopxError, checkId, errorReport } from '../core/index';
 import { CliContext, EXIT, exitCodeFor } from './context';
 import type { GlobalOptions, Io } from './context';
 import { VERSION, example, fdNumber } from './define';
@@ -18,6 +18,7 @@ import { registerContractCommands } from './commands/contract';
 import { registerIntegrationCommands } from './commands/integrations';
 import { registerStatusCommands } from './commands/status';
 import { registerKeyCommands } from './commands/keys';
+import { registerPolicyCommands } from './commands/policy';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
 const ID_OPTIONS = new Set([
@@ -90,19 +91,27 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerIntegrationCommands(program, act);
   registerStatusCommands(program, act);
   registerKeyCommands(program, act);
+  registerPolicyCommands(program, act);
   return program;
 }
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let exitCode: number = EXIT.ok;
+  /** Whether the command asked for JSON: its error is then one JSON line on stderr. */
+  let jsonErrors = false;
   const ctxOf = (cmd: Command) => new CliContext(io, cmd.optsWithGlobals() as GlobalOptions);
   /** Wraps an action: the context is built from the global options; errors become exit codes. */
   const act: Act =
     <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => unknown) =>
     async (...args: unknown[]) => {
       const cmd = args[args.length - 1] as Command;
-      checkIdOptions(cmd);
       const ctx = ctxOf(cmd);
+      try {
+        jsonErrors = ctx.json;
+      } catch {
+        // A bad LOOPX_FORMAT: reported as text, after the id checks, as below.
+      }
+      checkIdOptions(cmd);
       void ctx.json; // a bad LOOPX_FORMAT is a usage error before anything is done, not after
       const code = await fn(ctx, ...(args.slice(0, -1) as A));
       if (typeof code === 'number') exitCode = code;
@@ -120,8 +129,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof LoopxError) {
-      io.stderr(`loopx: ${e.message}\n`);
-      return exitCodeFor(e);
+      const code = exitCodeFor(e);
+      // With --json, a program reads the error too: kind, reason code and message, still on stderr
+      // (stdout stays empty on an error) and still one line.
+      if (jsonErrors) io.stderr(`${JSON.stringify({ error: { ...errorReport(e), exit_code: code } })}\n`);
+      else io.stderr(`loopx: ${e.message}\n`);
+      return code;
     }
     // A failed system call (a path that is a file, a folder we may not write...) is about the
     // user's files, not a bug in loopx: its message names the call and the path; no stack trace.

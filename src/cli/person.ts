@@ -59,9 +59,19 @@ function readFromFd(fd: number): string {
  * The passphrase, from --passphrase-fd or asked on the terminal. `what` names the act ("approve a
  * gate") and `elsewhere` the other way a person can do it, for the refusal when neither works.
  */
-export function passphrase(ctx: CliContext, prompt: string, what: string, elsewhere?: string): string {
+export function passphrase(
+  ctx: CliContext,
+  prompt: string,
+  what: string,
+  elsewhere?: string,
+  preface?: string,
+): string {
   const fd = ctx.globals.passphraseFd;
-  if (fd !== undefined) return readFromFd(fd);
+  if (fd !== undefined) {
+    if (preface) ctx.io.stderr(preface);
+    return readFromFd(fd);
+  }
+  if (preface) prompt = preface + prompt;
   const typed = (ctx.io.askTerminal ?? readFromTerminal)(prompt);
   if (typed === undefined) {
     throw refused(
@@ -76,12 +86,15 @@ export function passphrase(ctx: CliContext, prompt: string, what: string, elsewh
 
 /**
  * The person making a decision: their key, unlocked with its passphrase, and the actor named
- * after it. `what` says what they are doing ("approve a gate"); `vscodeCommand` the editor's way.
+ * after it. `what` says what they are doing ("approve a gate"); `vscodeCommand` the editor's way;
+ * `preface` what they must read before they sign (shown with the prompt, or on stderr with
+ * --passphrase-fd), never shown when nobody can be asked.
  */
 export function person(
   ctx: CliContext,
   what: string,
   vscodeCommand: string,
+  preface?: string,
 ): { actor: Actor; signer: Signer } {
   const dir = ctx.configDir();
   if (terminalKeys(dir).length === 0) {
@@ -92,7 +105,7 @@ export function person(
   }
   const signer = unlockTerminalKey(
     dir,
-    passphrase(ctx, `LoopX passphrase to ${what}: `, what, vscodeCommand),
+    passphrase(ctx, `LoopX passphrase to ${what}: `, what, vscodeCommand, preface),
   );
   return { actor: { kind: 'user', id: signer.name, channel: 'cli' }, signer };
 }

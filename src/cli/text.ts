@@ -62,10 +62,14 @@ export function goalText(d: GoalStatusDoc): string {
 }
 
 export function statusText(d: StatusDoc): string {
+  const policy = d.policy.message ? [`policy     ${d.policy.message}`] : [];
   if (d.goals.length === 0 && d.errors.length === 0) {
-    return 'No goals yet. Create one: loopx project_prompt create --title "..." --description "..."';
+    return [
+      'No goals yet. Create one: loopx project_prompt create --title "..." --description "..."',
+      ...policy,
+    ].join('\n');
   }
-  const out: string[] = [];
+  const out: string[] = [...policy];
   for (const g of d.goals) {
     out.push(
       `${g.status.padEnd(10)} ${`${g.progress.done}/${g.progress.total}`.padStart(7)}  ${g.id}  ${g.title}${g.pending_gates ? `  (${g.pending_gates} gate${g.pending_gates > 1 ? 's' : ''} pending)` : ''}`,

@@ -11,6 +11,7 @@ import { Id, Line, Text, Priority, Owner, EvidenceKind } from './model';
 import type { Actor } from './model';
 import { shouldRun } from './contract';
 import { checkContract, checkJudgment } from './exec';
+import { contractActionFor, contractCovers, contractTodoIds } from './gate-rules';
 import { goalStatus, statusAll } from './status';
 import type { Store } from './store';
 
@@ -153,11 +154,13 @@ export const AGENT_TOOLS: AgentTool[] = [
     confirmation: (i) => `Claim todo ${i.todoId} under contract ${i.contractId}.`,
     run: (store, i, actor) => {
       const { goal, contract } = checkContract(store, i.contractId);
-      const listed = [...contract.actions.map((a) => a.todoId), ...contract.judgment];
-      if (!listed.includes(i.todoId))
+      if (!contractCovers(contract, i.todoId)) {
+        const listed = contractTodoIds(contract);
         throw refused(
           `todo ${i.todoId} is not in contract ${contract.id} (it lists ${listed.join(', ') || 'nothing'})`,
+          { contractId: contract.id, todoId: i.todoId, reason: 'todo_not_in_contract' },
         );
+      }
       invoke(store, 'todo.claim', { goalId: goal.id, todoId: i.todoId, by: contract.agent }, actor);
       return {
         text: `claimed todo ${i.todoId} of goal ${goal.id} for ${contract.agent}`,
@@ -183,9 +186,10 @@ export const AGENT_TOOLS: AgentTool[] = [
       `Mark todo ${i.todoId} done under contract ${i.contractId}, recording: "${i.summary.slice(0, 200)}".`,
     run: (store, i, actor) => {
       const found = checkContract(store, i.contractId);
-      if (found.contract.actions.some((a) => a.todoId === i.todoId)) {
+      if (contractActionFor(found.contract, i.todoId)) {
         throw refused(
           `todo ${i.todoId} has a command: run it with the next_cli_actions entry of contract ${i.contractId} (loopx exec) so its evidence is captured`,
+          { contractId: i.contractId, todoId: i.todoId, reason: 'todo_has_command' },
         );
       }
       const { goal, run } = checkJudgment(store, i.contractId, i.todoId);
@@ -218,8 +222,12 @@ export const AGENT_TOOLS: AgentTool[] = [
       `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
     run: (store, i, actor) => {
       const { goal, run, contract } = checkContract(store, i.contractId);
-      if (i.todoId && ![...contract.actions.map((a) => a.todoId), ...contract.judgment].includes(i.todoId)) {
-        throw refused(`todo ${i.todoId} is not in contract ${contract.id}`);
+      if (i.todoId && !contractCovers(contract, i.todoId)) {
+        throw refused(`todo ${i.todoId} is not in contract ${contract.id}`, {
+          contractId: contract.id,
+          todoId: i.todoId,
+          reason: 'todo_not_in_contract',
+        });
       }
       const res = invoke(
         store,
@@ -311,13 +319,19 @@ export function toolInputJsonSchema(tool: AgentTool): Record<string, unknown> {
   return schema;
 }
 
+/** The refusals a fresh contract answers: the one given no longer authorises anything. */
+const STALE_CONTRACT = new Set([
+  'contract_not_found',
+  'contract_signature_invalid',
+  'contract_run_ended',
+  'contract_expired',
+  'contract_ttl_exceeded',
+]);
+
 /** Adds what to do next to a refusal, in the tools' own words. */
 export function nextStep(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
-  if (
-    e instanceof LoopxError &&
-    /contract .*(expired|ended|fails signature)|no contract|get a new (one|contract)/.test(msg)
-  ) {
+  if (e instanceof LoopxError && STALE_CONTRACT.has(e.reason)) {
     return `${msg.replace(/: get a new (one|contract) with `[^`]*`/, '')}. Next: call loopx_get_contract for a fresh contract.`;
   }
   if (e instanceof LoopxError && e.kind === 'usage')

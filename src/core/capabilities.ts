@@ -22,7 +22,7 @@ import { defineQuotaCapabilities } from './capabilities/quota';
 
 export { GOAL_TRANSITIONS } from './capabilities/goals';
 export type { GoalTransition } from './capabilities/goals';
-export { findTodo, findGate, deniedBy, policyGateFor, gatesFor, gateApproved } from './capabilities/shared';
+export { findTodo, findGate } from './capabilities/shared';
 
 export type {
   CapabilityContext,
@@ -66,20 +66,30 @@ export function capabilityIds(): string[] {
   return [...registry.keys()];
 }
 
-/** Why an actor may not call a capability, or undefined when it may. */
-export function whyNotAllowed(capId: string, actor: Actor): string | undefined {
+/** Why an actor may not call a capability (the message and its reason code), or undefined when it may. */
+function notAllowed(capId: string, actor: Actor): { message: string; reason: string } | undefined {
   const c = registry.get(capId);
-  if (!c) return `there is no capability ${quote(capId)}`;
+  if (!c) return { message: `there is no capability ${quote(capId)}`, reason: 'no_capability' };
   const who = `${actor.kind} ${actor.id} via ${actor.channel}`;
   if (c.humanOnly && (actor.kind !== 'user' || !HUMAN_CHANNELS.includes(actor.channel))) {
-    return (
-      `${capId} is human-only: a person makes it from VS Code (LoopX commands) or from an interactive terminal ` +
-      `(\`loopx ...\` with a TTY); this call came from ${who}`
-    );
+    return {
+      message:
+        `${capId} is human-only: a person makes it from VS Code (LoopX commands) or from an interactive terminal ` +
+        `(\`loopx ...\` with a TTY); this call came from ${who}`,
+      reason: 'human_only',
+    };
   }
   if (!c.actors.includes(actor.kind))
-    return `${capId} may be called by ${c.actors.join(' or ')}, not by ${who}`;
+    return {
+      message: `${capId} may be called by ${c.actors.join(' or ')}, not by ${who}`,
+      reason: 'actor_not_allowed',
+    };
   return undefined;
+}
+
+/** Why an actor may not call a capability, or undefined when it may. */
+export function whyNotAllowed(capId: string, actor: Actor): string | undefined {
+  return notAllowed(capId, actor)?.message;
 }
 
 /** HMAC-SHA256 with the workspace's contract key (made on first use in the user's config folder, 0600; never in the workspace). */
@@ -103,8 +113,8 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
 ): InvokeResult<I> {
   const c = registry.get(capId);
   if (!c) throw usageError(`there is no capability ${quote(capId)}; \`loopx capabilities\` lists them`);
-  const denied = whyNotAllowed(capId, actor);
-  if (denied) throw refused(denied, { capability: capId });
+  const denied = notAllowed(capId, actor);
+  if (denied) throw refused(denied.message, { capability: capId, reason: denied.reason });
   const parsed = c.input.safeParse(rawInput);
   if (!parsed.success) throw usageError(`${capId}: ${describeIssues(parsed.error)}`, { capability: capId });
   const input = (c.prepare ? c.prepare(parsed.data) : parsed.data) as Record<string, unknown>;
@@ -125,6 +135,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
         throw refused(`goal ${gid} is ${status}: a ${status} goal is read-only (${capId} refused)`, {
           goalId: gid,
           capability: capId,
+          reason: 'goal_finished',
         });
       }
       return c.plan(state!, input, ctx);

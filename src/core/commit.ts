@@ -114,7 +114,8 @@ function commitLocked(
 ): CommitResult {
   const { goalId, file } = target;
   const exists = storePathExists(file);
-  if (opts.create && exists) throw conflict(`goal ${goalId} already exists`, { goalId });
+  if (opts.create && exists)
+    throw conflict(`goal ${goalId} already exists`, { goalId, reason: 'goal_exists' });
   if (!opts.create && !exists) throw target.missing();
   // A torn tail is not part of the state (load leaves it out), so plan against the state first
   // and quarantine only once the call is not refused: a refusal must change nothing, and the
@@ -124,7 +125,7 @@ function commitLocked(
   if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
     throw conflict(
       `goal ${goalId} is at revision ${revision}, not ${opts.expectRevision} as expected: it changed since you read it; read it again and retry`,
-      { goalId, revision, expected: opts.expectRevision },
+      { goalId, revision, expected: opts.expectRevision, reason: 'goal_moved' },
     );
   }
   // The plan sees a private copy: a refusal half-way must not leave a changed state behind.

@@ -6,7 +6,8 @@
  * should-run-output.ts, the signature and the lookup by id in issued-contract.ts.
  */
 import { z } from 'zod';
-import { define, gatesFor, invoke } from './capabilities';
+import { define, invoke } from './capabilities';
+import { todosGuardedBy } from './gate-rules';
 import { draft } from './events';
 import type { EventDraft } from './events';
 import { newId } from './ids';
@@ -20,7 +21,6 @@ import { contractPayload, policyTtlMinutes, rememberContract } from './issued-co
 import type { Store } from './store';
 
 // What this module exported before its parts moved out.
-export { gatesFor };
 export { canonicalJson } from './jsonfile';
 export { MAX_ACTIONS, sortTodos, decide } from './decision';
 export type { Decision, AgentAbility, DecideInput, DecisionResult } from './decision';
@@ -62,9 +62,7 @@ define({
     );
     // A gate the policy requires but nobody requested yet: ask the person now.
     for (const g of d.gates.filter((x) => x.status === 'missing')) {
-      const guards = s.todos
-        .filter((t) => gatesFor(t, ctx.policy, s.gates).some((x) => x.id === g.id))
-        .map((t) => t.id);
+      const guards = todosGuardedBy(g.id, s.todos, ctx.policy, s.gates).map((t) => t.id);
       events.push(draft('gate.requested', { gate: { id: g.id, title: g.title, reason: g.reason, guards } }));
     }
     if (d.decision === 'run' && !d.reuse) {

@@ -2,7 +2,7 @@
  * The should-run decision: pure, state, policy, time and agent in, a decision out. The order of
  * the rules is the one written down in DESIGN.md ("The interaction contract").
  */
-import { deniedBy, gatesFor, gateApproved } from './capabilities';
+import { deniedBy, unapprovedGates, contractTodoIds } from './gate-rules';
 import { effectiveStatus } from './model';
 import type { GoalState, Policy, Run, Todo, GoalStatus } from './model';
 import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota';
@@ -89,7 +89,7 @@ function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<
       blockedBy.push(`${t.id}'s action is denied by the workspace policy`);
       continue;
     }
-    const missing = gatesFor(t, policy, goal.gates).filter((g) => !gateApproved(goal.gates, g.id));
+    const missing = unapprovedGates(t, policy, goal.gates);
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
@@ -152,10 +152,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       continue;
     }
     const todoOf = (id: string) => goal.todos.find((t) => t.id === id);
-    const left = c
-      ? [...c.actions.map((a) => a.todoId), ...c.judgment].filter((id) => stillOpenFor(todoOf(id), agent))
-          .length
-      : 0;
+    const left = c ? contractTodoIds(c).filter((id) => stillOpenFor(todoOf(id), agent)).length : 0;
     if (left > 0 && !reuse) {
       reuse = run;
       reuseLeft = left;

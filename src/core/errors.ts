@@ -1,7 +1,9 @@
 /**
  * Every failure the control plane reports on purpose is a LoopxError with a kind. Adapters map the
  * kind to their own signal (CLI exit code, HTTP status, tool error text); the message is written
- * for a person and names what was wrong and where.
+ * for a person and names what was wrong and where. `reason` is the machine-readable code (snake
+ * case, e.g. `todo_finished`, `gate_not_approved`): every refusal gives one, and code that reacts
+ * to an error branches on it, never on the message text.
  */
 export type ErrorKind =
   | 'usage' // bad input: a flag, an id, a value
@@ -26,6 +28,12 @@ export class LoopxError extends Error {
     Object.defineProperty(this, BRAND, { value: true });
   }
 
+  /** What happened, for code: `details.reason` when given, else the kind. */
+  get reason(): string {
+    const r = this.details.reason;
+    return typeof r === 'string' && r ? r : this.kind;
+  }
+
   /**
    * `instanceof` by brand, not by class identity: dist/mcp.js bundles its own copy of the core, and
    * `loopx mcp` hands it a Store from dist/cli.js, so an error thrown by the store (a goal not
@@ -41,12 +49,32 @@ export const usageError = (msg: string, details?: Record<string, unknown>) =>
   new LoopxError('usage', msg, details);
 export const notFound = (msg: string, details?: Record<string, unknown>) =>
   new LoopxError('not_found', msg, details);
-export const refused = (msg: string, details?: Record<string, unknown>) =>
+/** A refusal always says why, for code as well as for people: `details.reason` is required. */
+export const refused = (msg: string, details: { reason: string } & Record<string, unknown>) =>
   new LoopxError('refused', msg, details);
 export const conflict = (msg: string, details?: Record<string, unknown>) =>
   new LoopxError('conflict', msg, details);
 export const corrupt = (msg: string, details?: Record<string, unknown>) =>
   new LoopxError('corrupt', msg, details);
+
+/** A LoopxError as the adapters report it to programs (CLI --json, HTTP, MCP): snake_case keys. */
+export interface ErrorReport {
+  kind: ErrorKind;
+  reason: string;
+  message: string;
+  goal_id?: unknown;
+  file?: unknown;
+  line?: unknown;
+  field?: unknown;
+}
+
+/** The machine-readable form of an error: kind, reason code, message, and where it was (when known). */
+export function errorReport(e: LoopxError): ErrorReport {
+  const out: ErrorReport = { kind: e.kind, reason: e.reason, message: e.message };
+  for (const k of ['file', 'line', 'goalId', 'field'] as const)
+    if (e.details[k] !== undefined) out[k === 'goalId' ? 'goal_id' : k] = e.details[k];
+  return out;
+}
 
 /** Shows a value from the outside world safely inside a message: quoted, escaped, shortened. */
 export function quote(value: unknown, max = 60): string {

@@ -5,13 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { define, deniedBy, gateApproved, invoke } from './capabilities';
+import { define, invoke } from './capabilities';
+import { contractActionFor, deniedBy, unapprovedGates } from './gate-rules';
 import { draft } from './events';
 import { refused, notFound, quote } from './errors';
 import { checkId, newId } from './ids';
 import { Id, Line, Text, Artifact, effectiveStatus, Contract as ContractSchema } from './model';
 import type { Actor, Contract, GoalState, Policy, Run, Todo } from './model';
-import { contractSignatureValid, findContract, gatesFor } from './contract';
+import { contractSignatureValid, findContract } from './contract';
 import { contractTooLong } from './issued-contract';
 import type { Store } from './store';
 
@@ -41,6 +42,7 @@ export function checkContract(
   const forged = () =>
     notFound(
       `no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`,
+      { contractId, reason: 'contract_not_found' },
     );
   if (!hint) throw forged();
   // Authorise on the log (hash-chained, the truth), not on goal.json: the snapshot is a derived
@@ -95,7 +97,11 @@ export function checkJudgment(store: Store, contractId: string, todoId: string) 
   if (!found.contract.judgment.includes(todoId)) {
     throw refused(
       `todo ${todoId} is not a judgment todo of contract ${contractId} (it lists ${found.contract.judgment.join(', ') || 'none'})`,
-      { contractId, todoId },
+      {
+        contractId,
+        todoId,
+        reason: contractActionFor(found.contract, todoId) ? 'todo_has_command' : 'todo_not_in_contract',
+      },
     );
   }
   return found;
@@ -116,12 +122,13 @@ export function verifyCommand(
   const cid = contract.id;
   let action: Contract['actions'][number] | undefined;
   if (q.todoId !== undefined) {
-    action = contract.actions.find((a) => a.todoId === q.todoId);
+    action = contractActionFor(contract, q.todoId);
     if (!action) {
       const listed = contract.actions.map((a) => a.todoId).join(', ') || 'no command actions';
       throw refused(`todo ${q.todoId} is not in contract ${cid} (it lists ${listed})`, {
         contractId: cid,
         todoId: q.todoId,
+        reason: 'todo_not_in_contract',
       });
     }
   } else if (q.command !== undefined) {
@@ -129,9 +136,10 @@ export function verifyCommand(
     if (!action)
       throw refused(`contract ${cid} does not list the command ${quote(q.command, 200)}`, {
         contractId: cid,
+        reason: 'command_not_in_contract',
       });
   } else {
-    throw refused('say which todo (--todo) or which command to verify');
+    throw refused('say which todo (--todo) or which command to verify', { reason: 'nothing_to_verify' });
   }
   const command = q.command ?? action.command;
   if (command !== action.command) {
@@ -139,29 +147,32 @@ export function verifyCommand(
     throw refused(
       `command differs from what contract ${cid} lists for todo ${action.todoId} (first difference at character ${at + 1}): ` +
         `listed ${quote(action.command, 200)}, got ${quote(command, 200)}`,
-      { contractId: cid, todoId: action.todoId },
+      { contractId: cid, todoId: action.todoId, reason: 'command_differs' },
     );
   }
   const todo = goal.todos.find((t) => t.id === action.todoId);
   if (!todo) throw notFound(`goal ${goal.id} has no todo ${action.todoId}`);
   if (todo.status === 'done' || todo.status === 'cancelled') {
-    throw refused(`todo ${todo.id} is already ${todo.status}: nothing to run`, { todoId: todo.id });
+    throw refused(`todo ${todo.id} is already ${todo.status}: nothing to run`, {
+      todoId: todo.id,
+      reason: 'todo_finished',
+    });
   }
   if (todo.status === 'claimed' && todo.claimedBy !== contract.agent) {
     throw refused(`todo ${todo.id} is claimed by ${todo.claimedBy}, not by ${contract.agent}`, {
       todoId: todo.id,
+      reason: 'claimed_by_other',
     });
   }
   const denied = deniedBy(policy, command);
   if (denied)
     throw refused(`the workspace policy denies commands matching ${quote(denied.pattern)}`, {
       pattern: denied.pattern,
+      reason: 'policy_denied',
     });
-  for (const g of gatesFor(todo, policy, goal.gates)) {
-    if (!gateApproved(goal.gates, g.id)) {
-      throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id });
-    }
-  }
+  const [g] = unapprovedGates(todo, policy, goal.gates);
+  if (g)
+    throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id, reason: 'gate_not_approved' });
   return { goal, run, contract, todo, command };
 }
 

@@ -175,7 +175,7 @@ export function acquireLock(
       throw conflict(
         `could not take the lock ${path} within ${timeoutMs} ms` +
           (o ? `: held by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ''),
-        { lock: path },
+        { lock: path, reason: 'lock_busy' },
       );
     }
     // Jittered backoff keeps many waiting writers from waking in lock-step.

@@ -57,6 +57,14 @@ export const ATTENTION_ORDER: readonly AttentionItem['kind'][] = ['gate', 'user-
  * Merges per-folder overviews into one status message (pure: the extension and the tests build
  * the message the same way). `attention` per folder, when given, replaces the index-level one.
  */
+/** One folder's policy report; with several folders, the first that has something to say, named. */
+function mergedPolicy(parts: readonly { name: string; doc: StatusDoc }[]): StatusDoc['policy'] {
+  const telling = parts.find((p) => p.doc.policy?.message);
+  if (!telling) return parts[0]?.doc.policy ?? { state: 'not_signed', unsigned_changes: [] };
+  const p = telling.doc.policy;
+  return parts.length > 1 ? { ...p, message: `${telling.name}: ${p.message}` } : p;
+}
+
 export function statusMessage(
   parts: readonly { path: string; name: string; doc: StatusDoc; attention?: AttentionItem[] }[],
   generatedAt = new Date().toISOString(),
@@ -80,6 +88,7 @@ export function statusMessage(
     attention: parts.flatMap((p) => p.doc.attention),
     goals: parts.flatMap((p) => p.doc.goals),
     errors: parts.flatMap((p) => p.doc.errors),
+    policy: mergedPolicy(parts),
   };
   return {
     type: 'status',

@@ -71,11 +71,12 @@ define({
     if (r.endedAt)
       throw refused(`run ${r.id} of goal ${s.id} already ended (${r.outcome}) at ${r.endedAt}`, {
         runId: r.id,
+        reason: 'run_ended',
       });
     if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {
       throw refused(
         `run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`,
-        { runId: r.id },
+        { runId: r.id, reason: 'contract_not_expired' },
       );
     }
     return [draft('run.ended', { runId: r.id, outcome: 'abandoned', summary: i.summary })];

@@ -117,6 +117,18 @@ export const GoalStatusDoc = z.object({
 });
 export type GoalStatusDoc = z.infer<typeof GoalStatusDoc>;
 
+/** Which policy applies (trust/policy-signature.ts); `invalid` when policy.json does not parse. */
+export const PolicyStatus = z.object({
+  state: z.enum(['signed', 'unsigned_changes', 'not_signed', 'invalid']),
+  signed_by: z.string().optional(),
+  signed_at: z.string().optional(),
+  /** Fields of policy.json with no effect until a person signs them. */
+  unsigned_changes: z.array(z.string()),
+  /** What a person should know, when there is something: an unsigned edit, an ignored signature. */
+  message: z.string().optional(),
+});
+export type PolicyStatus = z.infer<typeof PolicyStatus>;
+
 export const StatusDoc = z.object({
   schema: z.literal(STATUS_SCHEMA),
   generated_at: z.string(),
@@ -134,5 +146,6 @@ export const StatusDoc = z.object({
     }),
   ),
   errors: z.array(z.object({ goal_id: z.string(), message: z.string() })),
+  policy: PolicyStatus,
 });
 export type StatusDoc = z.infer<typeof StatusDoc>;

@@ -8,10 +8,13 @@ import type { GoalState, Run } from './model';
 import { quotaUse, spendOf } from './quota';
 import type { QuotaUse } from './quota';
 import { describeIgnored } from './trust/decisions';
+import { describeUnsignedPolicy } from './trust/policy-signature';
+import type { PolicyView } from './trust/policy-signature';
+import { LoopxError } from './errors';
 import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
 import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA } from './status-doc';
-import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
+import type { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
 
 /** A budget counts as nearly exhausted from this share on. */
 export const QUOTA_WARNING_RATIO = 0.8;
@@ -191,10 +194,38 @@ export function goalStatusDoc(
 
 export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
   const loaded = store.load(goalId);
-  // Not needed for the document, but a policy.json that does not parse stops every contract of
-  // the goal: the goal's status reports it (corrupt) rather than look healthy.
-  store.policy();
-  return goalStatusDoc(loaded.state, new Date(store.now()), loaded.revision, loaded.warnings, 10);
+  // A policy.json that does not parse stops every contract of the goal: the goal's status
+  // reports it (corrupt) rather than look healthy. An unsigned edit is a warning.
+  const policy = policyMessage(store.policyView());
+  return goalStatusDoc(
+    loaded.state,
+    new Date(store.now()),
+    loaded.revision,
+    policy ? [...loaded.warnings, policy] : loaded.warnings,
+    10,
+  );
+}
+
+function policyMessage(v: PolicyView): string | undefined {
+  return [describeUnsignedPolicy(v), ...v.ignored].filter(Boolean).join('; ') || undefined;
+}
+
+/** The policy part of `status`: never throws, so a broken policy.json is reported, not fatal. */
+export function policyStatus(store: Store): PolicyStatus {
+  let v: PolicyView;
+  try {
+    v = store.policyView();
+  } catch (e) {
+    if (!(e instanceof LoopxError)) throw e;
+    return { state: 'invalid', unsigned_changes: [], message: e.message };
+  }
+  const message = policyMessage(v);
+  return {
+    state: v.state,
+    ...(v.signed ? { signed_by: v.signed.signedBy, signed_at: v.signed.signedAt } : {}),
+    unsigned_changes: v.unsigned,
+    ...(message ? { message } : {}),
+  };
 }
 
 /** All goals from the index: no goal log is read unless the index misses it. */
@@ -242,5 +273,6 @@ export function statusAll(store: Store): StatusDoc {
       pending_gates: g.pendingGates,
     })),
     errors: errors.map((e) => ({ goal_id: e.goalId, message: e.message })),
+    policy: policyStatus(store),
   };
 }

@@ -30,7 +30,9 @@ import {
   collectIndexEntries,
 } from './goal-index';
 import type { IndexEntry } from './goal-index';
-import { LOOPX_DIR, findWorkspace, initLayout, readPolicy } from './workspace';
+import { LOOPX_DIR, findWorkspace, initLayout } from './workspace';
+import { policyFiles, readPolicyView, signWorkspacePolicy } from './workspace-policy';
+import type { PolicyView } from './trust/policy-signature';
 import { ensureLocalDir, lockFile, readOrCreateWriterId, readOrCreateSecret } from './local-dir';
 import { commitGoal } from './commit';
 import { configDir, ensurePrivateDir, workspaceId } from './config-dir';
@@ -43,7 +45,7 @@ import {
   storePathExists,
 } from './safe-path';
 import { PinnedTrust } from './trust/decisions';
-import type { Trust } from './trust/decisions';
+import type { Signer, Trust } from './trust/decisions';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
 
 // Declared with the write protocol; capabilities import CommitResult from here.
@@ -163,8 +165,41 @@ export class Store {
     return key;
   }
 
+  /** The policy LoopX enforces: the last one a person signed, tightened by unsigned edits. */
   policy(): Policy {
-    return readPolicy(this.policyPath);
+    return this.policyView().effective;
+  }
+
+  /** Which policy applies and why: signed or not, and the edits that wait for a signature. */
+  policyView(): PolicyView {
+    return readPolicyView(policyFiles(this.root, this.secretsDir), this.trust());
+  }
+
+  /**
+   * A workspace's first policy is signed with its person's key when the key is first used here,
+   * unless policy.json already holds edits that would loosen the default: those the person
+   * reviews and signs (`review`). Undefined when a signed policy already counts.
+   */
+  signFirstPolicy(signer: Signer): 'signed' | 'review' | undefined {
+    const v = this.policyView();
+    if (v.state !== 'not_signed') return undefined;
+    if (v.unsigned.length > 0) return 'review';
+    this.signPolicy(signer, v.file);
+    return 'signed';
+  }
+
+  /**
+   * A person signs policy.json as it is now (refused when it is no longer `shown`, what they
+   * reviewed): from then on it is what LoopX enforces.
+   */
+  signPolicy(signer: Signer | undefined, shown?: Policy): PolicyView {
+    return signWorkspacePolicy(
+      policyFiles(this.root, this.secretsDir),
+      signer,
+      this.trust(),
+      this.clock(),
+      shown,
+    );
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 import type { Actor } from './model';
 import type { Store } from './store';
 import { invoke } from './capabilities';
+import { LoopxError } from './errors';
 import { goalStatus } from './status';
 import type { AttentionItem, GoalStatusDoc } from './status-doc';
 
@@ -71,7 +72,7 @@ export function summaryAll(
       });
     } catch (e) {
       // Someone else ended it between our read and our write: nothing to do.
-      if (!(e instanceof Error && /already ended/.test(e.message))) throw e;
+      if (!(e instanceof LoopxError && e.reason === 'run_ended')) throw e;
     }
   }
   const doc = goalStatus(store, goalId);

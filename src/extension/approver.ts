@@ -26,6 +26,13 @@ export class Approver {
     return pem;
   }
 
+  /** The id of the editor's own key, or undefined before its first decision made one. */
+  async keyId(): Promise<string | undefined> {
+    const pem = await this.secrets.get(SECRET);
+    if (!pem) return undefined;
+    return publicKeyFileFor(createPrivateKey(pem), this.name(), '').keyId;
+  }
+
   /**
    * The signer for a decision in `store`'s workspace. Our own key is pinned when missing: only
    * this extension holds its private half, so pinning it trusts nobody else.
@@ -35,6 +42,10 @@ export class Approver {
     const pub = publicKeyFileFor(key, this.name(), store.now());
     if (!pinnedKeys(store.configDir).some((k) => k.keyId === pub.keyId)) pinKey(store.configDir, pub);
     publishKey(store.root, pub);
-    return signerFor(key, pub.keyId, pub.name);
+    const signer = signerFor(key, pub.keyId, pub.name);
+    // A workspace's first policy is signed by its person's key (nothing changes in effect: an
+    // edit that loosens it is left for the person to review).
+    store.signFirstPolicy(signer);
+    return signer;
   }
 }

@@ -8,6 +8,8 @@ import { LoopxWorkspaces } from './workspaces';
 import { GoalsTreeProvider } from './tree';
 import type { Node } from './tree';
 import { GateNotifier } from './notifier';
+import { ApproverKeyNotifier } from './approverKeys';
+import { PolicySignNotifier, reviewAndSignPolicy } from './policySigning';
 import { LoopxStatusBar } from './statusBar';
 import { LoopxCommands, person } from './commands';
 import { decideGate } from './commands/gates';
@@ -28,6 +30,10 @@ export interface LoopxApi {
   tree: GoalsTreeProvider;
   statusBar: LoopxStatusBar;
   notifier: GateNotifier;
+  /** Trust / Ignore for teammates' keys published in `.loopx/approvers/`. */
+  approverKeys: ApproverKeyNotifier;
+  /** The Sign notification for an unsigned edit of policy.json. */
+  policySigning: PolicySignNotifier;
   commands: LoopxCommands;
   statusServer: StatusServerControl;
   dashboard: Dashboard;
@@ -65,6 +71,12 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     const notifier = new GateNotifier(workspaces, log, (p, decision) =>
       decideGate(commandDeps, p.ref, p.gate.id, decision),
     );
+    const approverKeys = new ApproverKeyNotifier(workspaces, log, context.workspaceState, () =>
+      approver.keyId(),
+    );
+    const policySigning = new PolicySignNotifier(workspaces, log, (f) =>
+      reviewAndSignPolicy(f, approver, log),
+    );
     commands.register(context);
     // Agent surfaces: each is optional in hosts that lack the API, and says so in the log.
     const optional = (what: string, fn: () => void) => {
@@ -92,6 +104,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       view,
       statusBar,
       notifier,
+      approverKeys,
+      policySigning,
       eventLog,
       statusServer,
       dashboard,
@@ -130,6 +144,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       updateContext();
       statusBar.update();
       notifier.scan();
+      void approverKeys.scan();
+      policySigning.scan();
     }, 0);
 
     const activationMs = performance.now() - started;
@@ -142,6 +158,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       tree,
       statusBar,
       notifier,
+      approverKeys,
+      policySigning,
       commands,
       statusServer,
       dashboard,

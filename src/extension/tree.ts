@@ -1,7 +1,7 @@
 /** The Goals tree: folder (multi-root) -> goal -> Todos / Gates / Evidence / Runs -> items. */
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { quotaUse } from '../core/index';
+import { describeUnsignedPolicy, quotaUse } from '../core/index';
 import type { GoalState, IndexEntry, Todo, Gate, Evidence, Run } from '../core/index';
 import { Disposable } from './disposable';
 import type { GoalRef, LoopxWorkspaces, LoopxFolder } from './workspaces';
@@ -14,7 +14,8 @@ export type Node =
   | { kind: 'gate'; ref: GoalRef; gate: Gate }
   | { kind: 'evidence'; ref: GoalRef; evidence: Evidence }
   | { kind: 'run'; ref: GoalRef; run: Run; rewards: string }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string }
+  | { kind: 'policy'; folder: LoopxFolder; unsigned: string[]; message: string };
 
 const STATUS_ICON: Record<string, [string, string?]> = {
   active: ['play-circle', 'charts.blue'],
@@ -123,6 +124,7 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     if (!folder) return [];
     const { goals, errors } = folder.store.listGoals();
     return [
+      ...this.policyNodes(folder),
       ...goals.map((entry): Node => ({
         kind: 'goal',
         ref: { store: folder.store, goalId: entry.id, folder: folder.folder },
@@ -130,6 +132,17 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       })),
       ...errors.map((e): Node => ({ kind: 'error', message: `${e.goalId}: ${e.message}` })),
     ];
+  }
+
+  /** An edit of policy.json that waits for a person's signature, shown above the goals. */
+  private policyNodes(folder: LoopxFolder): Node[] {
+    try {
+      const v = folder.store.policyView();
+      const message = describeUnsignedPolicy(v);
+      return message ? [{ kind: 'policy', folder, unsigned: v.unsigned, message }] : [];
+    } catch (e) {
+      return [{ kind: 'error', message: (e as Error).message }];
+    }
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -260,6 +273,22 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         );
         item.contextValue = `run.${r.outcome ?? 'open'}`;
         item.tooltip = `started ${r.startedAt}${r.endedAt ? `, ended ${r.endedAt}` : ''}\nspend: ${r.spend.turns} turn, ${r.spend.tokens} tokens, $${r.spend.costUsd}, ${r.spend.wallSeconds} s`;
+        return item;
+      }
+      case 'policy': {
+        const item = new vscode.TreeItem(`Policy: unsigned changes (${node.unsigned.join(', ')})`, C.None);
+        item.iconPath = new vscode.ThemeIcon(
+          'shield',
+          new vscode.ThemeColor('problemsWarningIcon.foreground'),
+        );
+        item.description = 'no effect until signed';
+        item.tooltip = node.message;
+        item.contextValue = 'policy.unsigned';
+        item.command = {
+          command: 'loopx.signPolicy',
+          title: 'Review and Sign',
+          arguments: [{ folder: node.folder.folder.uri.fsPath }],
+        };
         return item;
       }
       case 'error': {

@@ -99,6 +99,14 @@ export class LoopxWorkspaces extends Disposable {
     return out;
   }
 
+  /**
+   * Call just before reading `file` (a policy, a folder of keys): a change to it fires
+   * onDidChange even when the file watcher misses it, like a change to an index the tree read.
+   */
+  markRead(file: string): void {
+    this.readStamps.markRead(file);
+  }
+
   find(goalId: string, folderPath?: string): GoalRef | undefined {
     const f = this.folders().find((x) =>
       folderPath ? x.folder.uri.fsPath === folderPath : x.store.exists(goalId),

@@ -44,7 +44,10 @@ export function createEventStream(
       return frame('snapshot', statusAll(store));
     } catch (e) {
       return frame('error', {
-        error: { kind: e instanceof LoopxError ? e.kind : 'internal', message: (e as Error).message },
+        error:
+          e instanceof LoopxError
+            ? { kind: e.kind, reason: e.reason, message: e.message }
+            : { kind: 'internal', reason: 'internal', message: (e as Error).message },
       });
     }
   }

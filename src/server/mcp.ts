@@ -70,7 +70,12 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
       return { content: [{ type: 'text', text: result.text }], structuredContent: { result: result.data } };
     } catch (e) {
       const text = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
-      return { content: [{ type: 'text', text }], isError: true };
+      // The text is for the model; the kind and reason code (e.g. `contract_expired`) for programs.
+      const error =
+        e instanceof LoopxError
+          ? { kind: e.kind, reason: e.reason, message: text }
+          : { kind: 'internal', reason: 'internal', message: text };
+      return { content: [{ type: 'text', text }], structuredContent: { error }, isError: true };
     }
   });
 

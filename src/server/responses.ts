@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { LoopxError } from '../core/index';
+import { LoopxError, errorReport } from '../core/index';
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
@@ -63,26 +63,29 @@ export function sendError(
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ) {
-  send(res, status, { error: { status, kind, message, ...extra } }, headers);
+  send(res, status, { error: { status, kind, reason: kind, message, ...extra } }, headers);
 }
 
 export function sendCaught(res: http.ServerResponse, e: unknown) {
   const status = httpStatusOf(e);
-  const kind = e instanceof LoopxError ? e.kind : 'internal';
-  const message = e instanceof Error ? e.message : String(e);
-  const extra: Record<string, unknown> = {};
   if (e instanceof LoopxError) {
-    for (const k of ['file', 'line', 'goalId', 'field'] as const)
-      if (e.details[k] !== undefined) extra[k === 'goalId' ? 'goal_id' : k] = e.details[k];
+    // The reason code (e.g. `goal_moved`) next to the kind, for programs; file, line, goal, field when known.
+    const { kind, message, ...extra } = errorReport(e);
+    return sendError(res, status, kind, message, extra);
   }
-  sendError(res, status, kind, message, extra);
+  sendError(res, status, 'internal', e instanceof Error ? e.message : String(e));
 }
 
 /** Answers a request Node rejected before it became one (no `ServerResponse` exists) and closes. */
 export function endWithClientError(socket: Duplex, status: number) {
   const body =
     JSON.stringify({
-      error: { status, kind: 'bad_request', message: http.STATUS_CODES[status] ?? 'bad request' },
+      error: {
+        status,
+        kind: 'bad_request',
+        reason: 'bad_request',
+        message: http.STATUS_CODES[status] ?? 'bad request',
+      },
     }) + '\n';
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

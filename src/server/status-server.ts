@@ -83,7 +83,7 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     throw refused(
       `refusing to bind the status server to ${JSON.stringify(host)}: it is not a loopback address (127.0.0.0/8, ::1, localhost), ` +
         'so other machines could reach it; pass the unsafe-host flag only if you mean that',
-      { host },
+      { host, reason: 'host_not_loopback' },
     );
   }
   const ratePerMinute = opts.rateLimitPerMinute ?? DEFAULT_RATE_PER_MINUTE;
@@ -152,7 +152,7 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     await new Promise<void>((r) => server.close(() => r()));
     throw refused(
       `${JSON.stringify(host)} resolved to ${addr.address}, which is not a loopback address; not serving there`,
-      { host },
+      { host, reason: 'host_not_loopback' },
     );
   }
   guard.allowHosts(allowedHostHeaders(host, addr));

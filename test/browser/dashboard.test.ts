@@ -602,6 +602,29 @@ function buildFixture(): Fixture {
 }
 
 /** 1,000 goals as the index would list them, validated against the schema. */
+/** A workspace with no goals, as the extension posts it. */
+function emptyStatus(
+  policy: StatusDoc['policy'] = { state: 'not_signed', unsigned_changes: [] },
+): StatusMessage {
+  return statusMessage([
+    {
+      path: '/w',
+      name: 'w',
+      doc: {
+        schema: 'loopx.status/1',
+        generated_at: new Date().toISOString(),
+        workspace: '/w',
+        counts: {},
+        attention: [],
+        goals: [],
+        errors: [],
+        policy,
+      },
+      attention: [],
+    },
+  ]);
+}
+
 function bigStatus(n: number): StatusMessage {
   const statuses = ['active', 'active', 'active', 'paused', 'completed', 'closed'] as const;
   const goals = Array.from({ length: n }, (_, i) => {
@@ -625,6 +648,7 @@ function bigStatus(n: number): StatusMessage {
     attention: [],
     goals,
     errors: [],
+    policy: { state: 'not_signed', unsigned_changes: [] },
   });
   const attention = goals
     .filter((g) => g.pending_gates)
@@ -949,28 +973,25 @@ describe('dashboard webview in Chromium', { timeout: 180_000 }, () => {
   });
 
   it('shows an empty state that says what to do first', async () => {
-    const empty = statusMessage([
-      {
-        path: '/w',
-        name: 'w',
-        doc: {
-          schema: 'loopx.status/1',
-          generated_at: new Date().toISOString(),
-          workspace: '/w',
-          counts: {},
-          attention: [],
-          goals: [],
-          errors: [],
-        },
-        attention: [],
-      },
-    ]);
+    const empty = emptyStatus();
     const o = await open('dark', empty);
     const text = await o.page.locator('.empty').innerText();
     assert.match(text, /No goals yet/);
     assert.match(text, /LoopX: Create Goal/);
     assert.equal(await o.page.locator('.main').isHidden(), true);
     await o.page.screenshot({ path: path.join(SHOTS, 'dashboard-empty.png') });
+  });
+
+  it('says in the banner when policy.json has changes no person signed', async () => {
+    const message =
+      'policy.json has changes no person signed (gatedActions): they have no effect until signed; <img src=x onerror=alert(1)>';
+    const doc = emptyStatus({ state: 'unsigned_changes', unsigned_changes: ['gatedActions'], message });
+    const o = await open('light', doc);
+    const banner = o.page.locator('.banner');
+    assert.equal(await banner.isVisible(), true);
+    assert.equal(await o.page.locator('.policy-notice').innerText(), `Workspace policy: ${message}`);
+    assert.equal(await o.page.locator('.banner img').count(), 0, 'the message is text, not HTML');
+    await o.page.screenshot({ path: path.join(SHOTS, 'dashboard-policy-unsigned.png') });
   });
 
   it('renders 1,000 goals with fewer than 100 row elements, and measures it', async () => {

@@ -289,9 +289,19 @@ describe('the command surface', { concurrency: true }, () => {
     it('creates .loopx/ with its policy, index and a git-ignored local/; a second init keeps a hand-edited policy', async () => {
       const ws = new Ws();
       const first = z
-        .strictObject({ schema: z.literal('loopx.init/1'), workspace: z.string(), root: z.string() })
+        .strictObject({
+          schema: z.literal('loopx.init/1'),
+          workspace: z.string(),
+          root: z.string(),
+          person_key: z.boolean(),
+        })
         .parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
-      assert.deepEqual(first, { schema: 'loopx.init/1', workspace: ws.dir, root: ws.file('.loopx') });
+      assert.deepEqual(first, {
+        schema: 'loopx.init/1',
+        workspace: ws.dir,
+        root: ws.file('.loopx'),
+        person_key: first.person_key,
+      });
       for (const p of ['goals', 'policy.json', 'index.json', 'local/.gitignore'])
         assert.ok(fs.existsSync(ws.file('.loopx', p)), `.loopx/${p} missing`);
       Policy.parse(JSON.parse(fs.readFileSync(ws.file('.loopx', 'policy.json'), 'utf8')));

@@ -11,7 +11,14 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { GoalStatusDoc, ShouldRunOutput, Run, LoopxEvent, AttentionItem } from '../../src/core/index';
+import {
+  GoalStatusDoc,
+  ShouldRunOutput,
+  Run,
+  LoopxEvent,
+  AttentionItem,
+  PolicyStatus,
+} from '../../src/core/index';
 import type { SummaryDoc, RepairReport } from '../../src/core/index';
 import { Ws, removeTempDirs, loopx, sh, loopxOnPath, ok, fails, json } from './helpers';
 
@@ -99,6 +106,7 @@ const VerifyDoc = z.strictObject({
       torn_tail_line: z.number().optional(),
     }),
   ),
+  policy: PolicyStatus,
 });
 
 const STREAM = 'echo first; sleep 1; echo second';
@@ -591,6 +599,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         schema: 'loopx.verify/1',
         ok: true,
         goals: [{ goal_id: 'v', ok: true, events: 3 }],
+        policy: { state: 'not_signed', unsigned_changes: [] },
       });
       assert.match(ok(one).stdout, /^ok +v: 3 events$/m);
       fails(unknown, 3, /no goal "nope"/);

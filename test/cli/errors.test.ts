@@ -205,3 +205,51 @@ describe('errors', { concurrency: true }, () => {
     });
   });
 });
+
+describe('--json errors', { concurrency: 1 }, () => {
+  const ws = new Ws();
+  /** The one JSON line on stderr of a failed `--json` call (stdout stays empty). */
+  function jsonError(r: { code: number; stdout: string; stderr: string }, code: number) {
+    assert.equal(r.code, code, `expected exit ${code}, got ${r.code}: ${r.stderr}`);
+    assert.equal(r.stdout, '', 'stdout stays empty on an error');
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, `one line on stderr, got:\n${r.stderr}`);
+    const e = (JSON.parse(r.stderr) as { error: Record<string, unknown> }).error;
+    assert.equal(e.exit_code, code);
+    assert.equal(typeof e.message, 'string');
+    return e as { kind: string; reason: string; message: string; exit_code: number; goal_id?: string };
+  }
+
+  before(async () => {
+    ok(await ws.run('goal', 'create', '--title', 'Target', '--goal-id', 'g'));
+    ok(await ws.run('todo', 'add', '--goal-id', 'g', '--title', 'Judge', '--todo-id', 't1'));
+    ok(await ws.run('todo', 'done', '--goal-id', 'g', '--todo-id', 't1', '--summary', 'done'));
+  });
+
+  it('a refusal is one JSON line on stderr with its kind, reason code and message', async () => {
+    const [json, format, text] = await Promise.all([
+      ws.run('--json', 'todo', 'done', '--goal-id', 'g', '--todo-id', 't1'),
+      ws.run('--format', 'json', 'todo', 'cancel', '--goal-id', 'g', '--todo-id', 't1'),
+      ws.run('todo', 'done', '--goal-id', 'g', '--todo-id', 't1'),
+    ]);
+    const e = jsonError(json, 4);
+    assert.equal(e.kind, 'refused');
+    assert.equal(e.reason, 'todo_finished');
+    assert.match(e.message, /todo t1 is already done/);
+    assert.equal(jsonError(format, 4).reason, 'todo_finished');
+    // Text output is unchanged: the message on one `loopx:` line.
+    fails(text, 4, /^loopx: todo t1 is already done\n$/);
+  });
+
+  it('an error without a code of its own has its kind as the reason', async () => {
+    const [missing, badId] = await Promise.all([
+      ws.run('--json', 'todo', 'claim', '--goal-id', 'g', '--todo-id', 'ghost'),
+      ws.run('--json', 'status', '--goal-id', '../x'),
+    ]);
+    const m = jsonError(missing, 3);
+    assert.deepEqual([m.kind, m.reason], ['not_found', 'not_found']);
+    assert.match(m.message, /goal g has no todo "ghost"/);
+    const u = jsonError(badId, 2);
+    assert.deepEqual([u.kind, u.reason], ['usage', 'usage']);
+    assert.match(u.message, /--goal-id/);
+  });
+});

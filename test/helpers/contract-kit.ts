@@ -14,7 +14,7 @@ import { invoke } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
 import type { LoopxEvent } from '../../src/core/events';
 import type { Budgets, GoalState, Policy, Quota } from '../../src/core/model';
-import { human, manualClock, tempDir } from './store';
+import { human, manualClock, tempDir, writeSignedPolicy } from './store';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -45,9 +45,8 @@ export function goalFixture(
   return { store, clock, goalId };
 }
 
-export function writePolicy(store: Store, policy: Omit<Policy, 'v'>): void {
-  fs.writeFileSync(store.policyPath, JSON.stringify({ v: 1, ...policy }, null, 1));
-}
+/** A policy a person wrote and signed. */
+export const writePolicy = writeSignedPolicy;
 
 /** Asserts that `fn` throws a LoopxError of one of `kinds` whose message matches every pattern. */
 export function throwsLoopx(

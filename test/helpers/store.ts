@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../../src/core/store';
-import type { Actor } from '../../src/core/model';
+import type { Actor, Policy } from '../../src/core/model';
 import { newKeyPair, pinKey } from '../../src/core/trust/keys';
 import { signerFor } from '../../src/core/trust/decisions';
 import type { Signer } from '../../src/core/trust/decisions';
@@ -96,3 +96,9 @@ export function personSigner(store: Store, name = 'alice'): Signer {
 
 /** `invoke` options for a call a person signs. */
 export const signed = (store: Store) => ({ signer: personSigner(store) });
+
+/** A person edits policy.json and signs it (as `loopx policy sign` does): the policy applies in full. */
+export function writeSignedPolicy(store: Store, policy: Omit<Policy, 'v'>): void {
+  fs.writeFileSync(store.policyPath, JSON.stringify({ v: 1, ...policy }, null, 1));
+  store.signPolicy(personSigner(store));
+}

@@ -365,32 +365,42 @@ describe('loopx mcp over stdio, with the SDK client', () => {
 
   it('a write outside the contract gets isError naming the contract', async () => {
     const events = await written(store, async () => {
-      await refusedCall(
+      const claim = await refusedCall(
         conn,
         'loopx_claim_todo',
         { contractId, todoId: 'later' },
         new RegExp(`todo later is not in contract ${contractId}`),
       );
+      // The reason code, for programs, next to the kind; the message is the text.
+      assert.deepEqual(claim.structuredContent, {
+        error: { kind: 'refused', reason: 'todo_not_in_contract', message: claim.text },
+      });
       await refusedCall(
         conn,
         'loopx_record_evidence',
         { contractId, todoId: 'later', summary: 'deployed' },
         new RegExp(`todo later is not in contract ${contractId}`),
       );
-      await refusedCall(
+      const complete = await refusedCall(
         conn,
         'loopx_complete_todo',
         { contractId, todoId: 'build', summary: 'built' },
         /todo build has a command/,
         new RegExp(`contract ${contractId} \\(loopx exec\\)`),
       );
-      await refusedCall(
+      assert.equal((complete.structuredContent?.error as { reason: string }).reason, 'todo_has_command');
+      const forged = await refusedCall(
         conn,
         'loopx_claim_todo',
         { contractId: 'c-0000000000', todoId: 'build' },
         /no contract "c-0000000000"/,
         /Next: call loopx_get_contract for a fresh contract\.$/,
       );
+      assert.deepEqual(forged.structuredContent?.error, {
+        kind: 'not_found',
+        reason: 'contract_not_found',
+        message: forged.text,
+      });
     });
     assert.deepEqual(events, []);
   });

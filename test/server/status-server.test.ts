@@ -104,13 +104,16 @@ function request(srv: StatusServer, target: string, o: RequestOptions = {}): Pro
 }
 
 /** The error object of a JSON error reply. */
-function errorOf(r: Reply): { status: number; kind: string; message: string; file?: string } {
+function errorOf(r: Reply): { status: number; kind: string; reason: string; message: string; file?: string } {
   const e = (
-    r.json as { error?: { status: number; kind: string; message: string; file?: string } } | undefined
+    r.json as
+      { error?: { status: number; kind: string; reason: string; message: string; file?: string } } | undefined
   )?.error;
   assert.ok(e, `expected a JSON error, got ${r.status} ${r.text.slice(0, 200)}`);
   assert.equal(e.status, r.status);
   assert.equal(typeof e.message, 'string');
+  // Every error body carries a reason code for programs: its own, or the kind.
+  assert.match(e.reason, /^[a-z][a-z_]*$/);
   return e;
 }
 
@@ -364,6 +367,7 @@ describe('status server: routes', () => {
     assert.equal(r.status, 404);
     assertJson(r);
     assert.equal(errorOf(r).kind, 'not_found');
+    assert.equal(errorOf(r).reason, 'not_found');
     assert.match(errorOf(r).message, /nope/);
     const route = await request(srv, '/admin');
     assert.equal(route.status, 404);

@@ -8,9 +8,18 @@ import * as fs from 'node:fs';
 import { invoke, listCapabilities, capabilityIds, whyNotAllowed } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
 import { effectiveStatus, HUMAN_CHANNELS } from '../../src/core/model';
-import type { Actor, Channel, GoalState, Policy } from '../../src/core/model';
+import type { Actor, Channel, GoalState } from '../../src/core/model';
 import type { Store } from '../../src/core/store';
-import { human, agent, toolAgent, system, tempStore, removeTempDirs, signed } from '../helpers/store';
+import {
+  human,
+  agent,
+  toolAgent,
+  system,
+  tempStore,
+  removeTempDirs,
+  signed,
+  writeSignedPolicy,
+} from '../helpers/store';
 
 after(removeTempDirs);
 
@@ -25,9 +34,7 @@ function withGoal(): Store {
 const state = (store: Store, goalId = 'g'): GoalState => store.load(goalId).state;
 const todoOf = (store: Store, id: string) => state(store).todos.find((t) => t.id === id);
 const gateOf = (store: Store, id: string) => state(store).gates.find((g) => g.id === id);
-function setPolicy(store: Store, policy: Omit<Policy, 'v'>) {
-  fs.writeFileSync(store.policyPath, JSON.stringify({ v: 1, ...policy }, null, 2));
-}
+const setPolicy = writeSignedPolicy;
 
 /**
  * Calls a capability that must be refused: checks the error kind, the words of its message, and
@@ -1423,4 +1430,57 @@ describe('finished goals', () => {
       assert.equal(state(store).status, status);
     });
   }
+});
+
+describe('reason codes', () => {
+  /** A refusal's machine-readable code: `details.reason`, and `reason` on the error. */
+  function reasonOf(
+    store: Store,
+    cap: string,
+    input: Record<string, unknown>,
+    actor: Actor,
+    kind: LoopxError['kind'] = 'refused',
+  ): string {
+    const e = refuses(store, cap, { goalId: 'g', ...input }, actor, kind);
+    assert.equal(e.reason, e.details.reason ?? e.kind);
+    return e.reason;
+  }
+
+  it('every todo refusal says what happened, as a code', () => {
+    const store = withGoal();
+    setPolicy(store, { deniedActions: [{ pattern: 'rm -rf *' }] });
+    invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'A' }, agent);
+    invoke(store, 'todo.add', { goalId: 'g', todoId: 'gated', title: 'G', gate: 'prod' }, agent);
+    invoke(store, 'todo.add', { goalId: 'g', todoId: 'mine', title: 'M', owner: 'user' }, human);
+    invoke(store, 'todo.add', { goalId: 'g', todoId: 'held', title: 'H' }, agent);
+    invoke(store, 'todo.claim', { goalId: 'g', todoId: 'held', by: 'other-agent' }, agent);
+    assert.equal(reasonOf(store, 'todo.add', { todoId: 'a', title: 'again' }, agent), 'todo_exists');
+    assert.equal(reasonOf(store, 'todo.add', { title: 'wipe', action: 'rm -rf /' }, agent), 'policy_denied');
+    assert.equal(reasonOf(store, 'todo.complete', { todoId: 'gated' }, agent), 'gate_not_approved');
+    assert.equal(reasonOf(store, 'todo.complete', { todoId: 'mine' }, agent), 'todo_owned_by_person');
+    assert.equal(reasonOf(store, 'todo.release', { todoId: 'a' }, agent), 'todo_not_claimed');
+    assert.equal(reasonOf(store, 'todo.claim', { todoId: 'held', by: 'me' }, agent), 'claimed_by_other');
+    invoke(store, 'todo.complete', { goalId: 'g', todoId: 'a' }, agent);
+    assert.equal(reasonOf(store, 'todo.complete', { todoId: 'a' }, agent), 'todo_finished');
+    assert.equal(reasonOf(store, 'todo.cancel', { todoId: 'a' }, agent), 'todo_finished');
+    assert.equal(reasonOf(store, 'todo.claim', { todoId: 'a' }, agent), 'todo_finished');
+    // Not a refusal, no code given: the reason is the kind.
+    assert.equal(reasonOf(store, 'todo.claim', { todoId: 'nope' }, agent, 'not_found'), 'not_found');
+  });
+
+  it('gates, runs, actors and finished goals too', () => {
+    const store = withGoal();
+    invoke(store, 'gate.request', { goalId: 'g', gateId: 'prod', reason: 'deploy' }, agent);
+    invoke(store, 'gate.expire', { goalId: 'g', gateId: 'prod' }, system);
+    assert.equal(reasonOf(store, 'gate.expire', { gateId: 'prod' }, system), 'gate_not_pending');
+    assert.equal(reasonOf(store, 'gate.approve', { gateId: 'prod' }, agent), 'human_only');
+    assert.equal(reasonOf(store, 'quota.grant', { budgets: { turns: 1 } }, system), 'human_only');
+    invoke(store, 'run.start', { goalId: 'g', runId: 'r1', agent: 'codex' }, agent);
+    assert.equal(reasonOf(store, 'run.start', { runId: 'r1', agent: 'codex' }, agent), 'run_exists');
+    invoke(store, 'run.end', { goalId: 'g', runId: 'r1', outcome: 'succeeded' }, agent);
+    assert.equal(reasonOf(store, 'run.end', { runId: 'r1', outcome: 'failed' }, agent), 'run_ended');
+    assert.equal(reasonOf(store, 'run.spend', { runId: 'r1', tokens: 1 }, agent), 'run_ended');
+    invoke(store, 'goal.cancel', { goalId: 'g' }, human);
+    assert.equal(reasonOf(store, 'todo.add', { title: 'late' }, agent), 'goal_finished');
+  });
 });

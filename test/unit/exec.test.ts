@@ -415,3 +415,59 @@ describe('evidence capture', () => {
     assert.equal(summary.ended_runs[0]!.outcome, 'failed');
   });
 });
+
+describe('verify refusals carry reason codes', () => {
+  const reason = (fn: () => unknown, kind: 'refused' | 'not_found' = 'refused') =>
+    throwsLoopx(fn, kind).reason;
+
+  it('contract lookup, listing and command', () => {
+    const { store, contractId } = issued([{ todoId: 'other', action: 'echo other' }]);
+    const v = (q: { todoId?: string; command?: string }, id = contractId) =>
+      verifyCommand(store, { contractId: id, ...q });
+    assert.equal(
+      reason(() => v({ todoId: 'build' }, 'c-0000000000'), 'not_found'),
+      'contract_not_found',
+    );
+    assert.equal(
+      reason(() => v({ todoId: 'nope', command: BUILD })),
+      'todo_not_in_contract',
+    );
+    assert.equal(
+      reason(() => v({ command: 'echo something else' })),
+      'command_not_in_contract',
+    );
+    assert.equal(
+      reason(() => v({ todoId: 'build', command: `${BUILD} ` })),
+      'command_differs',
+    );
+    assert.equal(
+      reason(() => v({})),
+      'nothing_to_verify',
+    );
+  });
+
+  it('the todo, the gates, the policy and the clock taking the permission back', () => {
+    const { store, goalId, contractId, clock } = issued([{ todoId: 'other', action: 'echo other' }]);
+    const v = (todoId: string) => verifyCommand(store, { contractId, todoId });
+    invoke(store, 'todo.claim', { goalId, todoId: 'other', by: 'someone-else' }, agent);
+    assert.equal(
+      reason(() => v('other')),
+      'claimed_by_other',
+    );
+    invoke(store, 'gate.request', { goalId, gateId: 'late', reason: 'wait', guards: ['build'] }, agent);
+    assert.equal(
+      reason(() => v('build')),
+      'gate_not_approved',
+    );
+    writePolicy(store, { deniedActions: [{ pattern: 'echo *' }] });
+    assert.equal(
+      reason(() => v('build')),
+      'policy_denied',
+    );
+    clock.advance(24 * 60 * MIN);
+    assert.equal(
+      reason(() => v('build')),
+      'contract_expired',
+    );
+  });
+});

@@ -62,14 +62,24 @@ export function registerKeyCommands(program: Command, act: Act) {
                 reason: 'passphrase_mismatch',
               });
           }
-          const k = createTerminalKey(dir, name, first, new Date().toISOString());
+          const { key: k, signer } = createTerminalKey(dir, name, first, new Date().toISOString());
           const store = storeIfAny(ctx);
           if (store) publishKey(store.root, k);
+          const policy = store?.signFirstPolicy(signer);
           ctx.print(
-            { schema: 'loopx.key/1', ...keyJson(k, { pinned: true, published: !!store }) },
+            {
+              schema: 'loopx.key/1',
+              ...keyJson(k, { pinned: true, published: !!store }),
+              ...(policy ? { policy } : {}),
+            },
             () =>
               `made key ${fingerprint(k.keyId)} (${k.name}), pinned on this machine${store ? `; published in ${store.root}/approvers/ for teammates` : ''}.\n` +
-              `Your decisions (gate approve/reject, reward add, quota grant) now ask for its passphrase.`,
+              `Your decisions (gate approve/reject, reward add, quota grant, policy sign) now ask for its passphrase.` +
+              (policy === 'signed'
+                ? '\nSigned the workspace policy (policy.json): from now on an edit to it counts once you sign it.'
+                : policy === 'review'
+                  ? '\npolicy.json has changes no person signed: review them with `loopx policy show`, then `loopx policy sign`.'
+                  : ''),
           );
         }),
       ),
@@ -152,7 +162,11 @@ export function registerKeyCommands(program: Command, act: Act) {
             throw usageError(`${wanted} matches ${matches.length} keys: give more digits`);
           const k = matches[0]!;
           // Trusting a key is a person's decision: it takes the person's own key to make it.
-          person(ctx, `trust key ${fingerprint(k.keyId)} (${k.name})`, 'LoopX: Trust Approver Key');
+          person(
+            ctx,
+            `trust key ${fingerprint(k.keyId)} (${k.name})`,
+            'Trust in the LoopX new-key notification',
+          );
           pinKey(ctx.configDir(), k);
           ctx.print(
             { schema: 'loopx.key/1', ...keyJson(k, { pinned: true, published: true }) },

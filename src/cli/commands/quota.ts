@@ -143,7 +143,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
             invoke(store, 'quota.set', input, ctx.actor(), { expectRevision: revision });
           } catch (e) {
             // Loosening a budget is a person's decision: ask for the key, then set it signed.
-            if (!(e instanceof LoopxError) || e.details.reason !== 'unsigned_decision') throw e;
+            if (!(e instanceof LoopxError) || e.reason !== 'unsigned_decision') throw e;
             const { actor, signer } = person(ctx, 'loosen the quota', 'LoopX: Grant Quota');
             invoke(store, 'quota.set', input, actor, { expectRevision: revision, signer });
           }

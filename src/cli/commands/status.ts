@@ -8,6 +8,7 @@ import {
   listCapabilities,
   LoopxError,
   describeIgnored,
+  policyStatus,
 } from '../../core/index';
 import { EXIT } from '../context';
 import { count, example } from '../define';
@@ -96,19 +97,21 @@ export function registerStatusCommands(program: Command, act: Act) {
               return { goal_id: id, ok: false, error: (e as Error).message };
             }
           });
+          const policy = policyStatus(store);
           ctx.print(
-            { schema: 'loopx.verify/1', ok: results.every((r) => r.ok), goals: results },
+            { schema: 'loopx.verify/1', ok: results.every((r) => r.ok), goals: results, policy },
             () =>
-              results
-                .map((r) =>
-                  'events' in r
-                    ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}` +
-                      ('ignored_decisions' in r && r.ignored_decisions
-                        ? r.ignored_decisions.map((w) => `\n        ${w}`).join('')
-                        : '')
-                    : `BROKEN  ${r.goal_id}: ${r.error}`,
-                )
-                .join('\n') || 'no goals',
+              (policy.message ? `policy  ${policy.message}\n` : '') +
+                results
+                  .map((r) =>
+                    'events' in r
+                      ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}` +
+                        ('ignored_decisions' in r && r.ignored_decisions
+                          ? r.ignored_decisions.map((w) => `\n        ${w}`).join('')
+                          : '')
+                      : `BROKEN  ${r.goal_id}: ${r.error}`,
+                  )
+                  .join('\n') || 'no goals',
           );
           return results.every((r) => r.ok) ? EXIT.ok : EXIT.corrupt;
         }),

@@ -116,7 +116,10 @@ export function registerTodoCommands(program: Command, act: Act) {
             if (o.contract) {
               const c = checkJudgment(store, o.contract, o.todoId);
               if (c.goal.id !== o.goalId)
-                throw refused(`contract ${o.contract} belongs to goal ${c.goal.id}, not ${o.goalId}`);
+                throw refused(`contract ${o.contract} belongs to goal ${c.goal.id}, not ${o.goalId}`, {
+                  contractId: o.contract,
+                  reason: 'contract_other_goal',
+                });
               runId = c.run.id;
             }
             const res = invoke(

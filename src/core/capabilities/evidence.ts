@@ -30,7 +30,7 @@ export function defineEvidenceCapabilities(define: DefineCapability): void {
     prepare: (i) => ({ ...i, evidenceId: i.evidenceId ?? newId('ev', 8) }),
     plan: (s, i) => {
       if (s.evidence.some((e) => e.id === i.evidenceId))
-        throw refused(`goal ${s.id} already has evidence ${i.evidenceId}`);
+        throw refused(`goal ${s.id} already has evidence ${i.evidenceId}`, { reason: 'evidence_exists' });
       if (i.runId) findRun(s, i.runId);
       if (i.todoId) findTodo(s, i.todoId);
       const { goalId: _g, evidenceId, ...rest } = i;

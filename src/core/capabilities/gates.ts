@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { refused } from '../errors';
 import { Id, Line, Text } from '../model';
-import type { Todo } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
-import { goalId, AllActors, Humans, findTodo, findGate, gatesFor } from './shared';
+import { goalId, AllActors, Humans, findTodo, findGate } from './shared';
+import { todosGuardedBy } from '../gate-rules';
 
 export function defineGateCapabilities(define: DefineCapability): void {
   define({
@@ -27,7 +27,10 @@ export function defineGateCapabilities(define: DefineCapability): void {
       const existing = s.gates.find((g) => g.id === i.gateId);
       if (existing?.status === 'pending' && i.guards.every((t) => existing.guards.includes(t))) return [];
       if (existing?.status === 'approved')
-        throw refused(`gate ${i.gateId} of goal ${s.id} is already approved`, { gateId: i.gateId });
+        throw refused(`gate ${i.gateId} of goal ${s.id} is already approved`, {
+          gateId: i.gateId,
+          reason: 'gate_already_approved',
+        });
       return [
         draft('gate.requested', {
           gate: {
@@ -59,7 +62,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
       if (g.status !== 'pending') {
         throw refused(
           `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be approved`,
-          { gateId: g.id },
+          { gateId: g.id, reason: 'gate_not_pending' },
         );
       }
       return [draft('gate.approved', { gateId: g.id, note: i.note })];
@@ -78,11 +81,13 @@ export function defineGateCapabilities(define: DefineCapability): void {
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
       if (g.status !== 'pending')
-        throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, { gateId: g.id });
+        throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, {
+          gateId: g.id,
+          reason: 'gate_not_pending',
+        });
       // Everything that needed the gate: the one rule for which gates a todo needs.
-      const needs = (t: Todo) => gatesFor(t, ctx.policy, s.gates).some((x) => x.id === g.id);
-      const cancelled = s.todos
-        .filter((t) => needs(t) && (t.status === 'open' || t.status === 'claimed'))
+      const cancelled = todosGuardedBy(g.id, s.todos, ctx.policy, s.gates)
+        .filter((t) => t.status === 'open' || t.status === 'claimed')
         .map((t) => t.id);
       return [draft('gate.rejected', { gateId: g.id, note: i.note, cancelled })];
     },
@@ -98,7 +103,11 @@ export function defineGateCapabilities(define: DefineCapability): void {
     input: z.object({ goalId, gateId: Id }),
     plan: (s, i) => {
       const g = findGate(s, i.gateId);
-      if (g.status !== 'pending') throw refused(`gate ${g.id} is ${g.status}, not pending`, { gateId: g.id });
+      if (g.status !== 'pending')
+        throw refused(`gate ${g.id} is ${g.status}, not pending`, {
+          gateId: g.id,
+          reason: 'gate_not_pending',
+        });
       return [draft('gate.expired', { gateId: g.id })];
     },
   });

@@ -29,7 +29,7 @@ function transition(state: GoalState, t: GoalTransition): GoalStatus {
         (allowed.length
           ? `only ${allowed.join(' or ')}`
           : 'not change any more (closed and cancelled are final)'),
-      { goalId: state.id, from, transition: t },
+      { goalId: state.id, from, transition: t, reason: 'goal_transition_not_allowed' },
     );
   }
   return to;

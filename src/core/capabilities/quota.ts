@@ -22,7 +22,7 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
         if (loosened.length) {
           throw refused(
             `${ctx.actor.kind === 'agent' ? 'an agent' : 'the system'} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`,
-            { loosened },
+            { loosened, reason: 'quota_loosened' },
           );
         }
       }

@@ -24,8 +24,10 @@ export function defineRunCapabilities(define: DefineCapability): void {
     input: z.object({ goalId, runId: Id.optional(), agent: Line(128), contract: Contract.optional() }),
     prepare: (i) => ({ ...i, runId: i.runId ?? newId('run', 8) }),
     plan: (s, i) => {
-      if (s.runs.some((r) => r.id === i.runId)) throw refused(`goal ${s.id} already has a run ${i.runId}`);
-      if (s.status !== 'active') throw refused(`goal ${s.id} is ${s.status}: no run can start`);
+      if (s.runs.some((r) => r.id === i.runId))
+        throw refused(`goal ${s.id} already has a run ${i.runId}`, { reason: 'run_exists' });
+      if (s.status !== 'active')
+        throw refused(`goal ${s.id} is ${s.status}: no run can start`, { reason: 'goal_not_active' });
       return [draft('run.started', { run: { id: i.runId!, agent: i.agent, contract: i.contract } })];
     },
   });

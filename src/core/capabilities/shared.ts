@@ -1,11 +1,10 @@
 /**
- * What the capability modules share: the common input pieces and actor lists, lookups that
- * refuse clearly, and the policy and gate rules (the contract and exec modules use these too).
+ * What the capability modules share: the common input pieces and actor lists, and lookups that
+ * refuse clearly. The policy and gate rules are in gate-rules.ts.
  */
 import { refused, notFound, quote } from '../errors';
 import { Id } from '../model';
-import type { Actor, GoalState, Policy, Todo, Gate } from '../model';
-import { matchesGlob } from '../glob';
+import type { Actor, GoalState, Todo, Gate } from '../model';
 
 export const goalId = Id;
 
@@ -33,46 +32,9 @@ export function findRun(state: GoalState, runId: string) {
 export function openRun(state: GoalState, runId: string) {
   const r = findRun(state, runId);
   if (r.endedAt)
-    throw refused(`run ${runId} of goal ${state.id} already ended (${r.outcome}) at ${r.endedAt}`, { runId });
+    throw refused(`run ${runId} of goal ${state.id} already ended (${r.outcome}) at ${r.endedAt}`, {
+      runId,
+      reason: 'run_ended',
+    });
   return r;
-}
-
-// -------------------------------------------------------------------------------------------
-// Policy and gate rules.
-
-/** The policy rule that denies a command, if any. */
-export function deniedBy(policy: Policy, command: string) {
-  return policy.deniedActions?.find((r) => matchesGlob(r.pattern, command));
-}
-/** The gate the policy requires for a command, if any. */
-export function policyGateFor(policy: Policy, command: string) {
-  return policy.gatedActions?.find((r) => matchesGlob(r.pattern, command));
-}
-
-/**
- * The gates a todo needs: its own, any gate requested to guard it, and the one the policy
- * requires for its action.
- */
-export function gatesFor(
-  todo: Todo,
-  policy: Policy,
-  gates: readonly Gate[] = [],
-): { id: string; pattern?: string }[] {
-  const out: { id: string; pattern?: string }[] = [];
-  if (todo.gate) out.push({ id: todo.gate });
-  for (const g of gates)
-    if (g.guards.includes(todo.id) && !out.some((x) => x.id === g.id)) out.push({ id: g.id });
-  if (todo.action) {
-    const rule = policyGateFor(policy, todo.action);
-    if (rule && !out.some((x) => x.id === rule.gate)) out.push({ id: rule.gate, pattern: rule.pattern });
-  }
-  return out;
-}
-
-/**
- * Whether a gate is approved. Replay gives an approval effect only when a pinned key signed it
- * (trust/decisions.ts), so an approved gate in the state is a person's approval.
- */
-export function gateApproved(gates: readonly Gate[], gateId: string): boolean {
-  return gates.some((g) => g.id === gateId && g.status === 'approved');
 }

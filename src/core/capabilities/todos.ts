@@ -6,16 +6,8 @@ import { Id, Line, Text, Priority, Owner } from '../model';
 import { draft } from '../events';
 import type { EventDraft } from '../events';
 import type { CapabilityContext, DefineCapability } from './types';
-import {
-  goalId,
-  AllActors,
-  findTodo,
-  openRun,
-  deniedBy,
-  policyGateFor,
-  gatesFor,
-  gateApproved,
-} from './shared';
+import { goalId, AllActors, findTodo, openRun } from './shared';
+import { deniedBy, policyGateFor, unapprovedGates } from '../gate-rules';
 
 /** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
 function reviewGateFor(
@@ -53,7 +45,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     plan: (s, i, ctx) => {
       const todoId = i.todoId!;
       if (s.todos.some((t) => t.id === todoId))
-        throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId });
+        throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId, reason: 'todo_exists' });
       for (const d of i.dependsOn) findTodo(s, d);
       let gate = i.gate;
       let policyGate: string | undefined;
@@ -62,7 +54,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
         if (denied) {
           throw refused(
             `the workspace policy denies actions matching ${quote(denied.pattern)}${denied.reason ? ` (${denied.reason})` : ''}: ${quote(i.action)} cannot be a todo action`,
-            { pattern: denied.pattern },
+            { pattern: denied.pattern, reason: 'policy_denied' },
           );
         }
         policyGate = policyGateFor(ctx.policy, i.action)?.gate;
@@ -105,7 +97,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
         if (existing?.status === 'rejected') {
           throw refused(
             `gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`,
-            { gate: need },
+            { gate: need, reason: 'gate_rejected' },
           );
         }
         if (!existing || existing.status !== 'approved') {
@@ -140,7 +132,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
       if (t.status !== 'open') {
         throw refused(
           `todo ${t.id} is ${t.status}${t.claimedBy ? ` by ${t.claimedBy} since ${t.claimedAt}` : ''}: only an open todo can be claimed`,
-          { todoId: t.id },
+          { todoId: t.id, reason: t.status === 'claimed' ? 'claimed_by_other' : 'todo_finished' },
         );
       }
       return [draft('todo.claimed', { todoId: t.id, by })];
@@ -157,7 +149,11 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     input: z.object({ goalId, todoId: Id, reason: Text(2000).default('released') }),
     plan: (s, i) => {
       const t = findTodo(s, i.todoId);
-      if (t.status !== 'claimed') throw refused(`todo ${t.id} is ${t.status}, not claimed`, { todoId: t.id });
+      if (t.status !== 'claimed')
+        throw refused(`todo ${t.id} is ${t.status}, not claimed`, {
+          todoId: t.id,
+          reason: 'todo_not_claimed',
+        });
       return [draft('todo.released', { todoId: t.id, reason: i.reason })];
     },
   });
@@ -203,16 +199,20 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     plan: (s, i, ctx) => {
       const t = findTodo(s, i.todoId);
       if (t.status === 'done' || t.status === 'cancelled')
-        throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
+        throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id, reason: 'todo_finished' });
       if (t.owner === 'user' && ctx.actor.kind !== 'user') {
         throw refused(`todo ${t.id} belongs to a person (owner user): an agent cannot complete it`, {
           todoId: t.id,
+          reason: 'todo_owned_by_person',
         });
       }
-      for (const need of gatesFor(t, ctx.policy, s.gates)) {
-        if (!gateApproved(s.gates, need.id)) {
-          throw refused(`todo ${t.id} needs gate ${need.id} approved first`, { todoId: t.id, gate: need.id });
-        }
+      const [need] = unapprovedGates(t, ctx.policy, s.gates);
+      if (need) {
+        throw refused(`todo ${t.id} needs gate ${need.id} approved first`, {
+          todoId: t.id,
+          gate: need.id,
+          reason: 'gate_not_approved',
+        });
       }
       for (const e of i.evidence)
         if (!s.evidence.some((x) => x.id === e)) throw notFound(`goal ${s.id} has no evidence ${quote(e)}`);
@@ -244,7 +244,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     plan: (s, i) => {
       const t = findTodo(s, i.todoId);
       if (t.status === 'done' || t.status === 'cancelled')
-        throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id });
+        throw refused(`todo ${t.id} is already ${t.status}`, { todoId: t.id, reason: 'todo_finished' });
       return [draft('todo.cancelled', { todoId: t.id, reason: i.reason })];
     },
   });

@@ -78,33 +78,42 @@ const HOW_TO_SIGN =
   'at a terminal, make your key once with `loopx key create`, then give its passphrase when asked; in VS Code, use the LoopX commands';
 
 /**
- * Signs a person's decision, refusing when there is no key, or when the signature would not
- * count here (the key is not pinned): a decision that would be ignored must not be written.
+ * Signs a person's statement (`what` names it in messages), refusing when there is no key, or
+ * when the signature would not count here (the key is not pinned): a decision that would be
+ * ignored must not be written.
  */
+export function signStatement(
+  what: string,
+  statement: string,
+  signer: Signer | undefined,
+  trust: Trust,
+  details: Record<string, unknown> = {},
+): DecisionSig {
+  if (!signer) {
+    throw refused(`${what} is a person's decision and must be signed with the person's key: ${HOW_TO_SIGN}`, {
+      ...details,
+      reason: 'unsigned_decision',
+    });
+  }
+  const sig = { keyId: signer.keyId, sig: signer.sign(statement) };
+  const why = trust.rejectsStatement(statement, sig);
+  if (why) {
+    throw refused(
+      `${what} would have no effect: ${why}. Pin the key with \`loopx approvers trust ${signer.keyId.slice(0, 16)}\``,
+      { ...details, reason: 'untrusted_signer', keyId: signer.keyId },
+    );
+  }
+  return sig;
+}
+
+/** Signs a person's decision about a goal (see signStatement). */
 export function signDecision(
   goalId: string,
   ev: Omit<DecisionFacts, 'goalId'>,
   signer: Signer | undefined,
   trust: Trust,
 ): DecisionSig {
-  if (!signer) {
-    throw refused(
-      `${ev.type} is a person's decision and must be signed with the person's key: ${HOW_TO_SIGN}`,
-      {
-        goalId,
-        reason: 'unsigned_decision',
-      },
-    );
-  }
-  const sig = { keyId: signer.keyId, sig: signer.sign(decisionStatement({ goalId, ...ev })) };
-  const why = trust.rejects({ goalId, ...ev }, sig);
-  if (why) {
-    throw refused(
-      `${ev.type} would have no effect: ${why}. Pin the key with \`loopx approvers trust ${signer.keyId.slice(0, 16)}\``,
-      { goalId, reason: 'untrusted_signer', keyId: signer.keyId },
-    );
-  }
-  return sig;
+  return signStatement(ev.type, decisionStatement({ goalId, ...ev }), signer, trust, { goalId });
 }
 
 /** Which keys count on this machine, and how a decision is checked against them. */
@@ -113,6 +122,8 @@ export interface Trust {
   readonly fingerprint: string;
   /** Why a decision has no effect, or undefined when its signature verifies against a pinned key. */
   rejects(f: DecisionFacts, sig: DecisionSig | undefined): string | undefined;
+  /** The same check for any signed statement (a decision, a policy). */
+  rejectsStatement(statement: string, sig: DecisionSig | undefined): string | undefined;
   /** The pinned key with this id, if any. */
   key(keyId: string): PublicKeyFile | undefined;
 }
@@ -120,23 +131,24 @@ export interface Trust {
 export function trustOf(keys: readonly PublicKeyFile[]): Trust {
   const byId = new Map(keys.map((k) => [k.keyId, k]));
   const objects = new Map<string, KeyObject>();
+  const rejectsStatement = (statement: string, sig: DecisionSig | undefined): string | undefined => {
+    if (!sig) return 'it is not signed';
+    const k = byId.get(sig.keyId);
+    if (!k) return `it is signed by key ${fingerprint(sig.keyId)}, which is not pinned on this machine`;
+    let obj = objects.get(k.keyId);
+    if (!obj) objects.set(k.keyId, (obj = publicKeyObject(k)));
+    try {
+      if (verify(null, Buffer.from(statement), obj, Buffer.from(sig.sig, 'base64'))) return undefined;
+    } catch {
+      /* a malformed signature is a bad signature */
+    }
+    return `its signature by key ${fingerprint(sig.keyId)} does not verify`;
+  };
   return {
     fingerprint: sha256([...byId.keys()].sort().join('\n')).slice(0, 16),
     key: (id) => byId.get(id),
-    rejects(f, sig) {
-      if (!sig) return 'it is not signed';
-      const k = byId.get(sig.keyId);
-      if (!k) return `it is signed by key ${fingerprint(sig.keyId)}, which is not pinned on this machine`;
-      let obj = objects.get(k.keyId);
-      if (!obj) objects.set(k.keyId, (obj = publicKeyObject(k)));
-      try {
-        if (verify(null, Buffer.from(decisionStatement(f)), obj, Buffer.from(sig.sig, 'base64')))
-          return undefined;
-      } catch {
-        /* a malformed signature is a bad signature */
-      }
-      return `its signature by key ${fingerprint(sig.keyId)} does not verify`;
-    },
+    rejects: (f, sig) => rejectsStatement(decisionStatement(f), sig),
+    rejectsStatement,
   };
 }
 

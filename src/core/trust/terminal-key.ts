@@ -49,7 +49,7 @@ export function createTerminalKey(
   name: string,
   passphrase: string,
   now: string,
-): PublicKeyFile {
+): { key: PublicKeyFile; signer: Signer } {
   if (passphrase.length < MIN_PASSPHRASE)
     throw usageError(`the passphrase must be at least ${MIN_PASSPHRASE} characters`, {
       reason: 'weak_passphrase',
@@ -75,7 +75,7 @@ export function createTerminalKey(
   const dir = ensurePrivateDir(keysDir(configDir));
   writeFileAtomic(path.join(dir, `${pub.keyId}.json`), JSON.stringify(file, null, 2) + '\n', 0o600);
   pinKey(configDir, pub);
-  return pub;
+  return { key: pub, signer: signerFor(privateKey, pub.keyId, pub.name) };
 }
 
 /** The terminal keys in the config folder, newest first. */

@@ -5,8 +5,8 @@
  * extension, an agent tool that runs commands), the command asks in a modal dialog first.
  */
 import * as vscode from 'vscode';
-import { invoke, LoopxError, checkId } from '../../core/index';
-import type { Gate, GoalState } from '../../core/index';
+import { invoke, LoopxError, checkId, refused, todosGuardedBy } from '../../core/index';
+import type { Gate, GoalState, Policy } from '../../core/index';
 import type { GoalRef } from '../workspaces';
 import {
   argsOf,
@@ -55,11 +55,15 @@ export async function decideGate(
 /** What a modal says before a decision that other code asked for: goal, gate, and the effect. */
 function modalText(
   state: GoalState,
+  policy: Policy,
   gate: Gate,
   decision: GateDecision,
 ): { message: string; detail: string } {
   const verb = decision === 'approve' ? 'Approve' : 'Reject';
-  const guarded = state.todos.filter((t) => t.gate === gate.id || gate.guards.includes(t.id));
+  // The same rule the capability applies: own gate, guards, and the policy's gate for an action.
+  const guarded = todosGuardedBy(gate.id, state.todos, policy, state.gates).filter(
+    (t) => t.status !== 'done' && t.status !== 'cancelled',
+  );
   const effect =
     decision === 'approve'
       ? `Agents may then run the work it guards${guarded.length ? `: ${guarded.map((t) => t.id).join(', ')}` : ''}.`
@@ -94,15 +98,15 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
   if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
   if (gate.status !== 'pending') {
     // Say so before asking for a note: the capability would refuse it anyway.
-    throw new LoopxError(
-      'refused',
+    throw refused(
       `gate ${gateId} is ${gate.status}${gate.decidedBy ? ` (by ${gate.decidedBy.id} at ${gate.decidedAt})` : ''}: only a pending gate can be ${decision === 'approve' ? 'approved' : 'rejected'}`,
+      { reason: 'gate_not_pending', gateId },
     );
   }
   // Arguments from other code decide nothing by themselves: the person answers a modal.
   const byArguments = calledWithArguments(a);
   if (byArguments) {
-    const { message, detail } = modalText(state, gate, decision);
+    const { message, detail } = modalText(state, ref.store.policy(), gate, decision);
     await confirmModal(message, detail, decision === 'approve' ? 'Approve' : 'Reject');
   }
   const note =

@@ -40,7 +40,7 @@ export class LoopxCommands {
     } catch (e) {
       if (e instanceof Cancelled) return undefined;
       const msg = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
-      this.deps.log.error(`${id}: ${msg}`);
+      this.deps.log.error(`${id}: ${e instanceof LoopxError ? `[${e.reason}] ` : ''}${msg}`);
       if (!(e instanceof LoopxError)) this.deps.log.error((e as Error)?.stack ?? String(e));
       void vscode.window.showErrorMessage(`LoopX: ${msg}`);
       return undefined;

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import * as os from 'node:os';
-import { LoopxError, effectiveStatus } from '../../core/index';
+import { LoopxError, effectiveStatus, refused } from '../../core/index';
 import type { Actor, GoalState } from '../../core/index';
 import type { GoalRef, LoopxWorkspaces } from '../workspaces';
 import type { Node } from '../tree';
@@ -92,9 +92,9 @@ export function lineValidator(what: string, max: number, optional = false) {
 
 export async function guardTrust(): Promise<void> {
   if (!vscode.workspace.isTrusted) {
-    throw new LoopxError(
-      'refused',
+    throw refused(
       'this workspace is not trusted: LoopX shows it read-only and changes nothing (Manage Workspace Trust to allow changes)',
+      { reason: 'workspace_untrusted' },
     );
   }
 }

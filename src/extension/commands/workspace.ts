@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { Store, repair, LoopxError } from '../../core/index';
 import { planHooks, applyHooks } from '../hooksInstaller';
+import { reviewAndSignPolicy } from '../policySigning';
 import { argsOf, Cancelled, guardTrust, pickFolder } from './shared';
 import type { Arg, CommandArgs, CommandDeps, CommandTable } from './shared';
 
@@ -15,6 +16,7 @@ export function workspaceCommands(deps: CommandDeps): CommandTable {
     'loopx.runSelfRepair': (a) => selfRepair(deps, a),
     'loopx.refresh': async () => deps.workspaces.refreshNow(),
     'loopx.installAgentHooks': (a) => installAgentHooks(deps, a),
+    'loopx.signPolicy': (a) => signPolicy(deps, a),
     'loopx.openDashboard': () => deps.openDashboard(),
     'loopx.startStatusServer': () => guardTrust().then(() => deps.startStatusServer()),
     'loopx.stopStatusServer': () => deps.stopStatusServer(),
@@ -32,6 +34,14 @@ async function initWorkspace(deps: CommandDeps, a: Arg): Promise<string> {
       if (c) void vscode.commands.executeCommand('loopx.createGoal', { folder: folder.uri.fsPath });
     });
   return store.root;
+}
+
+async function signPolicy(deps: CommandDeps, a: Arg) {
+  const folder = await pickFolder(argsOf(a));
+  const f = deps.workspaces.folders().find((x) => x.folder.uri.fsPath === folder.uri.fsPath);
+  if (!f)
+    throw new LoopxError('not_found', `${folder.name} has no .loopx/: run LoopX: Initialize Workspace first`);
+  return reviewAndSignPolicy(f, deps.approver, deps.log);
 }
 
 async function selfRepair(deps: CommandDeps, a: Arg) {

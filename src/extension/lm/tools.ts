@@ -50,7 +50,11 @@ export function registerLanguageModelTools(
           workspaces.schedule();
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
         } catch (e) {
-          const msg = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
+          // The reason code first (e.g. `[todo_not_in_contract]`): the model and the log both get it.
+          const msg =
+            e instanceof LoopxError
+              ? `[${e.reason}] ${e.message}`
+              : `unexpected error: ${(e as Error)?.message ?? e}`;
           log.warn(`lm tool ${tool.name} refused: ${msg}`);
           throw new Error(msg);
         }

@@ -2,6 +2,7 @@
 import Mocha from 'mocha';
 import { registerExtensionTests } from './extension.test';
 import { registerAgentAndDashboardTests } from './agents-dashboard.test';
+import { registerTrustTests } from './trust.test';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({
@@ -14,6 +15,7 @@ export function run(): Promise<void> {
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   registerExtensionTests();
   registerAgentAndDashboardTests();
+  registerTrustTests();
   return new Promise((resolve, reject) => {
     mocha.run((failures) =>
       failures

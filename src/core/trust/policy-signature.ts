@@ -1,0 +1,155 @@
+/**
+ * The policy is a person's decision. `policy.json` stays hand-editable, but what LoopX enforces is
+ * the last policy a person signed (`policy.signed.json`, committed), tightened by whatever an
+ * unsigned edit adds: a new gate or deny rule, a smaller budget or a shorter contract applies at
+ * once, since it gives an agent nothing; an edit that loosens anything waits for a signature.
+ * The last signed policy is also kept in the user's config folder, so restoring an older signed
+ * file (a rollback by an agent) does not bring back what a person has since tightened.
+ */
+import { z } from 'zod';
+import { canonicalJson } from '../jsonfile';
+import { DEFAULT_POLICY, DEFAULT_QUOTA, Policy } from '../model';
+import { formatDiff, lineDiff } from '../text-diff';
+import { loosenedBy, signStatement } from './decisions';
+import type { Signer, Trust } from './decisions';
+
+export const SIGNED_POLICY_FILE = 'policy.signed.json';
+
+export const SignedPolicy = z.strictObject({
+  v: z.literal(1),
+  policy: Policy,
+  signedAt: z.string().max(40),
+  signedBy: z.string().min(1).max(128),
+  keyId: z.string().max(128),
+  sig: z.string().max(200),
+});
+export type SignedPolicy = z.infer<typeof SignedPolicy>;
+
+export function policyStatement(p: Pick<SignedPolicy, 'policy' | 'signedAt' | 'signedBy'>): string {
+  return `loopx-policy/1\n${canonicalJson({ policy: p.policy, signedAt: p.signedAt, signedBy: p.signedBy })}`;
+}
+
+/** A person's signature over `policy` (refused without a key, or with one not pinned here). */
+export function signPolicy(
+  policy: Policy,
+  signer: Signer | undefined,
+  trust: Trust,
+  now: Date,
+): SignedPolicy {
+  const facts = { policy, signedAt: now.toISOString(), signedBy: signer?.name ?? 'unknown' };
+  const sig = signStatement('signing the policy', policyStatement(facts), signer, trust);
+  return { v: 1, ...facts, ...sig };
+}
+
+export type PolicyState =
+  /** policy.json is what a person signed. */
+  | 'signed'
+  /** policy.json differs from the last signed policy. */
+  | 'unsigned_changes'
+  /** No signed policy counts here: the default policy, tightened by policy.json. */
+  | 'not_signed';
+
+export interface PolicyView {
+  /** What LoopX enforces. */
+  effective: Policy;
+  state: PolicyState;
+  /** The signed policy in force, when one counts here. */
+  signed?: SignedPolicy;
+  /** What policy.json would become if signed (`effective` until then) and the baseline it is compared with. */
+  file: Policy;
+  baseline: Policy;
+  /** Fields of policy.json that have no effect until a person signs them. */
+  unsigned: string[];
+  /** Why a signed policy was not used (a bad signature, a key not pinned here), if one was found. */
+  ignored: string[];
+}
+
+/**
+ * Picks the newest signed policy that verifies here among `candidates` (the workspace's file and
+ * the config folder's copy), and applies `file` over it as far as `file` only tightens.
+ */
+export function resolvePolicy(
+  file: Policy,
+  candidates: readonly { where: string; signed: SignedPolicy | string | undefined }[],
+  trust: Trust,
+): PolicyView {
+  const ignored: string[] = [];
+  let signed: SignedPolicy | undefined;
+  for (const c of candidates) {
+    if (c.signed === undefined) continue;
+    if (typeof c.signed === 'string') {
+      ignored.push(`${c.where}: ${c.signed}`);
+      continue;
+    }
+    const why = trust.rejectsStatement(policyStatement(c.signed), {
+      keyId: c.signed.keyId,
+      sig: c.signed.sig,
+    });
+    if (why) ignored.push(`${c.where} is ignored: ${why}`);
+    else if (!signed || c.signed.signedAt > signed.signedAt) signed = c.signed;
+  }
+  const baseline = signed?.policy ?? DEFAULT_POLICY;
+  const effective = tighten(baseline, file);
+  const unsigned = POLICY_FIELDS.filter((k) => canonicalJson(effective[k]) !== canonicalJson(file[k]));
+  const state: PolicyState = !signed
+    ? 'not_signed'
+    : canonicalJson(file) === canonicalJson(signed.policy)
+      ? 'signed'
+      : 'unsigned_changes';
+  return { effective, state, signed, file, baseline, unsigned, ignored };
+}
+
+const POLICY_FIELDS = Object.keys(Policy.shape) as (keyof Policy)[];
+const REVIEW_ORDER = { none: 0, tools: 1, all: 2 } as const;
+
+/** `base` with every part of `edit` that only tightens it; what would loosen stays as in `base`. */
+export function tighten(base: Policy, edit: Policy): Policy {
+  const out: Policy = { ...base };
+  const set = <K extends keyof Policy>(k: K, v: Policy[K]) => {
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  };
+  if (loosenedBy(base.defaultQuota ?? DEFAULT_QUOTA, edit.defaultQuota ?? DEFAULT_QUOTA).length === 0)
+    set('defaultQuota', edit.defaultQuota);
+  const ttl = (p: Policy) => p.contractTtlMinutes ?? DEFAULT_POLICY.contractTtlMinutes!;
+  if (ttl(edit) <= ttl(base)) set('contractTtlMinutes', edit.contractTtlMinutes);
+  set('gatedActions', union(base.gatedActions, edit.gatedActions));
+  set('deniedActions', union(base.deniedActions, edit.deniedActions));
+  const review = (p: Policy) => REVIEW_ORDER[p.reviewAgentActions ?? 'tools'];
+  if (review(edit) >= review(base)) set('reviewAgentActions', edit.reviewAgentActions);
+  // claimTimeoutMinutes, gateExpiryHours and requireSignedApprovals stay as signed: neither
+  // direction of a change is plainly safer.
+  return out;
+}
+
+/** Every rule of both lists, `a`'s first (so a signed rule wins a first-match lookup). */
+function union<T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined {
+  if (!a?.length && !b?.length) return a ?? b;
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const r of [...(a ?? []), ...(b ?? [])]) {
+    const key = canonicalJson(r);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(r);
+  }
+  return out;
+}
+
+/** The sentence every report uses when policy.json has edits with no effect, else undefined. */
+export function describeUnsignedPolicy(v: PolicyView): string | undefined {
+  if (v.unsigned.length === 0) return undefined;
+  const under = v.signed
+    ? `the policy ${v.signed.signedBy} signed at ${v.signed.signedAt}`
+    : 'the default policy (no signed policy counts on this machine)';
+  return (
+    `policy.json has changes no person signed (${v.unsigned.join(', ')}): they have no effect until signed; ` +
+    `LoopX applies ${under}, with any restriction the edit adds. Sign it with \`loopx policy sign\` or from the LoopX notification in VS Code`
+  );
+}
+
+/** What signing would change: the policy in force before (signed, or the default) against policy.json. */
+export function policyDiff(v: PolicyView): string {
+  const pretty = (p: Policy) => JSON.stringify(JSON.parse(canonicalJson(p)), null, 2);
+  return formatDiff(lineDiff(pretty(v.baseline), pretty(v.file)));
+}

@@ -1,0 +1,89 @@
+/**
+ * Reading and signing the workspace policy: `policy.json` (hand-edited), `policy.signed.json`
+ * (committed, the last policy a person signed) and its copy in the config folder. The rules for
+ * which policy applies live in trust/policy-signature.ts; this module only finds the files.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { canonicalJson, writeJsonAtomic } from './jsonfile';
+import { refused } from './errors';
+import type { Policy } from './model';
+import { ensurePrivateDir } from './config-dir';
+import { readStoreFile } from './safe-path';
+import { readPolicy } from './workspace';
+import { SIGNED_POLICY_FILE, SignedPolicy, resolvePolicy, signPolicy } from './trust/policy-signature';
+import type { PolicyView } from './trust/policy-signature';
+import type { Signer, Trust } from './trust/decisions';
+
+export interface PolicyFiles {
+  /** `.loopx/policy.json` */
+  policy: string;
+  /** `.loopx/policy.signed.json` */
+  signed: string;
+  /** The copy kept in the workspace's folder of the user's config. */
+  copy: string;
+}
+
+export function policyFiles(loopxRoot: string, secretsDir: string): PolicyFiles {
+  return {
+    policy: path.join(loopxRoot, 'policy.json'),
+    signed: path.join(loopxRoot, SIGNED_POLICY_FILE),
+    copy: path.join(secretsDir, SIGNED_POLICY_FILE),
+  };
+}
+
+/** A signed policy file; a string saying why it is unusable; undefined when there is none. */
+function readSigned(file: string, read: (f: string) => Buffer): SignedPolicy | string | undefined {
+  let text: string;
+  try {
+    text = read(file).toString('utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return `cannot be read (${(e as Error).message})`;
+  }
+  try {
+    const r = SignedPolicy.safeParse(JSON.parse(text));
+    return r.success ? r.data : `is not a signed policy (${r.error.issues[0]?.message ?? 'invalid'})`;
+  } catch {
+    return 'is not valid JSON';
+  }
+}
+
+/** Which policy applies now, and why (throws `corrupt` when policy.json itself does not parse). */
+export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
+  return resolvePolicy(
+    readPolicy(files.policy),
+    [
+      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: readSigned(files.signed, (f) => readStoreFile(f)) },
+      {
+        where: 'the copy in your LoopX config folder',
+        signed: readSigned(files.copy, (f) => fs.readFileSync(f)),
+      },
+    ],
+    trust,
+  );
+}
+
+/**
+ * Signs policy.json as it is now, for the workspace (committed) and this machine's copy. With
+ * `shown`, the policy the person reviewed: refused if the file changed since (an agent editing it
+ * between the diff and the signature must not get its edit signed).
+ */
+export function signWorkspacePolicy(
+  files: PolicyFiles,
+  signer: Signer | undefined,
+  trust: Trust,
+  now: Date,
+  shown?: Policy,
+): PolicyView {
+  const policy = readPolicy(files.policy);
+  if (shown && canonicalJson(shown) !== canonicalJson(policy))
+    throw refused('policy.json changed while you were reviewing it: nothing was signed; review it again', {
+      reason: 'policy_changed',
+    });
+  const signed = signPolicy(policy, signer, trust, now);
+  writeJsonAtomic(files.signed, signed);
+  ensurePrivateDir(path.dirname(files.copy));
+  writeJsonAtomic(files.copy, signed);
+  return readPolicyView(files, trust);
+}
