@@ -23,6 +23,8 @@ if (!process.env.LOOPX_CONFIG_DIR) {
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
+/** A `loopx` call as a process: node, the built bin, the arguments. */
+const loopxCall = (...args: string[]) => [process.execPath, BIN, ...args];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const withHost = !args.includes('--no-host');
@@ -160,31 +162,14 @@ function floorAndCli() {
   shouldRun(store, { goalId: goal, agent: 'bench-agent' }, agent); // an open run: polling reuses it
   const cases: [string, string[]][] = [
     ['node -e 0 (floor)', [process.execPath, '-e', '0']],
-    ['loopx --version', [process.execPath, BIN, '--version']],
+    ['loopx --version', loopxCall('--version')],
     [
       'quota should-run --goal-id',
-      [
-        process.execPath,
-        BIN,
-        '--format',
-        'json',
-        'quota',
-        'should-run',
-        '--goal-id',
-        goal,
-        '--agent',
-        'bench-agent',
-      ],
+      loopxCall('--format', 'json', 'quota', 'should-run', '--goal-id', goal, '--agent', 'bench-agent'),
     ],
-    [
-      'status --goal-id --format json',
-      [process.execPath, BIN, 'status', '--goal-id', goal, '--format', 'json'],
-    ],
-    ['todo add', [process.execPath, BIN, 'todo', 'add', '--goal-id', goal, '--title', 'bench todo']],
-    [
-      'evidence add',
-      [process.execPath, BIN, 'evidence', 'add', '--goal-id', goal, '--summary', 'bench evidence'],
-    ],
+    ['status --goal-id --format json', loopxCall('status', '--goal-id', goal, '--format', 'json')],
+    ['todo add', loopxCall('todo', 'add', '--goal-id', goal, '--title', 'bench todo')],
+    ['evidence add', loopxCall('evidence', 'add', '--goal-id', goal, '--summary', 'bench evidence')],
   ];
   runOnce(cases[1]![1], dir); // warms the code cache, as any second call would find it
   const times = new Map<string, number[]>(cases.map(([n]) => [n, []]));
@@ -242,20 +227,12 @@ function scale(floor: number) {
     };
     const m = {
       generateMs: round(ms, 0),
-      shouldRun: measure([
-        process.execPath,
-        BIN,
-        '--format',
-        'json',
-        'quota',
-        'should-run',
-        '--goal-id',
-        goal,
-        '--preview',
-      ]),
-      statusGoal: measure([process.execPath, BIN, 'status', '--goal-id', goal, '--format', 'json']),
-      statusAll: measure([process.execPath, BIN, 'status', '--format', 'json']),
-      projectPromptList: measure([process.execPath, BIN, 'project_prompt', 'list', '--json']),
+      shouldRun: measure(
+        loopxCall('--format', 'json', 'quota', 'should-run', '--goal-id', goal, '--preview'),
+      ),
+      statusGoal: measure(loopxCall('status', '--goal-id', goal, '--format', 'json')),
+      statusAll: measure(loopxCall('status', '--format', 'json')),
+      projectPromptList: measure(loopxCall('project_prompt', 'list', '--json')),
     };
     out[n] = m;
     row(

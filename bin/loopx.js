@@ -82,8 +82,7 @@ if (dirState !== 'unsafe' && (!cachedData || script.cachedDataRejected)) {
   process.once('exit', () => {
     try {
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-      const st = fs.lstatSync(cacheDir);
-      if (!st.isDirectory() || !ours(st)) return;
+      if (cacheDirState() !== 'ok') return;
       const tmp = `${cacheFile}.${process.pid}`;
       const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
       try {

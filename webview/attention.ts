@@ -102,6 +102,30 @@ export function renderAttention(m: StatusMessage, select: SelectGoal): void {
   }
 }
 
+/**
+ * Approve and Reject for a pending gate: each posts the decision's navigation (the extension asks
+ * the person). `goalName` goes into the buttons' labels; `tagged` adds data-goal, data-gate and
+ * data-action.
+ */
+export function gateButtons(
+  { goalId, gateId, folder }: { goalId: string; gateId: string; folder?: string },
+  { goalName, tagged = false }: { goalName?: string; tagged?: boolean } = {},
+): HTMLElement[] {
+  const of = goalName === undefined ? '' : ` of ${goalName}`;
+  const data = (action: string) => (tagged ? { goal: goalId, gate: gateId, action } : undefined);
+  return [
+    button('Approve', () => send({ type: 'approve-gate', goalId, gateId, ...withFolder(folder) }), {
+      label: `Approve gate ${gateId}${of}`,
+      data: data('approve'),
+    }),
+    button('Reject', () => send({ type: 'reject-gate', goalId, gateId, ...withFolder(folder) }), {
+      secondary: true,
+      label: `Reject gate ${gateId}${of}`,
+      data: data('reject'),
+    }),
+  ];
+}
+
 export function attentionItem(a: AttentionEntry, detailed: boolean, select: SelectGoal): HTMLLIElement {
   const goalName = goalTitle(a.goal_id, a.folder);
   const open = () => select(a.goal_id, a.folder);
@@ -113,18 +137,8 @@ export function attentionItem(a: AttentionEntry, detailed: boolean, select: Sele
   if (a.kind === 'gate' && detailed) {
     title = a.title;
     detail = a.detail;
-    const data = { goal: a.goal_id, gate: a.id };
     actions.append(
-      button(
-        'Approve',
-        () => send({ type: 'approve-gate', goalId: a.goal_id, gateId: a.id, ...withFolder(a.folder) }),
-        { label: `Approve gate ${a.id} of ${goalName}`, data: { ...data, action: 'approve' } },
-      ),
-      button(
-        'Reject',
-        () => send({ type: 'reject-gate', goalId: a.goal_id, gateId: a.id, ...withFolder(a.folder) }),
-        { secondary: true, label: `Reject gate ${a.id} of ${goalName}`, data: { ...data, action: 'reject' } },
-      ),
+      ...gateButtons({ goalId: a.goal_id, gateId: a.id, folder: a.folder }, { goalName, tagged: true }),
     );
   } else if (a.kind === 'plan' || (a.kind === 'gate' && !detailed)) {
     // The index-level items name the goal itself.

@@ -6,7 +6,7 @@ import { fmtBudget, fmtNum, fmtWhen, plural } from './format';
 import { goalSections } from './goal-sections';
 import { send, withFolder } from './host';
 import { detailsEl } from './skeleton';
-import { goalTitle, state, type SelectGoal } from './state';
+import { goalTitle, isSelected, state, type SelectGoal } from './state';
 
 export function renderDetails(select: SelectGoal): void {
   const { selected, goal } = state;
@@ -22,7 +22,7 @@ export function renderDetails(select: SelectGoal): void {
     return;
   }
   const d = goal?.doc;
-  if (!d || d.id !== selected.goalId || (goal?.folder ?? undefined) !== selected.folder) {
+  if (!d || !isSelected(d.id, goal?.folder)) {
     append(detailsEl, [
       h(
         'div',

@@ -1,5 +1,6 @@
 /** The goal's collapsible sections: last runs (with evidence and rewards), gates, todos. */
 import type { GoalStatusDoc } from '../src/core/status-doc';
+import { gateButtons } from './attention';
 import { badge, button, h, setAttr, tone } from './dom';
 import { fmtBudget, fmtDate, fmtNum, plural } from './format';
 import { send, withFolder } from './host';
@@ -121,20 +122,7 @@ function gatesList(d: GoalStatusDoc, folder?: string): Node {
   for (const g of d.gates) {
     const actions =
       g.status === 'pending'
-        ? h(
-            'span',
-            { class: 'att-actions' },
-            button(
-              'Approve',
-              () => send({ type: 'approve-gate', goalId: d.id, gateId: g.id, ...withFolder(folder) }),
-              { label: `Approve gate ${g.id}` },
-            ),
-            button(
-              'Reject',
-              () => send({ type: 'reject-gate', goalId: d.id, gateId: g.id, ...withFolder(folder) }),
-              { secondary: true, label: `Reject gate ${g.id}` },
-            ),
-          )
+        ? h('span', { class: 'att-actions' }, ...gateButtons({ goalId: d.id, gateId: g.id, folder }))
         : null;
     ul.append(
       h(

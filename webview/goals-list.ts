@@ -5,7 +5,7 @@
 import { append, badge, badgeText, h, setAttr } from './dom';
 import { plural } from './format';
 import { goalsEl } from './skeleton';
-import { rebuildView, state, stats, type SelectGoal } from './state';
+import { isSelected, rebuildView, state, stats, type SelectGoal } from './state';
 
 const ROW_H = 44;
 const OVERSCAN = 4;
@@ -98,11 +98,12 @@ export function mountGoalsList(select: SelectGoal): GoalsList {
   }
 
   viewport.addEventListener('keydown', (e) => {
-    const { items, view, selected } = state;
+    const { items, view } = state;
     if (!view.length) return;
-    const cur = selected
-      ? view.findIndex((i) => items[i]?.g.id === selected.goalId && items[i]?.folder === selected.folder)
-      : -1;
+    const cur = view.findIndex((i) => {
+      const it = items[i];
+      return !!it && isSelected(it.g.id, it.folder);
+    });
     const page = Math.max(1, Math.floor(viewport.clientHeight / ROW_H) - 1);
     const next = {
       ArrowDown: cur + 1,
@@ -170,7 +171,7 @@ function makeRow(select: SelectGoal): Row {
 }
 
 function fillRow(row: Row, index: number): void {
-  const { items, view, selected } = state;
+  const { items, view } = state;
   const it = items[view[index] ?? -1];
   if (!it) return;
   const g = it.g;
@@ -188,7 +189,7 @@ function fillRow(row: Row, index: number): void {
   setAttr(row.bar, 'aria-valuemax', String(g.progress.total));
   setAttr(row.bar, 'aria-valuenow', String(g.progress.done));
   setAttr(row.bar, 'aria-label', `${g.progress.done} of ${g.progress.total} todos done`);
-  const isSel = !!selected && selected.goalId === g.id && (selected.folder ?? undefined) === it.folder;
+  const isSel = isSelected(g.id, it.folder);
   row.el.classList.toggle('selected', isSel);
   setAttr(row.el, 'aria-selected', String(isSel));
   setAttr(row.el, 'aria-posinset', String(index + 1));

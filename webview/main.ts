@@ -23,7 +23,7 @@ import { mountGoalsList } from './goals-list';
 import { renderBanner, renderEmpty, renderHeader } from './header';
 import { announceReady, listen, saveSelection, send, withFolder } from './host';
 import { emptyEl, loadingEl, mainEl } from './skeleton';
-import { keyOf, rebuildItems, state, stats } from './state';
+import { isSelected, keyOf, rebuildItems, state, stats } from './state';
 
 export type { RenderStats } from './state';
 
@@ -80,8 +80,7 @@ function onStatus(m: StatusMessage): void {
 
 function onGoal(m: GoalMessage): void {
   state.goal = m;
-  const { selected } = state;
-  if (selected && selected.goalId === m.doc.id && selected.folder === m.folder) renderDetails(select);
+  if (isSelected(m.doc.id, m.folder)) renderDetails(select);
 }
 
 listen({

@@ -74,6 +74,12 @@ window.__loopxRenderStats = stats;
 
 export const keyOf = (goalId: string, folder?: string) => `${folder ?? ''}\0${goalId}`;
 
+/** Whether this goal (of this folder) is the one selected. */
+export function isSelected(goalId: string, folder?: string): boolean {
+  const s = state.selected;
+  return !!s && keyOf(s.goalId, s.folder) === keyOf(goalId, folder);
+}
+
 export function goalTitle(goalId: string, folder?: string): string {
   return state.byKey.get(keyOf(goalId, folder))?.g.title ?? goalId;
 }

@@ -85,10 +85,11 @@ export function ensureHost() {
   if (nodeFresh) fs.rmSync(path.join(p.csPrefix, MARKER), { force: true }); // addons must match this Node
   // code-server's postinstall refuses any Node but 24 (npm runs on the first `node` on PATH)
   // and builds native addons against npm_config_nodedir (this machine's npmrc says Node 20's).
-  const csEnv = nestedNpmEnv(process.env, {
+  const csEnv = {
+    ...shellEnv,
     PATH: `${path.dirname(p.node24)}${path.delimiter}${shellEnv.PATH}`,
     npm_config_nodedir: p.nodeDir,
-  });
+  };
   const csFresh = ensureNpmPrefix(p.csPrefix, `code-server@${CODE_SERVER_VERSION}`, csEnv, p.vscodeModules);
   for (const f of [p.codeServerEntry, p.chromium]) {
     if (!fs.existsSync(f)) throw new Error(`VS Code host incomplete: ${f} is missing`);

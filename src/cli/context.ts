@@ -115,9 +115,13 @@ export class CliContext {
     return { kind: 'agent', id, channel: 'cli' };
   }
 
+  /** The agent named by `--agent` or `LOOPX_AGENT`, if any (an empty LOOPX_AGENT counts as unset). */
+  givenAgent(flag?: string): string | undefined {
+    return flag ?? (this.io.env.LOOPX_AGENT || undefined);
+  }
+
   agentName(flag?: string): string {
-    // An empty LOOPX_AGENT counts as unset (as everywhere LOOPX_* is read).
-    return flag ?? (this.io.env.LOOPX_AGENT || undefined) ?? 'agent';
+    return this.givenAgent(flag) ?? 'agent';
   }
 
   print(jsonValue: unknown, text: () => string) {
@@ -133,7 +137,8 @@ export class CliContext {
   }
 }
 
-function safeUser(): string {
+/** The OS user name, or `user` when there is none (a uid with no passwd entry). */
+export function safeUser(): string {
   try {
     return os.userInfo().username || 'user';
   } catch {

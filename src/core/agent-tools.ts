@@ -10,7 +10,7 @@ import { describeIssues } from './jsonfile';
 import { Id, Line, Text, Priority, Owner, EvidenceKind } from './model';
 import type { Actor } from './model';
 import { shouldRun } from './contract';
-import { checkContract, checkJudgment } from './exec';
+import { assertJudgment, checkContract } from './exec';
 import { contractActionFor, contractCovers, contractTodoIds } from './gate-rules';
 import { goalStatus, statusAll } from './status';
 import type { Store } from './store';
@@ -192,7 +192,7 @@ export const AGENT_TOOLS: AgentTool[] = [
           { contractId: i.contractId, todoId: i.todoId, reason: 'todo_has_command' },
         );
       }
-      const { goal, run } = checkJudgment(store, i.contractId, i.todoId);
+      const { goal, run } = assertJudgment(found, i.contractId, i.todoId);
       invoke(
         store,
         'todo.complete',

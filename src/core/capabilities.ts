@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { refused, usageError, quote } from './errors';
 import { describeIssues } from './jsonfile';
 import { HUMAN_CHANNELS, effectiveStatus } from './model';
-import type { Actor, GoalState } from './model';
+import type { Actor, GoalState, Policy } from './model';
 import { createHmac } from 'node:crypto';
 import type { Store, CommitResult } from './store';
 import type { Signer } from './trust/decisions';
@@ -103,13 +103,20 @@ export interface InvokeResult<I = Record<string, unknown>> extends CommitResult 
   input: I;
 }
 
+export interface InvokeOptions {
+  expectRevision?: number;
+  signer?: Signer;
+  /** The policy the caller already read for this command (read here when not given). */
+  policy?: Policy;
+}
+
 /** Validates, checks who is calling, and commits the capability's events. */
 export function invoke<I extends Record<string, unknown> = Record<string, unknown>>(
   store: Store,
   capId: string,
   rawInput: unknown,
   actor: Actor,
-  opts: { expectRevision?: number; signer?: Signer } = {},
+  opts: InvokeOptions = {},
 ): InvokeResult<I> {
   const c = registry.get(capId);
   if (!c) throw usageError(`there is no capability ${quote(capId)}; \`loopx capabilities\` lists them`);
@@ -119,7 +126,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   if (!parsed.success) throw usageError(`${capId}: ${describeIssues(parsed.error)}`, { capability: capId });
   const input = (c.prepare ? c.prepare(parsed.data) : parsed.data) as Record<string, unknown>;
   const gid = input.goalId as string;
-  const policy = store.policy();
+  const policy = opts.policy ?? store.policy();
   const result = store.commit(
     gid,
     (state) => {

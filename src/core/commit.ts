@@ -58,7 +58,8 @@ export interface CommitTarget {
   snapshotKey(): Buffer;
   now(): string;
   writeSnapshot(snap: Snapshot): void;
-  updateIndexEntry(entry: IndexEntry): void;
+  /** Records the goal's entry in index.json, made under the pinned keys `trust` (a fingerprint). */
+  updateIndexEntry(entry: IndexEntry, trust: string): void;
 }
 
 type Plan = (state: GoalState | undefined, revision: number) => EventDraft[];
@@ -165,6 +166,7 @@ function commitLocked(
     });
   }
   const entry = indexEntryOf(state);
-  if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore) target.updateIndexEntry(entry);
+  if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)
+    target.updateIndexEntry(entry, trust.fingerprint);
   return { events: next.events, state, revision: next.seq };
 }

@@ -6,7 +6,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { sha256 } from './jsonfile';
+import { randomBytes } from 'node:crypto';
+import { corrupt } from './errors';
+import { checkId } from './ids';
+import { createFileOnce, sha256 } from './jsonfile';
+import { readStoreFile, storePathExists } from './safe-path';
 
 /** `LOOPX_CONFIG_DIR`, else `$XDG_CONFIG_HOME/loopx`, else `~/.config/loopx`. */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -33,4 +37,28 @@ export function workspaceId(workspace: string): string {
 export function ensurePrivateDir(dir: string): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
+}
+
+/**
+ * Secret `name` of `bytes` random bytes, stored as hex in `dir` (file 0600) and made on first use,
+ * with `dir` (0700): a workspace's folder in the config folder, never `local/` in the workspace.
+ */
+export function readOrCreateSecret(dir: string, name: string, bytes: number): Buffer {
+  const file = path.join(dir, checkId(name, 'secret name'));
+  // A damaged key must not quietly become a short (or empty) one: anyone could sign with that.
+  const read = () => {
+    const text = readStoreFile(file, 'utf8').trim();
+    if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(text)) {
+      throw corrupt(
+        `${file} is not a valid key (expected ${bytes * 2} hex characters): delete it to make a new one (what the old key signed stops verifying)`,
+        { file },
+      );
+    }
+    return Buffer.from(text, 'hex');
+  };
+  if (storePathExists(file)) return read();
+  ensurePrivateDir(dir);
+  fs.chmodSync(dir, 0o700);
+  createFileOnce(file, randomBytes(bytes).toString('hex') + '\n');
+  return read();
 }

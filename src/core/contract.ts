@@ -11,13 +11,13 @@ import { todosGuardedBy } from './gate-rules';
 import { draft } from './events';
 import type { EventDraft } from './events';
 import { newId } from './ids';
-import { Id, Line } from './model';
+import { Id, Line, policyTtlMinutes } from './model';
 import type { Actor, Contract, Policy } from './model';
 import { decide } from './decision';
 import type { AgentAbility } from './decision';
 import { render } from './should-run-output';
 import type { ShouldRunOutput } from './should-run-output';
-import { contractPayload, policyTtlMinutes, rememberContract } from './issued-contract';
+import { contractPayload, rememberContract } from './issued-contract';
 import type { Store } from './store';
 
 // What this module exported before its parts moved out.
@@ -132,6 +132,7 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
     'contract.issue',
     { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes },
     actor,
+    { policy },
   );
   const d = decide(res.state, policy, new Date(store.now()), {
     agent,

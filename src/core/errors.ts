@@ -68,8 +68,13 @@ export interface ErrorReport {
   field?: unknown;
 }
 
-/** The machine-readable form of an error: kind, reason code, message, and where it was (when known). */
-export function errorReport(e: LoopxError): ErrorReport {
+/**
+ * The machine-readable form of an error: kind, reason code, message, and where it was (when known).
+ * Anything that is not a LoopxError is `internal`.
+ */
+export function errorReport(e: unknown): ErrorReport {
+  if (!(e instanceof LoopxError))
+    return { kind: 'internal', reason: 'internal', message: e instanceof Error ? e.message : String(e) };
   const out: ErrorReport = { kind: e.kind, reason: e.reason, message: e.message };
   for (const k of ['file', 'line', 'goalId', 'field'] as const)
     if (e.details[k] !== undefined) out[k === 'goalId' ? 'goal_id' : k] = e.details[k];

@@ -82,24 +82,22 @@ export function parseLog(
   return { events, hashes, completeBytes: offset };
 }
 
-/** Whether the log's last complete line (ending at `end`) hashes to `lastHash`: a cheap guard against same-length edits. */
-export function lastLineMatches(file: string, end: number, lastHash: string | null): boolean {
+/**
+ * Whether the last complete line of the log open as `fd` (ending at `end`) hashes to `lastHash`: a
+ * cheap guard against same-length edits.
+ */
+export function lastLineMatches(fd: number, end: number, lastHash: string | null): boolean {
   if (end === 0) return lastHash === null;
-  const fd = openStoreFile(file, 'r');
-  try {
-    // Read backwards in small steps: a line is usually well under 4 KB.
-    let len = Math.min(end, 4096);
-    for (;;) {
-      const buf = Buffer.alloc(len);
-      fs.readSync(fd, buf, 0, len, end - len);
-      if (buf[len - 1] !== 10) return false;
-      const nl = buf.lastIndexOf(10, len - 2);
-      if (nl !== -1 || len === end) return sha256(buf.subarray(nl + 1, len - 1)) === lastHash;
-      if (len >= 1024 * 1024) return false;
-      len = Math.min(end, len * 4);
-    }
-  } finally {
-    fs.closeSync(fd);
+  // Read backwards in small steps: a line is usually well under 4 KB.
+  let len = Math.min(end, 4096);
+  for (;;) {
+    const buf = Buffer.alloc(len);
+    fs.readSync(fd, buf, 0, len, end - len);
+    if (buf[len - 1] !== 10) return false;
+    const nl = buf.lastIndexOf(10, len - 2);
+    if (nl !== -1 || len === end) return sha256(buf.subarray(nl + 1, len - 1)) === lastHash;
+    if (len >= 1024 * 1024) return false;
+    len = Math.min(end, len * 4);
   }
 }
 

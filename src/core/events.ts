@@ -1,7 +1,7 @@
 /**
- * The event log is the truth; everything else is derived by `reduce`. Replay depends on nothing
- * but the events (their own timestamps included), so logs written on different machines replay
- * the same everywhere.
+ * The event log is the truth; everything else is derived by `applyInPlace`, one event at a time
+ * (`replay` for a whole log). Replay depends on nothing but the events (their own timestamps
+ * included), so logs written on different machines replay the same everywhere.
  */
 import { z } from 'zod';
 import {
@@ -149,20 +149,6 @@ function addSpend(run: z.infer<typeof Run>, s: Partial<z.infer<typeof Spend>> | 
 }
 
 /**
- * Applies one event to a goal state and returns the new state. The state passed in is not
- * changed (callers keep snapshots). An event that cannot apply is a broken log, not a user error,
- * so this throws a plain Error that the store turns into a `corrupt` report naming the line.
- */
-export function reduce(
-  prev: GoalStateT | undefined,
-  ev: LoopxEvent,
-  goalId: string,
-  trust: Trust = NO_TRUST,
-): GoalStateT {
-  return applyInPlace(prev ? structuredClone(prev) : undefined, ev, goalId, trust);
-}
-
-/**
  * Whether a person's decision takes effect: signed by a pinned key, and not a copy of one that
  * already did. One that does not stays in the log and is listed in `ignored`, and the gate it
  * meant to decide stays decidable.
@@ -179,7 +165,12 @@ function decisionCounts(g: GoalStateT, ev: LoopxEvent, goalId: string, trust: Tr
   return true;
 }
 
-/** `reduce` without the copy: replay owns its working state, so it need not clone per event. */
+/**
+ * Applies one event to a goal state and returns the new state. `g` is changed in place: replay
+ * owns its working state, so it need not clone per event. An event that cannot apply is a broken
+ * log, not a user error, so this throws a plain Error that the store turns into a `corrupt` report
+ * naming the line.
+ */
 export function applyInPlace(
   g: GoalStateT | undefined,
   ev: LoopxEvent,

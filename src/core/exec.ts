@@ -22,6 +22,8 @@ export interface Verified {
   contract: Contract;
   todo: Todo;
   command: string;
+  /** The policy the command was checked under. */
+  policy: Policy;
 }
 
 function firstDifference(a: string, b: string): number {
@@ -90,10 +92,12 @@ export function checkContract(
   return found;
 }
 
-/** A todo without an action that the contract lets its agent finish by judgment. */
-export function checkJudgment(store: Store, contractId: string, todoId: string) {
-  checkId(todoId, 'todo id');
-  const found = checkContract(store, contractId);
+/** Refuses unless `todoId` is a judgment todo of the contract `found` (a checkContract result). */
+export function assertJudgment<F extends { contract: Contract }>(
+  found: F,
+  contractId: string,
+  todoId: string,
+): F {
   if (!found.contract.judgment.includes(todoId)) {
     throw refused(
       `todo ${todoId} is not a judgment todo of contract ${contractId} (it lists ${found.contract.judgment.join(', ') || 'none'})`,
@@ -108,16 +112,33 @@ export function checkJudgment(store: Store, contractId: string, todoId: string) 
 }
 
 /**
+ * A todo without an action that the contract lets its agent finish by judgment; with `goalId`,
+ * refused too when the contract is another goal's.
+ */
+export function checkJudgment(store: Store, contractId: string, todoId: string, goalId?: string) {
+  checkId(todoId, 'todo id');
+  const found = assertJudgment(checkContract(store, contractId), contractId, todoId);
+  if (goalId !== undefined && found.goal.id !== goalId)
+    throw refused(`contract ${contractId} belongs to goal ${found.goal.id}, not ${goalId}`, {
+      contractId,
+      reason: 'contract_other_goal',
+    });
+  return found;
+}
+
+/**
  * Checks that `command` may run now for `todoId` under `contractId`. Without a todo, the command
  * must be one the contract lists for some todo; without a command, the todo's listed action.
+ * `policy` is the one the caller already read, else it is read here.
  */
 export function verifyCommand(
   store: Store,
   q: { contractId: string; todoId?: string; command?: string },
   now = new Date(store.now()),
+  policy?: Policy,
 ): Verified {
   if (q.todoId !== undefined) checkId(q.todoId, 'todo id');
-  const policy = store.policy();
+  policy ??= store.policy();
   const { goal, run, contract } = checkContract(store, q.contractId, now, policy);
   const cid = contract.id;
   let action: Contract['actions'][number] | undefined;
@@ -173,7 +194,7 @@ export function verifyCommand(
   const [g] = unapprovedGates(todo, policy, goal.gates);
   if (g)
     throw refused(`todo ${todo.id} needs gate ${g.id} approved`, { gate: g.id, reason: 'gate_not_approved' });
-  return { goal, run, contract, todo, command };
+  return { goal, run, contract, todo, command, policy };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,11 +279,13 @@ function tail(text: string, lines: number, chars: number): string {
 
 export async function execUnderContract(store: Store, o: ExecOptions): Promise<ExecResult> {
   const v = verifyCommand(store, { contractId: o.contractId, todoId: o.todoId, command: o.command });
+  // The policy the checks read: both writes use it rather than read it again.
+  const { policy } = v;
   const goalId = v.goal.id;
   // Where the output will be kept is checked before the command runs (a linked artifacts/ is refused).
   store.artifactsDir(goalId);
   if (v.todo.status === 'open') {
-    invoke(store, 'todo.claim', { goalId, todoId: v.todo.id, by: v.contract.agent }, o.actor);
+    invoke(store, 'todo.claim', { goalId, todoId: v.todo.id, by: v.contract.agent }, o.actor, { policy });
   }
   const max = o.maxArtifactBytes ?? 4 * 1024 * 1024;
   const chunks: Buffer[] = [];
@@ -325,6 +348,7 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
       artifact,
     },
     o.actor,
+    { policy },
   );
   const ev = res.events.find((e) => e.type === 'evidence.added');
   return {

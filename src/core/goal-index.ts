@@ -1,4 +1,9 @@
-/** `index.json`: one summary line per goal, derived from the goals, so listing need not load each. */
+/**
+ * `index.json`: one summary line per goal, derived from the goals, so listing need not load each.
+ * The counts depend on which signed decisions count (a gate approved by a key pinned here is no
+ * longer pending), so the index records the fingerprint of the pinned keys it was made under, as
+ * the snapshots do: one made under other keys is rebuilt.
+ */
 import { z } from 'zod';
 import { readJsonFile, writeJsonAtomic } from './jsonfile';
 import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
@@ -14,7 +19,13 @@ export const IndexEntry = z.object({
   pendingGates: z.number().int().nonnegative(),
 });
 export type IndexEntry = z.infer<typeof IndexEntry>;
-const IndexFile = z.object({ v: z.literal(1), goals: z.array(IndexEntry) });
+const IndexFile = z.object({ v: z.literal(1), trust: z.string().optional(), goals: z.array(IndexEntry) });
+
+export interface GoalIndex {
+  goals: IndexEntry[];
+  /** The fingerprint of the pinned keys every entry was made under (none: unknown, rebuild it). */
+  trust?: string;
+}
 
 export function indexEntryOf(state: GoalState): IndexEntry {
   const counted = state.todos.filter((t) => t.status !== 'cancelled');
@@ -29,26 +40,33 @@ export function indexEntryOf(state: GoalState): IndexEntry {
   };
 }
 
-/** The index's entries, none when it is missing or broken: listing reconciles with the folders, self-repair rebuilds it. */
-export function readIndexFile(file: string): IndexEntry[] {
+/** The index, with no entries and no trust when it is missing or broken: listing rebuilds it. */
+export function readIndexFile(file: string): GoalIndex {
   try {
-    return readJsonFile(file, IndexFile).goals;
+    const { goals, trust } = readJsonFile(file, IndexFile);
+    return { goals, trust };
   } catch {
-    return [];
+    return { goals: [] };
   }
 }
 
-export function writeIndexFile(file: string, goals: IndexEntry[]): void {
-  writeJsonAtomic(file, { v: 1, goals });
+export function writeIndexFile(file: string, goals: IndexEntry[], trust?: string): void {
+  writeJsonAtomic(file, { v: 1, ...(trust === undefined ? {} : { trust }), goals });
 }
 
-/** Replaces (or adds) one goal's entry. The caller holds the index lock. */
-export function upsertIndexEntry(file: string, entry: IndexEntry): void {
-  const goals = readIndexFile(file);
+/**
+ * Replaces (or adds) one goal's entry, made under the pinned keys `trust`. The caller holds the
+ * index lock. When the other entries were made under other keys, the index then names none, so
+ * the next listing rebuilds it.
+ */
+export function upsertIndexEntry(file: string, entry: IndexEntry, trust: string): void {
+  const index = readIndexFile(file);
+  const goals = index.goals;
   const i = goals.findIndex((g) => g.id === entry.id);
   if (i === -1) goals.push(entry);
   else goals[i] = entry;
-  writeIndexFile(file, goals);
+  const current = index.trust === trust || goals.every((g) => g.id === entry.id);
+  writeIndexFile(file, goals, current ? trust : undefined);
 }
 
 /** An entry per goal id, oldest goal first; a goal whose entry cannot be made is reported, not thrown. */

@@ -8,7 +8,6 @@ import type { ParsedLog } from './event-log';
 import type { Snapshot } from './snapshot';
 import { NO_TRUST } from './trust/decisions';
 import type { Trust } from './trust/decisions';
-import { openStoreFile } from './safe-path';
 
 export interface LoadedGoal {
   state: GoalState;
@@ -23,20 +22,21 @@ export interface LoadedGoal {
 }
 
 /**
- * The fast path: the snapshot, when it covers the whole log `file` of `size` bytes (same byte
- * length), or the snapshot plus the few lines appended after it. Undefined when the snapshot does
- * not fit the log, which then needs a full replay.
+ * The fast path: the snapshot, when it covers the whole log `file` (open as `fd`, `size` bytes)
+ * with the same byte length, or the snapshot plus the few lines appended after it. Undefined when
+ * the snapshot does not fit the log, which then needs a full replay.
  */
 export function resumeFromSnapshot(
   goalId: string,
   file: string,
+  fd: number,
   size: number,
   snap: Snapshot,
   trust: Trust = NO_TRUST,
 ): LoadedGoal | undefined {
   // Which decisions count depends on the keys pinned here: a snapshot made under others is stale.
   if (snap.trust !== trust.fingerprint) return undefined;
-  if (snap.logBytes === size && snap.state.id === goalId && lastLineMatches(file, size, snap.lastHash)) {
+  if (snap.logBytes === size && snap.state.id === goalId && lastLineMatches(fd, size, snap.lastHash)) {
     return {
       state: snap.state,
       revision: snap.revision,
@@ -46,12 +46,7 @@ export function resumeFromSnapshot(
       snapshotLag: 0,
     };
   }
-  if (
-    snap.logBytes < size &&
-    snap.state.id === goalId &&
-    lastLineMatches(file, snap.logBytes, snap.lastHash)
-  ) {
-    const fd = openStoreFile(file, 'r');
+  if (snap.logBytes < size && snap.state.id === goalId && lastLineMatches(fd, snap.logBytes, snap.lastHash)) {
     try {
       const tail = Buffer.alloc(size - snap.logBytes);
       fs.readSync(fd, tail, 0, tail.length, snap.logBytes);
@@ -68,8 +63,6 @@ export function resumeFromSnapshot(
       };
     } catch {
       // The tail does not continue the snapshot (log rewritten or truncated): replay it all.
-    } finally {
-      fs.closeSync(fd);
     }
   }
   return undefined;

@@ -6,18 +6,13 @@ import * as path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { signPayload } from './capabilities';
 import { canonicalJson } from './jsonfile';
-import { Contract as ContractSchema } from './model';
+import { Contract as ContractSchema, DEFAULT_POLICY, policyTtlMinutes } from './model';
 import type { Contract, GoalState, Policy, Run } from './model';
 import type { Store } from './store';
 import { mkdirStore, readStoreFile, writeStoreFile } from './safe-path';
 
 /** The contract lifetime when the policy names none. */
-export const DEFAULT_TTL_MINUTES = 30;
-
-/** The longest a contract may last under `policy`, in minutes. */
-export function policyTtlMinutes(policy: Policy): number {
-  return policy.contractTtlMinutes ?? DEFAULT_TTL_MINUTES;
-}
+export const DEFAULT_TTL_MINUTES = DEFAULT_POLICY.contractTtlMinutes!;
 
 /**
  * Why a contract lasts longer than the policy allows (expires - issued above contractTtlMinutes),

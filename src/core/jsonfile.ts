@@ -63,6 +63,22 @@ export function writeFileAtomic(file: string, content: string | Buffer, mode = 0
 export const writeJsonAtomic = (file: string, value: unknown) =>
   writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');
 
+/**
+ * Creates `file` (mode 0600) with `content` unless it exists, atomically: the content is written
+ * to a temp file first and hard-linked into place, so a concurrent reader never sees it half-written.
+ */
+export function createFileOnce(file: string, content: string): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  writeStoreFile(tmp, content, { mode: 0o600, flag: 'wx' });
+  try {
+    fs.linkSync(tmp, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
 /** JSON with sorted keys: the bytes a signature covers do not depend on property order. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

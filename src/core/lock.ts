@@ -3,8 +3,8 @@
  * goal is short (one append, one rename), and a synchronous critical section cannot be
  * interleaved with other work of the same process.
  *
- * A lock whose holder died is stale: same host and the pid is gone, or older than `staleMs`
- * (default LOCK_MAX_HOLD_MS: a holder on another host, a pid reused, a hung process), or dated
+ * A lock whose holder died is stale: same host and the pid is gone, or older than
+ * LOCK_MAX_HOLD_MS (a holder on another host, a pid reused, a hung process), or dated
  * in the future beyond LOCK_CLOCK_SKEW_MS (a clock that jumped back, or a lock planted by hand,
  * which would otherwise block every write for good). Breaking one renames it aside first, so of
  * two processes that both found it stale only one removes it; the other sees ENOENT and retries.
@@ -27,7 +27,6 @@ const LOCK_CLOCK_SKEW_MS = 60_000;
 
 export interface LockOptions {
   timeoutMs?: number;
-  staleMs?: number;
 }
 
 interface LockOwner {
@@ -64,15 +63,16 @@ const iso = (ms: number) =>
   Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
 
 /** Why the lock at `path` is stale, or undefined when it is held (or gone). */
-function whyStale(path: string, staleMs = LOCK_MAX_HOLD_MS, now = Date.now()): string | undefined {
+function whyStale(path: string): string | undefined {
+  const now = Date.now();
   const owner = readOwner(path);
   if (owner) {
     if (owner.at > now + LOCK_CLOCK_SKEW_MS)
       return `its time ${iso(owner.at)} is in the future (process ${owner.pid} on ${owner.host})`;
     if (owner.host === hostname() && !pidAlive(owner.pid))
       return `its holder, process ${owner.pid} on this host, is gone`;
-    if (now - owner.at > staleMs)
-      return `held by process ${owner.pid} on ${owner.host} since ${iso(owner.at)}, longer than any call takes (${Math.round(staleMs / 1000)} s)`;
+    if (now - owner.at > LOCK_MAX_HOLD_MS)
+      return `held by process ${owner.pid} on ${owner.host} since ${iso(owner.at)}, longer than any call takes (${Math.round(LOCK_MAX_HOLD_MS / 1000)} s)`;
     return undefined;
   }
   // Unreadable or half-written: the creator may be between open and write, so judge by age.
@@ -85,12 +85,8 @@ function whyStale(path: string, staleMs = LOCK_MAX_HOLD_MS, now = Date.now()): s
     return 'it is not a plain file';
   }
   if (mtime > now + LOCK_CLOCK_SKEW_MS) return `it is unreadable and dated in the future (${iso(mtime)})`;
-  if (now - mtime > Math.min(staleMs, 2000)) return 'it is unreadable (not a lock LoopX wrote)';
+  if (now - mtime > 2000) return 'it is unreadable (not a lock LoopX wrote)';
   return undefined;
-}
-
-function isStale(path: string, staleMs: number): boolean {
-  return whyStale(path, staleMs) !== undefined;
 }
 
 /** Removes a lock found stale: renamed aside first, so two breakers cannot both remove a fresh one. */
@@ -105,7 +101,7 @@ export function breakLock(path: string): void {
 }
 
 /** The stale locks in a locks folder, with why each is stale (self-repair). */
-export function staleLocks(dir: string, now = Date.now()): { file: string; why: string }[] {
+export function staleLocks(dir: string): { file: string; why: string }[] {
   let names: string[];
   try {
     names = readdirStore(dir);
@@ -115,7 +111,7 @@ export function staleLocks(dir: string, now = Date.now()): { file: string; why: 
   const out: { file: string; why: string }[] = [];
   for (const n of names.filter((x) => x.endsWith('.lock')).sort()) {
     const file = nodePath.join(dir, n);
-    const why = whyStale(file, LOCK_MAX_HOLD_MS, now);
+    const why = whyStale(file);
     if (why) out.push({ file, why });
   }
   return out;
@@ -123,7 +119,7 @@ export function staleLocks(dir: string, now = Date.now()): { file: string; why: 
 
 /** Takes the lock, runs `fn`, releases the lock (also when `fn` throws). */
 export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): T {
-  const release = acquireLock(path, opts);
+  const release = acquireLock(path, opts.timeoutMs);
   try {
     return fn();
   } finally {
@@ -131,10 +127,8 @@ export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): 
   }
 }
 
-export function acquireLock(
-  path: string,
-  { timeoutMs = 15000, staleMs = LOCK_MAX_HOLD_MS }: LockOptions = {},
-): () => void {
+/** Takes the lock (waiting up to `timeoutMs`, breaking a stale one) and returns its release. */
+function acquireLock(path: string, timeoutMs = 15000): () => void {
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
@@ -166,7 +160,7 @@ export function acquireLock(
       }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    if (isStale(path, staleMs)) {
+    if (whyStale(path) !== undefined) {
       breakLock(path);
       if (Date.now() <= deadline) continue;
     }

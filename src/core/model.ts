@@ -289,3 +289,8 @@ export const Policy = z.strictObject({
 });
 export type Policy = z.infer<typeof Policy>;
 export const DEFAULT_POLICY: Policy = { v: 1, defaultQuota: DEFAULT_QUOTA, contractTtlMinutes: 30 };
+
+/** The longest a contract may last under `policy`, in minutes. */
+export function policyTtlMinutes(policy: Policy): number {
+  return policy.contractTtlMinutes ?? DEFAULT_POLICY.contractTtlMinutes!;
+}

@@ -7,8 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { define, invoke } from './capabilities';
+import { openRun } from './capabilities/shared';
 import { canonicalJson } from './jsonfile';
-import { notFound, refused, quote } from './errors';
+import { refused } from './errors';
 import type { LoopxError } from './errors';
 import { draft } from './events';
 import { Id, Text } from './model';
@@ -66,13 +67,7 @@ define({
   onFinishedGoal: true,
   input: z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() }),
   plan: (s, i, ctx) => {
-    const r = s.runs.find((x) => x.id === i.runId);
-    if (!r) throw notFound(`goal ${s.id} has no run ${quote(i.runId)}`, { goalId: s.id, runId: i.runId });
-    if (r.endedAt)
-      throw refused(`run ${r.id} of goal ${s.id} already ended (${r.outcome}) at ${r.endedAt}`, {
-        runId: r.id,
-        reason: 'run_ended',
-      });
+    const r = openRun(s, i.runId);
     if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {
       throw refused(
         `run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`,
@@ -149,7 +144,7 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   const fix = (kind: FindingKind, message: string, cap: string, input: Record<string, unknown>) => {
     if (dryRun) return add(kind, message, false);
     try {
-      invoke(store, cap, { goalId, ...input }, actor);
+      invoke(store, cap, { goalId, ...input }, actor, { policy });
       add(kind, message, true);
     } catch (e) {
       add(kind, `${message}; not fixed: ${(e as LoopxError).message}`, false);

@@ -103,12 +103,14 @@ function runOut(goal: GoalState, r: Run) {
   };
 }
 
+/** How many runs, the newest, a goal's status lists. */
+const LAST_RUNS = 10;
+
 export function goalStatusDoc(
   goal: GoalState,
   now: Date,
   revision: number,
   warnings: string[] = [],
-  lastRuns = 10,
 ): GoalStatusDoc {
   const use = quotaUse(goal, now);
   const counted = goal.todos.filter((t) => t.status !== 'cancelled');
@@ -178,7 +180,7 @@ export function goalStatusDoc(
         signed: !!g.signature,
       })),
     runs: goal.runs
-      .slice(-lastRuns)
+      .slice(-LAST_RUNS)
       .reverse()
       .map((r) => runOut(goal, r)),
     rewards: {
@@ -202,7 +204,6 @@ export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
     new Date(store.now()),
     loaded.revision,
     policy ? [...loaded.warnings, policy] : loaded.warnings,
-    10,
   );
 }
 

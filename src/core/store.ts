@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError, corrupt, notFound } from './errors';
-import { checkId } from './ids';
+import { ID_PATTERN, checkId } from './ids';
 import { sha256, writeFileAtomic } from './jsonfile';
 import { withLock } from './lock';
 import type { Artifact, GoalState, Policy } from './model';
@@ -33,14 +33,14 @@ import type { IndexEntry } from './goal-index';
 import { LOOPX_DIR, findWorkspace, initLayout } from './workspace';
 import { policyFiles, readPolicyView, signWorkspacePolicy } from './workspace-policy';
 import type { PolicyView } from './trust/policy-signature';
-import { ensureLocalDir, lockFile, readOrCreateWriterId, readOrCreateSecret } from './local-dir';
+import { ensureLocalDir, lockFile, readOrCreateWriterId } from './local-dir';
 import { commitGoal } from './commit';
-import { configDir, ensurePrivateDir, workspaceId } from './config-dir';
+import { configDir, readOrCreateSecret, workspaceId } from './config-dir';
 import {
   assertNoLink,
   lstatStore,
   mkdirStore,
-  readStoreFile,
+  openStoreFile,
   readdirStore,
   storePathExists,
 } from './safe-path';
@@ -157,10 +157,7 @@ export class Store {
   secret(name: string, bytes = 32): Buffer {
     const cached = this.secrets.get(name);
     if (cached) return cached;
-    const key = readOrCreateSecret(this.secretsDir, name, bytes, (dir) => {
-      ensurePrivateDir(dir);
-      fs.chmodSync(dir, 0o700);
-    });
+    const key = readOrCreateSecret(this.secretsDir, name, bytes);
     this.secrets.set(name, key);
     return key;
   }
@@ -214,7 +211,7 @@ export class Store {
       if (e instanceof LoopxError) throw e;
       return [];
     }
-    return names.filter((n) => /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(n)).sort();
+    return names.filter((n) => ID_PATTERN.test(n)).sort();
   }
 
   exists(goalId: string): boolean {
@@ -223,15 +220,23 @@ export class Store {
 
   /** Reads and checks a goal's whole log. Throws `corrupt` naming the file, line and field. */
   readLog(goalId: string): ParsedLog {
-    const file = this.eventsPath(goalId);
-    let buf: Buffer;
+    const fd = this.openLog(goalId);
     try {
-      buf = readStoreFile(file);
+      return parseLog(fs.readFileSync(fd), this.eventsPath(goalId));
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** The goal's events.jsonl, open for reading (not found, or corrupt, when the goal has none). */
+  private openLog(goalId: string): number {
+    try {
+      return openStoreFile(this.eventsPath(goalId), 'r');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw this.missing(goalId);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw this.missing(goalId);
       throw e;
     }
-    return parseLog(buf, file);
   }
 
   private missing(goalId: string): LoopxError {
@@ -259,20 +264,25 @@ export class Store {
   load(goalId: string): LoadedGoal {
     checkId(goalId, 'goal id');
     const file = this.eventsPath(goalId);
-    const st = lstatStore(file);
-    if (!st) throw this.missing(goalId);
-    const size = st.size;
-    const { snap, problem } = this.readSnapshot(goalId);
-    const resumed = snap && resumeFromSnapshot(goalId, file, size, snap, this.trust());
-    if (resumed) return resumed;
-    return this.replayGoal(
-      goalId,
-      problem
-        ? [`${problem}; state rebuilt from the log`]
-        : snap
-          ? ['goal.json did not match events.jsonl; state rebuilt from the log']
-          : [],
-    );
+    // Opened once: the size, the snapshot's check and the replay all read this one file.
+    const fd = this.openLog(goalId);
+    try {
+      const size = fs.fstatSync(fd).size;
+      const { snap, problem } = this.readSnapshot(goalId);
+      const resumed = snap && resumeFromSnapshot(goalId, file, fd, size, snap, this.trust());
+      if (resumed) return resumed;
+      return this.replayGoal(
+        goalId,
+        problem
+          ? [`${problem}; state rebuilt from the log`]
+          : snap
+            ? ['goal.json did not match events.jsonl; state rebuilt from the log']
+            : [],
+        parseLog(fs.readFileSync(fd), file),
+      );
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** Full replay of the log (no snapshot). */
@@ -280,23 +290,38 @@ export class Store {
     return replayLog(goalId, this.eventsPath(goalId), log, warnings, this.trust());
   }
 
-  /** The goal list: the index, reconciled with the goal folders so a stale index cannot hide or invent a goal. */
+  /**
+   * The goal list: the index, reconciled with the goal folders so a stale index cannot hide or
+   * invent a goal. An index made under other pinned keys (or one that does not say, or none) is
+   * rebuilt first.
+   */
   listGoals(): { goals: IndexEntry[]; errors: { goalId: string; message: string }[] } {
-    const ids = this.goalIds();
-    const byId = new Map(readIndexFile(this.indexPath).map((e) => [e.id, e]));
-    return collectIndexEntries(ids, (id) => byId.get(id) ?? indexEntryOf(this.load(id).state));
+    const index = readIndexFile(this.indexPath);
+    if (index.trust !== this.trust().fingerprint) {
+      try {
+        return this.writeIndex();
+      } catch {
+        // Not written (a read-only checkout, a busy lock): the list is made from the goals all the same.
+        return collectIndexEntries(this.goalIds(), (id) => indexEntryOf(this.load(id).state));
+      }
+    }
+    const byId = new Map(index.goals.map((e) => [e.id, e]));
+    return collectIndexEntries(this.goalIds(), (id) => byId.get(id) ?? indexEntryOf(this.load(id).state));
   }
 
   /** Rewrites `index.json` from the goals themselves. Returns goals that could not be read. */
   rebuildIndex(): { goalId: string; message: string }[] {
+    return this.writeIndex().errors;
+  }
+
+  private writeIndex(): { goals: IndexEntry[]; errors: { goalId: string; message: string }[] } {
     return withLock(
       this.lockPath('index'),
       () => {
-        const { goals, errors } = collectIndexEntries(this.goalIds(), (id) =>
-          indexEntryOf(this.load(id).state),
-        );
-        writeIndexFile(this.indexPath, goals);
-        return errors;
+        const trust = this.trust().fingerprint;
+        const list = collectIndexEntries(this.goalIds(), (id) => indexEntryOf(this.load(id).state));
+        writeIndexFile(this.indexPath, list.goals, trust);
+        return list;
       },
       { timeoutMs: this.lockTimeoutMs },
     );
@@ -339,12 +364,12 @@ export class Store {
       snapshotKey: () => this.secret('snapshot-key'),
       now: () => this.now(),
       writeSnapshot: (snap) => this.writeSnapshot(goalId, snap),
-      updateIndexEntry: (entry) => this.updateIndexEntry(entry),
+      updateIndexEntry: (entry, trust) => this.updateIndexEntry(entry, trust),
     };
   }
 
-  private updateIndexEntry(entry: IndexEntry) {
-    withLock(this.lockPath('index'), () => upsertIndexEntry(this.indexPath, entry), {
+  private updateIndexEntry(entry: IndexEntry, trust: string) {
+    withLock(this.lockPath('index'), () => upsertIndexEntry(this.indexPath, entry, trust), {
       timeoutMs: this.lockTimeoutMs,
     });
   }

@@ -3,7 +3,6 @@
  * (committed, the last policy a person signed) and its copy in the config folder. The rules for
  * which policy applies live in trust/policy-signature.ts; this module only finds the files.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson, writeJsonAtomic } from './jsonfile';
 import { refused } from './errors';
@@ -32,11 +31,14 @@ export function policyFiles(loopxRoot: string, secretsDir: string): PolicyFiles 
   };
 }
 
-/** A signed policy file; a string saying why it is unusable; undefined when there is none. */
-function readSigned(file: string, read: (f: string) => Buffer): SignedPolicy | string | undefined {
+/**
+ * A signed policy file; a string saying why it is unusable; undefined when there is none. Read
+ * like the secrets in the config folder: a plain file, never through a link.
+ */
+function readSigned(file: string): SignedPolicy | string | undefined {
   let text: string;
   try {
-    text = read(file).toString('utf8');
+    text = readStoreFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return `cannot be read (${(e as Error).message})`;
@@ -54,11 +56,8 @@ export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
   return resolvePolicy(
     readPolicy(files.policy),
     [
-      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: readSigned(files.signed, (f) => readStoreFile(f)) },
-      {
-        where: 'the copy in your LoopX config folder',
-        signed: readSigned(files.copy, (f) => fs.readFileSync(f)),
-      },
+      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: readSigned(files.signed) },
+      { where: 'the copy in your LoopX config folder', signed: readSigned(files.copy) },
     ],
     trust,
   );

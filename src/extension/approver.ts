@@ -35,17 +35,14 @@ export class Approver {
 
   /**
    * The signer for a decision in `store`'s workspace. Our own key is pinned when missing: only
-   * this extension holds its private half, so pinning it trusts nobody else.
+   * this extension holds its private half, so pinning it trusts nobody else. It is published for
+   * teammates; nothing else is written (a decision signs the first policy: `invokeSigned`).
    */
   async signer(store: Store): Promise<Signer> {
     const key = createPrivateKey(await this.privateKeyPem());
     const pub = publicKeyFileFor(key, this.name(), store.now());
     if (!pinnedKeys(store.configDir).some((k) => k.keyId === pub.keyId)) pinKey(store.configDir, pub);
     publishKey(store.root, pub);
-    const signer = signerFor(key, pub.keyId, pub.name);
-    // A workspace's first policy is signed by its person's key (nothing changes in effect: an
-    // edit that loosens it is left for the person to review).
-    store.signFirstPolicy(signer);
-    return signer;
+    return signerFor(key, pub.keyId, pub.name);
   }
 }

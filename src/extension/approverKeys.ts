@@ -6,7 +6,6 @@
  * per session. `loopx approvers list|trust` is the same at a terminal.
  */
 import * as vscode from 'vscode';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   LOOPX_DIR,
@@ -14,13 +13,12 @@ import {
   fileStamp,
   fingerprint,
   pinKey,
-  pinnedKeys,
-  readPublicKeyFile,
+  publishedKeys,
   trustedDir,
 } from '../core/index';
 import type { PublicKeyFile } from '../core/index';
 import { Disposable } from './disposable';
-import { guardTrust } from './commands/shared';
+import { guardTrust, reportFailure } from './commands/shared';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';
 
 /** Where the keys the person chose to ignore are kept (per workspace). */
@@ -53,6 +51,11 @@ export class ApproverKeyNotifier extends Disposable {
   /** Log lines already written (a bad file, an ignored key): each once per session. */
   private readonly logged = new Set<string>();
   private ownKeyId: string | undefined;
+  /**
+   * Per folder (by path), what its last scan saw: the approvers/ folder, the pinned keys, the
+   * workspace trust and the ignored keys. A folder none of these changed in is not read again.
+   */
+  private readonly scanned = new Map<string, string>();
   private running: Promise<void> = Promise.resolve();
 
   constructor(
@@ -99,16 +102,22 @@ export class ApproverKeyNotifier extends Disposable {
         'warn',
       );
     }
-    for (const folder of this.workspaces.folders()) {
+    const folders = this.workspaces.folders();
+    for (const dir of new Set(folders.map((f) => trustedDir(f.store.configDir))))
+      this.workspaces.markRead(dir);
+    const ignoredIds = this.ignoredKeyIds();
+    const ignored = new Set(ignoredIds);
+    for (const folder of folders) {
       const dir = approversDir(folder.store.root);
       this.workspaces.markRead(dir);
-      this.workspaces.markRead(trustedDir(folder.store.configDir));
-      const keys = this.published(folder, dir);
-      if (keys.length === 0) continue;
-      const pinned = new Set(pinnedKeys(folder.store.configDir).map((k) => k.keyId));
-      const ignored = new Set(this.ignoredKeyIds());
-      for (const key of keys) {
-        if (pinned.has(key.keyId) || key.keyId === this.ownKeyId || this.asked.has(key.keyId)) continue;
+      const trust = folder.store.trust();
+      // Nothing to offer that was not offered (or logged) before unless a key was published or
+      // removed, a key pinned, the workspace trusted, or a key ignored since the last look.
+      const stamp = `${fileStamp(dir)}|${trust.fingerprint}|${vscode.workspace.isTrusted}|${ignoredIds.join(',')}`;
+      const where = folder.folder.uri.fsPath;
+      if (this.scanned.get(where) === stamp) continue;
+      for (const key of publishedKeys(folder.store.root, (s) => this.skipped(folder, s))) {
+        if (trust.key(key.keyId) || key.keyId === this.ownKeyId || this.asked.has(key.keyId)) continue;
         if (ignored.has(key.keyId)) {
           this.logOnce(
             `ignored|${key.keyId}`,
@@ -119,6 +128,7 @@ export class ApproverKeyNotifier extends Disposable {
         }
         offers.push({ key, folder });
       }
+      this.scanned.set(where, stamp);
     }
     if (offers.length === 0) return;
     if (!vscode.workspace.isTrusted) {
@@ -141,37 +151,24 @@ export class ApproverKeyNotifier extends Disposable {
     }
   }
 
-  /** The well-formed keys published in `dir`; a file that does not check out is logged, never offered. */
-  private published(folder: LoopxFolder, dir: string): PublicKeyFile[] {
-    let names: string[];
-    try {
-      const st = fs.lstatSync(dir);
-      if (!st.isDirectory()) {
-        this.logOnce(
-          `notdir|${dir}|${fileStamp(dir)}`,
-          () => `approver keys: ${dir} is not a folder (a link is never followed): no key offered from it`,
-          'warn',
-        );
-        return [];
-      }
-      names = fs.readdirSync(dir).filter((n) => n.endsWith('.json'));
-    } catch {
-      return []; // no approvers/ folder yet
-    }
-    const out: PublicKeyFile[] = [];
-    for (const n of names) {
-      const file = path.join(dir, n);
-      const k = readPublicKeyFile(file);
-      if (k) out.push(k);
-      else
-        this.logOnce(
-          `bad|${file}|${fileStamp(file)}`,
-          () =>
-            `approver keys: ${folder.folder.name}/${LOOPX_DIR}/approvers/${plainText(n, 80)} is not a valid public key file (it must be {v, keyId, name, publicKey, createdAt}, named <keyId>.json, keyId the sha256 of the key): not offered`,
-          'warn',
-        );
-    }
-    return out;
+  /** A folder of keys or a file in it that does not check out: logged (once), never offered. */
+  private skipped(
+    folder: LoopxFolder,
+    { file, why }: { file: string; why: 'not_a_folder' | 'not_a_key' },
+  ): void {
+    if (why === 'not_a_folder')
+      this.logOnce(
+        `notdir|${file}|${fileStamp(file)}`,
+        () => `approver keys: ${file} is not a folder (a link is never followed): no key offered from it`,
+        'warn',
+      );
+    else
+      this.logOnce(
+        `bad|${file}|${fileStamp(file)}`,
+        () =>
+          `approver keys: ${folder.folder.name}/${LOOPX_DIR}/approvers/${plainText(path.basename(file), 80)} is not a valid public key file (it must be {v, keyId, name, publicKey, createdAt}, named <keyId>.json, keyId the sha256 of the key): not offered`,
+        'warn',
+      );
   }
 
   private async ask({ key, folder }: Offer): Promise<void> {
@@ -193,9 +190,7 @@ export class ApproverKeyNotifier extends Disposable {
         );
       }
     } catch (e) {
-      const msg = (e as Error)?.message ?? String(e);
-      this.log.error(`approver key ${fp}: ${msg}`);
-      void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+      reportFailure(this.log, `approver key ${fp}`, e);
     }
   }
 
@@ -218,15 +213,7 @@ export class ApproverKeyNotifier extends Disposable {
     }
     pinKey(folder.store.configDir, key);
     this.log.info(`pinned approver key ${fp} (${name}): decisions it signs count on this machine`);
-    // Which decisions count changed: the goal index (pending gates) is rebuilt under the new keys.
-    for (const f of this.workspaces.folders()) {
-      try {
-        for (const e of f.store.rebuildIndex())
-          this.log.warn(`${f.folder.name}: goal ${e.goalId}: ${e.message}`);
-      } catch (e) {
-        this.log.warn(`${f.folder.name}: the goal index was not rebuilt: ${(e as Error).message}`);
-      }
-    }
+    // Which decisions count changed: the store rebuilds what it computed under the old keys.
     this.workspaces.refreshNow();
   }
 }

@@ -9,7 +9,7 @@ import { GoalsTreeProvider } from './tree';
 import type { Node } from './tree';
 import { GateNotifier } from './notifier';
 import { ApproverKeyNotifier } from './approverKeys';
-import { PolicySignNotifier, reviewAndSignPolicy } from './policySigning';
+import { PolicySignNotifier } from './policySigning';
 import { LoopxStatusBar } from './statusBar';
 import { LoopxCommands, person } from './commands';
 import { decideGate } from './commands/gates';
@@ -32,8 +32,6 @@ export interface LoopxApi {
   notifier: GateNotifier;
   /** Trust / Ignore for teammates' keys published in `.loopx/approvers/`. */
   approverKeys: ApproverKeyNotifier;
-  /** The Sign notification for an unsigned edit of policy.json. */
-  policySigning: PolicySignNotifier;
   commands: LoopxCommands;
   statusServer: StatusServerControl;
   dashboard: Dashboard;
@@ -74,9 +72,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     const approverKeys = new ApproverKeyNotifier(workspaces, log, context.workspaceState, () =>
       approver.keyId(),
     );
-    const policySigning = new PolicySignNotifier(workspaces, log, (f) =>
-      reviewAndSignPolicy(f, approver, log),
-    );
+    const policySigning = new PolicySignNotifier(workspaces, log, approver);
     commands.register(context);
     // Agent surfaces: each is optional in hosts that lack the API, and says so in the log.
     const optional = (what: string, fn: () => void) => {
@@ -96,8 +92,6 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       context.subscriptions.push(registerChatParticipant(context, workspaces)),
     );
     configureTerminals(context, workspaces);
-    // Installed agent hooks call this shim; it runs the CLI of the version active now.
-    optional('the agent-hook shim', () => void prepareHookShim(context));
     context.subscriptions.push(
       workspaces,
       tree,
@@ -139,8 +133,10 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
         }
       }),
     );
-    // The first look at the store happens after activation returns.
+    // The first look at the store (and the first file written) happens after activation returns.
     setTimeout(() => {
+      // Installed agent hooks call this shim; it runs the CLI of the version active now.
+      optional('the agent-hook shim', () => prepareHookShim(context));
       updateContext();
       statusBar.update();
       notifier.scan();
@@ -159,7 +155,6 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       statusBar,
       notifier,
       approverKeys,
-      policySigning,
       commands,
       statusServer,
       dashboard,

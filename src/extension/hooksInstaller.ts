@@ -14,7 +14,6 @@ import { LoopxError, applyHooks, planHooks as planHooksFor, writeHookShim } from
 import type { HookPlan } from '../core/index';
 
 export { applyHooks };
-export type { HookPlan };
 
 let shimPath: string | undefined;
 
@@ -28,11 +27,11 @@ export function prepareHookShim(context: vscode.ExtensionContext): string {
 }
 
 /** What installing would write for `workspace`, without writing it. */
-export function planHooks(workspace: string, shim = shimPath): HookPlan {
-  if (!shim)
+export function planHooks(workspace: string): HookPlan {
+  if (!shimPath)
     throw new LoopxError(
       'usage',
       'the LoopX hook shim is not ready (it is written when the extension starts): reload the window and try again',
     );
-  return planHooksFor(workspace, shim);
+  return planHooksFor(workspace, shimPath);
 }

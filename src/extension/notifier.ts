@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
+import { reportFailure } from './commands/shared';
 import type { GoalRef, LoopxWorkspaces } from './workspaces';
 import type { Gate } from '../core/index';
 
@@ -64,16 +65,16 @@ export class GateNotifier extends Disposable {
       'Reject',
       'Show',
     );
+    const decided = choice === 'Approve' || choice === 'Reject';
     try {
       if (choice === 'Approve') await this.decide(p, 'approve');
       else if (choice === 'Reject') await this.decide(p, 'reject');
       else if (choice === 'Show') await vscode.commands.executeCommand('loopx.goals.focus');
     } catch (e) {
-      const msg = (e as Error)?.message ?? String(e);
-      this.log.error(`gate ${p.gate.id} of goal ${p.ref.goalId}: ${msg}`);
-      void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+      reportFailure(this.log, `gate ${p.gate.id} of goal ${p.ref.goalId}`, e);
     } finally {
-      this.workspaces.refreshNow();
+      // Only a decision changes what the views show: Show or a dismissal does not.
+      if (decided) this.workspaces.refreshNow();
     }
   }
 }

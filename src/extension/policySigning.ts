@@ -5,18 +5,17 @@
  * the edit), then asks in a modal, and signs only the text that was shown.
  */
 import * as vscode from 'vscode';
-import { LOOPX_DIR, canonicalJson, describeUnsignedPolicy } from '../core/index';
-import type { Policy, PolicyView } from '../core/index';
+import { LOOPX_DIR, canonicalJson, describeUnsignedPolicy, prettyPolicy } from '../core/index';
+import type { PolicyView } from '../core/index';
 import { Disposable } from './disposable';
-import { Cancelled, confirmModal, guardTrust } from './commands/shared';
+import { confirmModal, guardTrust, reportFailure } from './commands/shared';
 import type { Approver } from './approver';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';
 
 const SCHEME = 'loopx-policy';
-const pretty = (p: Policy) => JSON.stringify(JSON.parse(canonicalJson(p)), null, 2) + '\n';
 
 /** Read-only documents for the diff: `loopx-policy:/in-force.json?<folder>` and `/edited.json`. */
-export class PolicyDocuments implements vscode.TextDocumentContentProvider {
+class PolicyDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly workspaces: LoopxWorkspaces) {}
 
   static uri(folder: LoopxFolder, which: 'in-force' | 'edited'): vscode.Uri {
@@ -27,7 +26,7 @@ export class PolicyDocuments implements vscode.TextDocumentContentProvider {
     const f = this.workspaces.folders().find((x) => x.folder.uri.fsPath === uri.query);
     if (!f) return `// ${uri.query} has no ${LOOPX_DIR}/\n`;
     const v = f.store.policyView();
-    return pretty(uri.path === '/in-force.json' ? v.baseline : v.file);
+    return prettyPolicy(uri.path === '/in-force.json' ? v.baseline : v.file) + '\n';
   }
 }
 
@@ -86,7 +85,8 @@ export class PolicySignNotifier extends Disposable {
   constructor(
     private readonly workspaces: LoopxWorkspaces,
     private readonly log: vscode.LogOutputChannel,
-    private readonly sign: (folder: LoopxFolder) => Promise<unknown>,
+    /** Signs with the editor's key what the person reviewed (Review and Sign). */
+    private readonly approver: Approver,
   ) {
     super();
     this._register(
@@ -98,12 +98,9 @@ export class PolicySignNotifier extends Disposable {
   scan(): void {
     const level = vscode.workspace.getConfiguration('loopx').get<string>('notifications', 'all');
     for (const f of this.workspaces.folders()) {
-      this.workspaces.markRead(f.store.policyPath);
-      let v: PolicyView;
-      try {
-        v = f.store.policyView();
-      } catch (e) {
-        this.log.warn(`${f.folder.name}: ${(e as Error).message}`);
+      const v = this.workspaces.policyView(f);
+      if (v instanceof Error) {
+        this.log.warn(`${f.folder.name}: ${v.message}`);
         continue;
       }
       const why = describeUnsignedPolicy(v);
@@ -122,16 +119,15 @@ export class PolicySignNotifier extends Disposable {
       'Review and Sign',
       'Show Diff',
     );
+    const decided = choice === 'Review and Sign';
     try {
-      if (choice === 'Review and Sign') await this.sign(folder);
+      if (decided) await reviewAndSignPolicy(folder, this.approver, this.log);
       else if (choice === 'Show Diff') await showDiff(folder, v);
     } catch (e) {
-      if (e instanceof Cancelled) return;
-      const msg = (e as Error)?.message ?? String(e);
-      this.log.error(`${folder.folder.name}: policy: ${msg}`);
-      void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+      reportFailure(this.log, `${folder.folder.name}: policy`, e);
     } finally {
-      this.workspaces.refreshNow();
+      // Only a decision changes what the views show: a look at the diff or a dismissal does not.
+      if (decided) this.workspaces.refreshNow();
     }
   }
 }

@@ -9,18 +9,16 @@ import { fileStamp } from '../core/index';
 export class ReadStamps {
   private readonly stamps = new Map<string, string>();
 
-  constructor(private readonly stampOf: (file: string) => string = fileStamp) {}
-
   /** Call just before reading `file`, so a write during the read is seen as a change. */
   markRead(file: string): void {
-    this.stamps.set(file, this.stampOf(file));
+    this.stamps.set(file, fileStamp(file));
   }
 
   /** Files that changed since they were read; each change is reported once. */
   changed(): string[] {
     const out: string[] = [];
     for (const [file, before] of this.stamps) {
-      const now = this.stampOf(file);
+      const now = fileStamp(file);
       if (now === before) continue;
       this.stamps.set(file, now);
       out.push(file);

@@ -40,6 +40,7 @@ export class StatusServerControl extends Disposable {
     const { startStatusServer } = await import('../server/status-server');
     this.running = await startStatusServer({
       workspace: f.store.workspace,
+      store: f.store,
       port,
       log: (l) => this.log.trace(`status server: ${l}`),
     });

@@ -136,13 +136,10 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
 
   /** An edit of policy.json that waits for a person's signature, shown above the goals. */
   private policyNodes(folder: LoopxFolder): Node[] {
-    try {
-      const v = folder.store.policyView();
-      const message = describeUnsignedPolicy(v);
-      return message ? [{ kind: 'policy', folder, unsigned: v.unsigned, message }] : [];
-    } catch (e) {
-      return [{ kind: 'error', message: (e as Error).message }];
-    }
+    const v = this.workspaces.policyView(folder);
+    if (v instanceof Error) return [{ kind: 'error', message: v.message }];
+    const message = describeUnsignedPolicy(v);
+    return message ? [{ kind: 'policy', folder, unsigned: v.unsigned, message }] : [];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {

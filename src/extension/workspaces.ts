@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store, LOOPX_DIR } from '../core/index';
-import type { IndexEntry } from '../core/index';
+import type { IndexEntry, PolicyView } from '../core/index';
 import { Disposable } from './disposable';
 import { ReadStamps } from './read-stamps';
 
@@ -29,6 +29,8 @@ export class LoopxWorkspaces extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   private cache: LoopxFolder[] | undefined;
   private goalsCache: { ref: GoalRef; entry: IndexEntry }[] | undefined;
+  /** Each folder's policy (by folder path), read once per change. */
+  private readonly policyCache = new Map<string, PolicyView | Error>();
   private readonly readStamps = new ReadStamps();
 
   constructor(private readonly log: vscode.LogOutputChannel) {
@@ -57,8 +59,7 @@ export class LoopxWorkspaces extends Disposable {
     clearTimeout(this.timer);
     const ms = vscode.workspace.getConfiguration('loopx').get<number>('refreshDebounceMs', 200);
     this.timer = setTimeout(() => {
-      this.cache = undefined;
-      this.goalsCache = undefined;
+      this.clearCaches();
       this.changed.fire();
     }, ms);
   }
@@ -114,10 +115,35 @@ export class LoopxWorkspaces extends Disposable {
     return f && f.store.exists(goalId) ? { store: f.store, goalId, folder: f.folder } : undefined;
   }
 
+  /**
+   * A folder's policy: which one applies and the edits that wait for a signature, or why it
+   * could not be read. Cached until the next change, like the goals: the tree and the Sign
+   * notification both ask after each change, and reading it verifies signatures.
+   */
+  policyView(f: LoopxFolder): PolicyView | Error {
+    const key = f.folder.uri.fsPath;
+    let v = this.policyCache.get(key);
+    if (!v) {
+      this.markRead(f.store.policyPath);
+      try {
+        v = f.store.policyView();
+      } catch (e) {
+        v = e instanceof Error ? e : new Error(String(e));
+      }
+      this.policyCache.set(key, v);
+    }
+    return v;
+  }
+
   refreshNow(): void {
     clearTimeout(this.timer);
+    this.clearCaches();
+    this.changed.fire();
+  }
+
+  private clearCaches(): void {
     this.cache = undefined;
     this.goalsCache = undefined;
-    this.changed.fire();
+    this.policyCache.clear();
   }
 }

@@ -4,7 +4,7 @@
  * a client is connected.
  */
 import type * as http from 'node:http';
-import { statusAll, LoopxError } from '../core/index';
+import { statusAll, errorReport } from '../core/index';
 import type { Store } from '../core/index';
 import { SECURITY_HEADERS, sendError } from './responses';
 import { createStoreWatcher } from './store-watcher';
@@ -43,12 +43,7 @@ export function createEventStream(
     try {
       return frame('snapshot', statusAll(store));
     } catch (e) {
-      return frame('error', {
-        error:
-          e instanceof LoopxError
-            ? { kind: e.kind, reason: e.reason, message: e.message }
-            : { kind: 'internal', reason: 'internal', message: (e as Error).message },
-      });
+      return frame('error', { error: errorReport(e) });
     }
   }
 

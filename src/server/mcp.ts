@@ -22,6 +22,7 @@ import {
   statusAll,
   checkId,
   LoopxError,
+  errorReport,
 } from '../core/index';
 import type { Actor, Store } from '../core/index';
 
@@ -71,10 +72,7 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
     } catch (e) {
       const text = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
       // The text is for the model; the kind and reason code (e.g. `contract_expired`) for programs.
-      const error =
-        e instanceof LoopxError
-          ? { kind: e.kind, reason: e.reason, message: text }
-          : { kind: 'internal', reason: 'internal', message: text };
+      const error = { ...errorReport(e), message: text };
       return { content: [{ type: 'text', text }], structuredContent: { error }, isError: true };
     }
   });

@@ -67,13 +67,9 @@ export function sendError(
 }
 
 export function sendCaught(res: http.ServerResponse, e: unknown) {
-  const status = httpStatusOf(e);
-  if (e instanceof LoopxError) {
-    // The reason code (e.g. `goal_moved`) next to the kind, for programs; file, line, goal, field when known.
-    const { kind, message, ...extra } = errorReport(e);
-    return sendError(res, status, kind, message, extra);
-  }
-  sendError(res, status, 'internal', e instanceof Error ? e.message : String(e));
+  // The reason code (e.g. `goal_moved`) next to the kind, for programs; file, line, goal, field when known.
+  const { kind, message, ...extra } = errorReport(e);
+  sendError(res, httpStatusOf(e), kind, message, extra);
 }
 
 /** Answers a request Node rejected before it became one (no `ServerResponse` exists) and closes. */

@@ -41,6 +41,8 @@ export { TOKEN_FILE, tokenFile } from './token';
 
 export interface StatusServerOptions {
   workspace: string;
+  /** The caller's store of `workspace`, when it has one: its config folder holds the token. */
+  store?: Store;
   /** 0 picks a free port. */
   port: number;
   /** Default 127.0.0.1. Anything that is not a loopback address is refused unless `allowUnsafeHost`. */
@@ -91,7 +93,7 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     throw usageError(`rateLimitPerMinute must be above 0, got ${String(ratePerMinute)}`);
   if (opts.token !== undefined) checkGivenToken(opts.token);
 
-  const store = Store.open(opts.workspace);
+  const store = opts.store ?? Store.open(opts.workspace);
   const token = opts.token ?? readOrCreateToken(store);
   const log = (line: string) => {
     try {

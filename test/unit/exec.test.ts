@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { invoke } from '../../src/core/capabilities';
 import { shouldRun } from '../../src/core/contract';
-import { verifyCommand, execUnderContract, checkContract } from '../../src/core/exec';
+import { verifyCommand, execUnderContract, checkContract, checkJudgment } from '../../src/core/exec';
 import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs } from '../helpers/store';
@@ -469,5 +469,20 @@ describe('verify refusals carry reason codes', () => {
       reason(() => v('build')),
       'contract_expired',
     );
+  });
+});
+
+describe('checkJudgment', () => {
+  it('accepts a judgment todo of the contract; with a goal id, refuses a contract of another goal', () => {
+    const { store, goalId, contractId, runId } = issued([{ todoId: 'review' }]);
+    assert.equal(checkJudgment(store, contractId, 'review').run.id, runId);
+    assert.equal(checkJudgment(store, contractId, 'review', goalId).run.id, runId);
+    const e = throwsLoopx(
+      () => checkJudgment(store, contractId, 'review', 'other'),
+      'refused',
+      new RegExp(`^contract ${contractId} belongs to goal ${goalId}, not other$`),
+    );
+    assert.deepEqual(e.details, { contractId, reason: 'contract_other_goal' });
+    throwsLoopx(() => checkJudgment(store, contractId, 'build', goalId), 'refused', /not a judgment todo/);
   });
 });

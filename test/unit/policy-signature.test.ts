@@ -4,10 +4,12 @@ import { after, describe, it } from 'node:test';
 import '../../src/core/index';
 import { DEFAULT_POLICY } from '../../src/core/model';
 import type { Policy } from '../../src/core/model';
-import { describeUnsignedPolicy, tighten } from '../../src/core/trust/policy-signature';
+import { describeUnsignedPolicy, resolvePolicy, tighten } from '../../src/core/trust/policy-signature';
+import type { SignedPolicy } from '../../src/core/trust/policy-signature';
 import { formatDiff, lineDiff } from '../../src/core/text-diff';
 import { newKeyPair } from '../../src/core/trust/keys';
 import { signerFor } from '../../src/core/trust/decisions';
+import type { Trust } from '../../src/core/trust/decisions';
 import { LoopxError } from '../../src/core/errors';
 import { personSigner, removeTempDirs, tempStore, writeSignedPolicy } from '../helpers/store';
 import { throwsLoopx } from '../helpers/contract-kit';
@@ -133,6 +135,43 @@ describe('the policy LoopX enforces', () => {
       (e: unknown) => e instanceof LoopxError && e.details.reason === 'unsigned_decision',
     );
     assert.equal(fs.existsSync(`${store.root}/policy.signed.json`), false);
+  });
+});
+
+describe('resolvePolicy', () => {
+  it('checks a signature both files hold once; a copy that does not verify is still named', () => {
+    const store = tempStore();
+    writeSignedPolicy(store, { contractTtlMinutes: 20 });
+    const signed = JSON.parse(fs.readFileSync(`${store.root}/policy.signed.json`, 'utf8')) as SignedPolicy;
+    const trust = store.trust();
+    let checks = 0;
+    const counting: Trust = {
+      ...trust,
+      rejectsStatement: (statement, sig) => (checks++, trust.rejectsStatement(statement, sig)),
+    };
+    const file = P({ contractTtlMinutes: 20 });
+    const v = resolvePolicy(
+      file,
+      [
+        { where: 'a', signed },
+        { where: 'b', signed },
+      ],
+      counting,
+    );
+    assert.equal(checks, 1);
+    assert.equal(v.state, 'signed');
+    assert.deepEqual(v.ignored, []);
+    const forged = { ...signed, sig: Buffer.alloc(64).toString('base64') };
+    const w = resolvePolicy(
+      file,
+      [
+        { where: 'a', signed: forged },
+        { where: 'b', signed: forged },
+      ],
+      counting,
+    );
+    assert.equal(w.state, 'not_signed');
+    assert.equal(w.ignored.length, 2, w.ignored.join('\n'));
   });
 });
 

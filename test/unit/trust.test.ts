@@ -7,6 +7,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { KeyObject } from 'node:crypto';
 import { invoke } from '../../src/core/capabilities';
 import { parseLog } from '../../src/core/event-log';
 import { newKeyPair, pinKey, publishKey } from '../../src/core/trust/keys';
@@ -44,6 +45,31 @@ function withPendingGate() {
 
 const gate = (store: Store, goalId: string) => store.load(goalId).state.gates.find((g) => g.id === 'prod')!;
 
+/** Appends a `gate.approved` of gate prod signed with `privateKey` (a key pinned here or not). */
+function signedApproval(
+  store: Store,
+  goalId: string,
+  id: string,
+  actorId: string,
+  privateKey: KeyObject,
+  keyId: string,
+  keyName: string,
+): void {
+  const draft = {
+    id,
+    ts: new Date().toISOString(),
+    writer: parseLog(fs.readFileSync(store.eventsPath(goalId)), 'x').events[0]!.writer,
+    actor: { kind: 'user' as const, id: actorId, channel: 'cli' as const },
+    type: 'gate.approved',
+    data: { gateId: 'prod' },
+  };
+  const sig = {
+    keyId,
+    sig: signerFor(privateKey, keyId, keyName).sign(decisionStatement({ goalId, ...draft })),
+  };
+  forge(store, goalId, { ...draft, sig } as Partial<LoopxEvent> & { type: string; data: unknown });
+}
+
 describe('trust: only a pinned key makes a decision', () => {
   it('an unsigned approval appended to the log has no effect, is named, and the gate stays decidable', () => {
     const { store, goalId } = withPendingGate();
@@ -62,19 +88,7 @@ describe('trust: only a pinned key makes a decision', () => {
     const { store, goalId } = withPendingGate();
     const { privateKey, pub: key } = newKeyPair('mallory', '2026-11-30T00:00:00Z');
     publishKey(store.root, key);
-    const draft = {
-      id: 'ev-forgedsig',
-      ts: new Date().toISOString(),
-      writer: parseLog(fs.readFileSync(store.eventsPath(goalId)), 'x').events[0]!.writer,
-      actor: { kind: 'user' as const, id: 'alice', channel: 'cli' as const },
-      type: 'gate.approved',
-      data: { gateId: 'prod' },
-    };
-    const sig = {
-      keyId: key.keyId,
-      sig: signerFor(privateKey, key.keyId, 'mallory').sign(decisionStatement({ goalId, ...draft })),
-    };
-    forge(store, goalId, { ...draft, sig } as Partial<LoopxEvent> & { type: string; data: unknown });
+    signedApproval(store, goalId, 'ev-forgedsig', 'alice', privateKey, key.keyId, 'mallory');
     assert.equal(gate(store, goalId).status, 'pending');
     assert.match(store.load(goalId).state.ignored![0]!.reason, /not pinned on this machine/);
     // The snapshot was made under the old set of pinned keys: pinning a key replays the log.
@@ -84,6 +98,50 @@ describe('trust: only a pinned key makes a decision', () => {
       'approved',
       'a pinned key counts, without a stale snapshot hiding it',
     );
+  });
+
+  it('pinning a key updates the goal list: index.json made under other keys is rebuilt', () => {
+    const { store, goalId } = withPendingGate();
+    const { privateKey, pub: key } = newKeyPair('bob', '2026-11-30T00:00:00Z');
+    signedApproval(store, goalId, 'ev-bobsapproval', 'bob', privateKey, key.keyId, 'bob');
+    const pending = () => store.listGoals().goals.find((g) => g.id === goalId)!.pendingGates;
+    assert.equal(pending(), 1, 'a key not pinned here decides nothing');
+    pinKey(store.configDir, key);
+    assert.equal(pending(), 0, 'the approval counts once its key is pinned, with no explicit rebuild');
+    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
+    assert.equal(index.trust, store.trust().fingerprint, 'index.json names the keys it was made under');
+    assert.equal(index.goals[0].pendingGates, 0);
+  });
+
+  it('a write after pinning a key does not pass the other entries of index.json off as current', () => {
+    const { store, goalId } = withPendingGate();
+    invoke(store, 'goal.create', { goalId: 'other', title: 'Other' }, human);
+    const { pub: key } = newKeyPair('carol', '2026-11-30T00:00:00Z');
+    pinKey(store.configDir, key);
+    invoke(store, 'todo.add', { goalId: 'other', todoId: 't', title: 'one' }, agent);
+    assert.equal(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).trust, undefined);
+    assert.deepEqual(
+      store.listGoals().goals.map((g) => [g.id, g.pendingGates, g.todosTotal]),
+      [
+        [goalId, 1, 0],
+        ['other', 0, 1],
+      ],
+    );
+    assert.equal(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).trust, store.trust().fingerprint);
+  });
+
+  it('an index.json without the keys it was made under (an older one) is rebuilt once', () => {
+    const { store, goalId } = withPendingGate();
+    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
+    fs.writeFileSync(
+      store.indexPath,
+      JSON.stringify({ v: 1, goals: [{ ...index.goals[0], title: 'stale' }] }),
+    );
+    assert.equal(store.listGoals().goals.find((g) => g.id === goalId)!.title, 'A goal');
+    const rebuilt = fs.readFileSync(store.indexPath, 'utf8');
+    assert.equal(JSON.parse(rebuilt).trust, store.trust().fingerprint);
+    store.listGoals();
+    assert.equal(fs.readFileSync(store.indexPath, 'utf8'), rebuilt, 'listing again writes nothing');
   });
 
   it('a signed decision copied into the log again has no second effect (a grant is not doubled)', () => {

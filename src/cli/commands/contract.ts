@@ -21,7 +21,7 @@ export function registerContractCommands(program: Command, act: Act) {
             contractId: o.contract,
             todoId: o.todo,
             command,
-            actor: { ...ctx.actor(), kind: ctx.actor().kind === 'user' ? 'user' : 'agent' },
+            actor: ctx.actor(),
             onOutput: (chunk, stream) =>
               (stream === 'stdout' ? io.stdout : io.stderr)(chunk.toString('utf8')),
           });

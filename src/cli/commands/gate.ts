@@ -51,36 +51,46 @@ export function registerGateCommands(program: Command, act: Act) {
       ),
     'loopx gate request --goal-id G --gate-id prod --reason "deploys to production"',
   );
-  example(
-    gate
-      .command('approve')
-      .description('approve a pending gate (a person, at a terminal)')
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--gate-id <id>', 'the gate')
-      .option('--note <text>', 'a note for the record')
-      .action(
-        act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
-          const { actor, signer } = person(ctx, 'approve a gate', 'LoopX: Approve Gate');
-          gateResult(ctx, invoke(ctx.store(), 'gate.approve', o, actor, { signer }), 'approved');
-        }),
-      ),
-    'loopx gate approve --goal-id G --gate-id prod --note "reviewed the plan"',
-  );
-  example(
-    gate
-      .command('reject')
-      .description('reject a pending gate; the open todos it guards are cancelled (a person)')
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--gate-id <id>', 'the gate')
-      .option('--note <text>', 'why')
-      .action(
-        act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
-          const { actor, signer } = person(ctx, 'reject a gate', 'LoopX: Reject Gate');
-          gateResult(ctx, invoke(ctx.store(), 'gate.reject', o, actor, { signer }), 'rejected');
-        }),
-      ),
-    'loopx gate reject --goal-id G --gate-id prod --note "not this week"',
-  );
+  // A person's two decisions: the same flags and flow, each signed with the person's key.
+  const decisions = [
+    {
+      name: 'approve',
+      description: 'approve a pending gate (a person, at a terminal)',
+      note: 'a note for the record',
+      what: 'approve a gate',
+      vscodeCommand: 'LoopX: Approve Gate',
+      capability: 'gate.approve',
+      done: 'approved',
+      example: 'loopx gate approve --goal-id G --gate-id prod --note "reviewed the plan"',
+    },
+    {
+      name: 'reject',
+      description: 'reject a pending gate; the open todos it guards are cancelled (a person)',
+      note: 'why',
+      what: 'reject a gate',
+      vscodeCommand: 'LoopX: Reject Gate',
+      capability: 'gate.reject',
+      done: 'rejected',
+      example: 'loopx gate reject --goal-id G --gate-id prod --note "not this week"',
+    },
+  ] as const;
+  for (const d of decisions) {
+    example(
+      gate
+        .command(d.name)
+        .description(d.description)
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption('--gate-id <id>', 'the gate')
+        .option('--note <text>', d.note)
+        .action(
+          act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
+            const { actor, signer } = person(ctx, d.what, d.vscodeCommand);
+            gateResult(ctx, invoke(ctx.store(), d.capability, o, actor, { signer }), d.done);
+          }),
+        ),
+      d.example,
+    );
+  }
   example(
     gate
       .command('list')

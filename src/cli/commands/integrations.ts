@@ -51,6 +51,7 @@ export function registerIntegrationCommands(program: Command, act: Act) {
             const { startStatusServer } = await import('../../server/status-server');
             const server = await startStatusServer({
               workspace: store.workspace,
+              store,
               port: o.port,
               host: o.host,
               allowUnsafeHost: o.unsafeAllowNonLoopback,
@@ -84,7 +85,7 @@ export function registerIntegrationCommands(program: Command, act: Act) {
           const { serveMcp } = await import('../../server/mcp');
           await serveMcp(ctx.store(), {
             version: VERSION,
-            agent: o.agent ?? (ctx.io.env.LOOPX_AGENT || undefined),
+            agent: ctx.givenAgent(o.agent),
           });
         }),
       ),

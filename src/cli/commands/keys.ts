@@ -2,7 +2,6 @@
  * `loopx key` and `loopx approvers`: the person's own keys, and which teammates' keys count on
  * this machine. A decision counts only when signed by a pinned key (DESIGN.md, "Trust").
  */
-import * as os from 'node:os';
 import type { Command } from 'commander';
 import {
   Store,
@@ -18,6 +17,7 @@ import {
 } from '../../core/index';
 import type { PublicKeyFile } from '../../core/index';
 import type { CliContext } from '../context';
+import { safeUser } from '../context';
 import { example } from '../define';
 import type { Act } from '../define';
 import { passphrase, person } from '../person';
@@ -52,7 +52,7 @@ export function registerKeyCommands(program: Command, act: Act) {
       .action(
         act((ctx, o: { name?: string }) => {
           const dir = ctx.configDir();
-          const name = (o.name ?? os.userInfo().username ?? 'user').trim();
+          const name = (o.name ?? safeUser()).trim();
           if (!name || name.length > 128) throw usageError('--name must be 1 to 128 characters');
           const first = passphrase(ctx, 'New LoopX passphrase (8+ characters): ', 'key create');
           if (ctx.globals.passphraseFd === undefined) {

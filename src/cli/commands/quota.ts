@@ -1,6 +1,7 @@
 /** `loopx quota`: the interaction contract (should-run) and the budgets. */
 import type { Command } from 'commander';
-import { LoopxError, invoke, shouldRun, goalStatus, quote, usageError } from '../../core/index';
+import { invoke, shouldRun, goalStatus, goalStatusDoc, quote, usageError } from '../../core/index';
+import type { CommitResult, Store } from '../../core/index';
 import { person } from '../person';
 import { example, list, num } from '../define';
 import type { Act } from '../define';
@@ -22,6 +23,14 @@ const budgetsOf = (o: BudgetFlags) => ({
   costUsd: o.cost,
   wallSeconds: o.wallSeconds,
 });
+
+const QUOTA_SCHEMA = 'loopx.quota/1';
+
+/** The goal's quota after a change, from the state the change returned (no second read). */
+function quotaJson(store: Store, goalId: string, res: CommitResult) {
+  const { quota } = goalStatusDoc(res.state, new Date(store.now()), res.revision);
+  return { schema: QUOTA_SCHEMA, goal_id: goalId, ...quota };
+}
 
 export function registerQuotaCommands(program: Command, act: Act) {
   const quota = example(
@@ -81,7 +90,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
       .action(
         act((ctx, o: { goalId: string }) => {
           const doc = goalStatus(ctx.store(), o.goalId);
-          ctx.print({ schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota }, () =>
+          ctx.print({ schema: QUOTA_SCHEMA, goal_id: o.goalId, ...doc.quota }, () =>
             [
               `window: ${doc.quota.window}, cooldown ${doc.quota.cooldown_seconds} s`,
               ...Object.entries(doc.quota.budgets).map(
@@ -138,20 +147,11 @@ export function registerQuotaCommands(program: Command, act: Act) {
                   : { kind: 'life' },
             cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
           };
-          const input = { goalId: o.goalId, quota: q };
-          try {
-            invoke(store, 'quota.set', input, ctx.actor(), { expectRevision: revision });
-          } catch (e) {
-            // Loosening a budget is a person's decision: ask for the key, then set it signed.
-            if (!(e instanceof LoopxError) || e.reason !== 'unsigned_decision') throw e;
-            const { actor, signer } = person(ctx, 'loosen the quota', 'LoopX: Grant Quota');
-            invoke(store, 'quota.set', input, actor, { expectRevision: revision, signer });
-          }
-          const doc = goalStatus(store, o.goalId);
-          ctx.print(
-            { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
-            () => `quota of ${o.goalId} set`,
-          );
+          // An agent may only tighten (the capability refuses the rest): more is `quota grant`.
+          const res = invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), {
+            expectRevision: revision,
+          });
+          ctx.print(quotaJson(store, o.goalId, res), () => `quota of ${o.goalId} set`);
         }),
       ),
     'loopx quota set --goal-id G --turns 50 --cost 5 --cooldown 60',
@@ -170,7 +170,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
         act((ctx, o: BudgetFlags & { note?: string }) => {
           const { actor, signer } = person(ctx, 'grant quota', 'LoopX: Grant Quota');
           const store = ctx.store();
-          invoke(
+          const res = invoke(
             store,
             'quota.grant',
             {
@@ -181,11 +181,11 @@ export function registerQuotaCommands(program: Command, act: Act) {
             actor,
             { signer },
           );
-          const doc = goalStatus(store, o.goalId);
+          const out = quotaJson(store, o.goalId, res);
           ctx.print(
-            { schema: 'loopx.quota/1', goal_id: o.goalId, ...doc.quota },
+            out,
             () =>
-              `granted; now ${Object.entries(doc.quota.budgets)
+              `granted; now ${Object.entries(out.budgets)
                 .map(([k, u]) => `${k} ${u.left} left`)
                 .join(', ')}`,
           );

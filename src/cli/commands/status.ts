@@ -47,7 +47,7 @@ export function registerStatusCommands(program: Command, act: Act) {
       .action(
         act((ctx, o: { goalId: string; agent?: string }) => {
           const doc = summaryAll(ctx.store(), o.goalId, ctx.actor(), {
-            agent: o.agent ?? (ctx.io.env.LOOPX_AGENT || undefined),
+            agent: ctx.givenAgent(o.agent),
           });
           ctx.print(doc, () => summaryText(doc));
         }),

@@ -1,7 +1,7 @@
 /** `loopx todo`: a goal's todo list. */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { invoke, goalStatus, checkJudgment, refused } from '../../core/index';
+import { invoke, goalStatus, checkJudgment } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
 import type { CliContext } from '../context';
 import { example, list } from '../define';
@@ -114,13 +114,7 @@ export function registerTodoCommands(program: Command, act: Act) {
             const store = ctx.store();
             let runId: string | undefined;
             if (o.contract) {
-              const c = checkJudgment(store, o.contract, o.todoId);
-              if (c.goal.id !== o.goalId)
-                throw refused(`contract ${o.contract} belongs to goal ${c.goal.id}, not ${o.goalId}`, {
-                  contractId: o.contract,
-                  reason: 'contract_other_goal',
-                });
-              runId = c.run.id;
+              runId = checkJudgment(store, o.contract, o.todoId, o.goalId).run.id;
             }
             const res = invoke(
               store,

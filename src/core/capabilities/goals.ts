@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { refused } from '../errors';
 import { goalIdFromTitle } from '../ids';
-import { Line, Text, Quota, effectiveStatus } from '../model';
+import { DEFAULT_QUOTA, Line, Text, Quota, effectiveStatus } from '../model';
 import type { GoalState, GoalStatus } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
@@ -58,12 +58,7 @@ export function defineGoalCapabilities(define: DefineCapability): void {
       draft('goal.created', {
         title: i.title,
         objective: i.objective,
-        quota: i.quota ??
-          ctx.policy.defaultQuota ?? {
-            budgets: { turns: 200 },
-            window: { kind: 'life' },
-            cooldownSeconds: 0,
-          },
+        quota: i.quota ?? ctx.policy.defaultQuota ?? DEFAULT_QUOTA,
         handoff: i.handoff,
       }),
     ],

@@ -11,7 +11,7 @@
 import * as os from 'node:os';
 import { checkJudgment, verifyCommand } from '../exec';
 import { effectiveStatus } from '../model';
-import type { Contract } from '../model';
+import type { Contract, Policy } from '../model';
 import { configDir } from '../config-dir';
 import type { Store } from '../store';
 import type { HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
@@ -217,9 +217,7 @@ function loopxCommand(store: Store, command: string, words: string[], parse: Par
     // What `todo done --contract` checks: the todo is a judgment todo of that live contract.
     const { contract, goalId, todoId } = parsed.options as Record<string, string>;
     try {
-      const c = checkJudgment(store, contract!, todoId!);
-      if (c.goal.id !== goalId)
-        return deny(`LoopX: contract ${contract} belongs to goal ${c.goal.id}, not ${goalId}`);
+      checkJudgment(store, contract!, todoId!, goalId);
       return allow('completes a judgment todo under its contract');
     } catch (e) {
       return deny(`LoopX: ${(e as Error).message}`);
@@ -258,12 +256,15 @@ export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseO
   }
   const contracts = activeContracts(store, new Date(store.now()));
   // Listed is not enough: the same checks as `loopx exec` (signature on the log, the todo still
-  // open, its gates, the policy), so nothing runs directly that exec would refuse.
+  // open, its gates, the policy), so nothing runs directly that exec would refuse. The policy is
+  // read once, by the first check (one that does not parse refuses each check, as in exec).
+  let policy: Policy | undefined;
   let refusedWhy: string | undefined;
   for (const c of contracts) {
     for (const a of c.actions.filter((x) => x.command === command)) {
       try {
-        verifyCommand(store, { contractId: c.id, todoId: a.todoId, command });
+        policy ??= store.policy();
+        verifyCommand(store, { contractId: c.id, todoId: a.todoId, command }, undefined, policy);
         return allow(`listed by contract ${c.id}`);
       } catch (e) {
         refusedWhy ??= (e as Error).message;

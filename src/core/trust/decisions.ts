@@ -4,11 +4,11 @@
  * statement. Replay gives it effect only when the signature verifies against a key pinned on this
  * machine; otherwise it stays in the log, with no effect, and is reported as ignored.
  */
-import * as fs from 'node:fs';
 import { sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { canonicalJson, sha256 } from '../jsonfile';
 import { refused } from '../errors';
+import { fileStamp } from '../file-stamp';
 import { BUDGET_NAMES } from '../model';
 import type { Actor, DecisionSig, GoalState, Quota } from '../model';
 import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
@@ -164,13 +164,7 @@ export class PinnedTrust {
   constructor(private readonly configDir: string) {}
 
   current(): Trust {
-    let stamp = 'missing';
-    try {
-      const st = fs.statSync(trustedDir(this.configDir));
-      stamp = `${st.ino}:${st.mtimeMs}`;
-    } catch {
-      /* no key pinned yet */
-    }
+    const stamp = fileStamp(trustedDir(this.configDir));
     if (this.cached?.stamp !== stamp) this.cached = { stamp, trust: trustOf(pinnedKeys(this.configDir)) };
     return this.cached.trust;
   }

@@ -10,7 +10,8 @@ import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { sha256, writeJsonAtomic } from '../jsonfile';
 import { ensurePrivateDir } from '../config-dir';
-import { usageError } from '../errors';
+import { LoopxError, usageError } from '../errors';
+import { mkdirStore, readStoreFile, readdirStore } from '../safe-path';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
 
@@ -45,12 +46,13 @@ export function fingerprint(keyId: string): string {
   return keyId.slice(0, 16).replace(/(.{4})(?!$)/g, '$1 ');
 }
 
-/** Reads a public key file; undefined when it does not check out (wrong id, bad PEM, bad JSON). */
+/**
+ * Reads a public key file; undefined when it does not check out (wrong id, bad PEM, bad JSON, not
+ * a plain file: a link is never followed).
+ */
 export function readPublicKeyFile(file: string): PublicKeyFile | undefined {
   try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile()) return undefined;
-    const k = PublicKeyFile.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const k = PublicKeyFile.parse(JSON.parse(readStoreFile(file, 'utf8')));
     if (keyIdOf(k.publicKey) !== k.keyId || path.basename(file) !== `${k.keyId}.json`) return undefined;
     return k;
   } catch {
@@ -58,14 +60,33 @@ export function readPublicKeyFile(file: string): PublicKeyFile | undefined {
   }
 }
 
-function keyFiles(dir: string): PublicKeyFile[] {
+/** Why a folder of keys or a file in it was skipped (for a caller that tells the person). */
+export type OnSkippedKey = (what: { file: string; why: 'not_a_folder' | 'not_a_key' }) => void;
+
+/**
+ * The valid key files of `dir` ([] when it does not exist). A `.json` file that does not check out,
+ * or a `dir` that is not a plain folder (a link is never followed), is skipped and reported.
+ */
+function keyFiles(
+  dir: string,
+  onSkipped?: OnSkippedKey,
+  list: (dir: string) => string[] = readdirStore,
+): PublicKeyFile[] {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
-  } catch {
+    names = list(dir);
+  } catch (e) {
+    if (!(e instanceof LoopxError)) return [];
+    onSkipped?.({ file: dir, why: 'not_a_folder' });
     return [];
   }
-  return names.map((n) => readPublicKeyFile(path.join(dir, n))).filter((k) => k !== undefined);
+  const out: PublicKeyFile[] = [];
+  for (const n of names.filter((x) => x.endsWith('.json'))) {
+    const k = /^[0-9a-f]{64}\.json$/.test(n) ? readPublicKeyFile(path.join(dir, n)) : undefined;
+    if (k) out.push(k);
+    else onSkipped?.({ file: path.join(dir, n), why: 'not_a_key' });
+  }
+  return out;
 }
 
 export const trustedDir = (configDir: string) => path.join(configDir, 'trusted');
@@ -73,12 +94,13 @@ export const approversDir = (loopxRoot: string) => path.join(loopxRoot, 'approve
 
 /** Keys pinned on this machine. */
 export function pinnedKeys(configDir: string): PublicKeyFile[] {
-  return keyFiles(trustedDir(configDir));
+  // The config folder is the user's own: a `trusted` link (to dotfiles, say) is theirs to make.
+  return keyFiles(trustedDir(configDir), undefined, (d) => fs.readdirSync(d));
 }
 
-/** Keys published in the workspace (not trusted for that). */
-export function publishedKeys(loopxRoot: string): PublicKeyFile[] {
-  return keyFiles(approversDir(loopxRoot));
+/** Keys published in the workspace (not trusted for that); `onSkipped` hears of files that are not keys. */
+export function publishedKeys(loopxRoot: string, onSkipped?: OnSkippedKey): PublicKeyFile[] {
+  return keyFiles(approversDir(loopxRoot), onSkipped);
 }
 
 function checked(k: PublicKeyFile): PublicKeyFile {
@@ -96,7 +118,7 @@ export function pinKey(configDir: string, k: PublicKeyFile): void {
 export function publishKey(loopxRoot: string, k: PublicKeyFile): void {
   const file = path.join(approversDir(loopxRoot), `${k.keyId}.json`);
   if (readPublicKeyFile(file)) return;
-  fs.mkdirSync(approversDir(loopxRoot), { recursive: true });
+  mkdirStore(approversDir(loopxRoot));
   writeJsonAtomic(file, checked(k));
 }
 

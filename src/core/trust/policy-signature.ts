@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from '../jsonfile';
-import { DEFAULT_POLICY, DEFAULT_QUOTA, Policy } from '../model';
+import { DEFAULT_POLICY, DEFAULT_QUOTA, Policy, policyTtlMinutes } from '../model';
 import { formatDiff, lineDiff } from '../text-diff';
 import { loosenedBy, signStatement } from './decisions';
 import type { Signer, Trust } from './decisions';
@@ -75,18 +75,24 @@ export function resolvePolicy(
 ): PolicyView {
   const ignored: string[] = [];
   let signed: SignedPolicy | undefined;
+  // Both files normally hold the same signature: one that already verified is not checked again.
+  const accepted = new Set<string>();
   for (const c of candidates) {
     if (c.signed === undefined) continue;
     if (typeof c.signed === 'string') {
       ignored.push(`${c.where}: ${c.signed}`);
       continue;
     }
-    const why = trust.rejectsStatement(policyStatement(c.signed), {
-      keyId: c.signed.keyId,
-      sig: c.signed.sig,
-    });
-    if (why) ignored.push(`${c.where} is ignored: ${why}`);
-    else if (!signed || c.signed.signedAt > signed.signedAt) signed = c.signed;
+    const statement = policyStatement(c.signed);
+    const key = `${c.signed.keyId}\n${c.signed.sig}\n${statement}`;
+    if (accepted.has(key)) continue;
+    const why = trust.rejectsStatement(statement, { keyId: c.signed.keyId, sig: c.signed.sig });
+    if (why) {
+      ignored.push(`${c.where} is ignored: ${why}`);
+      continue;
+    }
+    accepted.add(key);
+    if (!signed || c.signed.signedAt > signed.signedAt) signed = c.signed;
   }
   const baseline = signed?.policy ?? DEFAULT_POLICY;
   const effective = tighten(baseline, file);
@@ -111,8 +117,7 @@ export function tighten(base: Policy, edit: Policy): Policy {
   };
   if (loosenedBy(base.defaultQuota ?? DEFAULT_QUOTA, edit.defaultQuota ?? DEFAULT_QUOTA).length === 0)
     set('defaultQuota', edit.defaultQuota);
-  const ttl = (p: Policy) => p.contractTtlMinutes ?? DEFAULT_POLICY.contractTtlMinutes!;
-  if (ttl(edit) <= ttl(base)) set('contractTtlMinutes', edit.contractTtlMinutes);
+  if (policyTtlMinutes(edit) <= policyTtlMinutes(base)) set('contractTtlMinutes', edit.contractTtlMinutes);
   set('gatedActions', union(base.gatedActions, edit.gatedActions));
   set('deniedActions', union(base.deniedActions, edit.deniedActions));
   const review = (p: Policy) => REVIEW_ORDER[p.reviewAgentActions ?? 'tools'];
@@ -148,8 +153,10 @@ export function describeUnsignedPolicy(v: PolicyView): string | undefined {
   );
 }
 
+/** A policy as people read it in a diff: keys sorted, two-space indent. */
+export const prettyPolicy = (p: Policy) => JSON.stringify(JSON.parse(canonicalJson(p)), null, 2);
+
 /** What signing would change: the policy in force before (signed, or the default) against policy.json. */
 export function policyDiff(v: PolicyView): string {
-  const pretty = (p: Policy) => JSON.stringify(JSON.parse(canonicalJson(p)), null, 2);
-  return formatDiff(lineDiff(pretty(v.baseline), pretty(v.file)));
+  return formatDiff(lineDiff(prettyPolicy(v.baseline), prettyPolicy(v.file)));
 }

@@ -5,23 +5,22 @@
  * extension, an agent tool that runs commands), the command asks in a modal dialog first.
  */
 import * as vscode from 'vscode';
-import { invoke, LoopxError, checkId, refused, todosGuardedBy } from '../../core/index';
+import { LoopxError, checkId, refused, todosGuardedBy } from '../../core/index';
 import type { Gate, GoalState, Policy } from '../../core/index';
 import type { GoalRef } from '../workspaces';
 import {
   argsOf,
-  calledWithArguments,
   Cancelled,
-  confirmModal,
+  confirmIfCalledWithArguments,
   guardTrust,
   input,
+  invokeSigned,
   isNode,
-  person,
   pickGoal,
 } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 
-export type GateDecision = 'approve' | 'reject';
+type GateDecision = 'approve' | 'reject';
 
 export function gateCommands(deps: CommandDeps): CommandTable {
   return {
@@ -39,14 +38,11 @@ export async function decideGate(
   note?: string,
 ): Promise<void> {
   await guardTrust();
-  const signer = await deps.approver.signer(ref.store);
-  invoke(
-    ref.store,
-    decision === 'approve' ? 'gate.approve' : 'gate.reject',
-    { goalId: ref.goalId, gateId, note },
-    person(),
-    { signer },
-  );
+  await invokeSigned(deps, ref, decision === 'approve' ? 'gate.approve' : 'gate.reject', {
+    goalId: ref.goalId,
+    gateId,
+    note,
+  });
   deps.log.info(
     `${decision === 'approve' ? 'approved' : 'rejected'} (signed) gate ${gateId} of goal ${ref.goalId}`,
   );
@@ -58,7 +54,7 @@ function modalText(
   policy: Policy,
   gate: Gate,
   decision: GateDecision,
-): { message: string; detail: string } {
+): { message: string; detail: string; action: string; verb: string } {
   const verb = decision === 'approve' ? 'Approve' : 'Reject';
   // The same rule the capability applies: own gate, guards, and the policy's gate for an action.
   const guarded = todosGuardedBy(gate.id, state.todos, policy, state.gates).filter(
@@ -72,8 +68,9 @@ function modalText(
     message: `${verb} gate "${gate.id}" of goal "${state.title}"?`,
     detail:
       `Requested by ${gate.requestedBy.kind} ${gate.requestedBy.id} via ${gate.requestedBy.channel}.\n` +
-      `${gate.reason ? `Reason: ${gate.reason}\n` : ''}${effect}\n` +
-      `This was asked by a command call, not by a click in LoopX: ${verb.toLowerCase()} only if you meant to.`,
+      `${gate.reason ? `Reason: ${gate.reason}\n` : ''}${effect}\n`,
+    action: verb,
+    verb: verb.toLowerCase(),
   };
 }
 
@@ -104,11 +101,9 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
     );
   }
   // Arguments from other code decide nothing by themselves: the person answers a modal.
-  const byArguments = calledWithArguments(a);
-  if (byArguments) {
-    const { message, detail } = modalText(state, ref.store.policy(), gate, decision);
-    await confirmModal(message, detail, decision === 'approve' ? 'Approve' : 'Reject');
-  }
+  const byArguments = await confirmIfCalledWithArguments(a, () =>
+    modalText(state, ref.store.policy(), gate, decision),
+  );
   const note =
     args.note ??
     (byArguments

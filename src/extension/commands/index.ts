@@ -4,8 +4,7 @@
  * The commands live by domain in this folder; `LoopxCommands` registers them all.
  */
 import * as vscode from 'vscode';
-import { LoopxError } from '../../core/index';
-import { Cancelled } from './shared';
+import { reportFailure } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 import { workspaceCommands } from './workspace';
 import { goalCommands } from './goals';
@@ -14,7 +13,6 @@ import { gateCommands } from './gates';
 import { quotaAndRewardCommands } from './quotaAndRewards';
 
 export { person } from './shared';
-export type { CommandArgs, CommandDeps } from './shared';
 
 export class LoopxCommands {
   constructor(private readonly deps: CommandDeps) {}
@@ -38,11 +36,7 @@ export class LoopxCommands {
       const result = await fn();
       return result;
     } catch (e) {
-      if (e instanceof Cancelled) return undefined;
-      const msg = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;
-      this.deps.log.error(`${id}: ${e instanceof LoopxError ? `[${e.reason}] ` : ''}${msg}`);
-      if (!(e instanceof LoopxError)) this.deps.log.error((e as Error)?.stack ?? String(e));
-      void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+      reportFailure(this.deps.log, id, e, { command: true });
       return undefined;
     } finally {
       this.deps.workspaces.refreshNow();

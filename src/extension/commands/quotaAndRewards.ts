@@ -1,15 +1,13 @@
 /** Quota and reward commands: grant a goal more budget, and score one of its runs. */
 import * as vscode from 'vscode';
-import { invoke } from '../../core/index';
 import {
   argsOf,
-  calledWithArguments,
   Cancelled,
-  confirmModal,
+  confirmIfCalledWithArguments,
   guardTrust,
   input,
+  invokeSigned,
   isNode,
-  person,
   pickGoal,
 } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
@@ -61,16 +59,13 @@ async function recordReward(deps: CommandDeps, a: Arg): Promise<string> {
     prompt: 'Comment: what was good or bad',
     validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined),
   });
-  if (calledWithArguments(a)) {
-    await confirmModal(
-      `Record a reward of ${score} for run ${runId} of goal "${ref.goalId}"?`,
-      `Comment: ${comment || '(none)'}\nThis was asked by a command call, not by a click in LoopX: record it only if you meant to.`,
-      'Record Reward',
-    );
-  }
-  const res = invoke(ref.store, 'reward.add', { goalId: ref.goalId, runId, score, comment }, person(), {
-    signer: await deps.approver.signer(ref.store),
-  });
+  await confirmIfCalledWithArguments(a, () => ({
+    message: `Record a reward of ${score} for run ${runId} of goal "${ref.goalId}"?`,
+    detail: `Comment: ${comment || '(none)'}\n`,
+    action: 'Record Reward',
+    verb: 'record it',
+  }));
+  const res = await invokeSigned(deps, ref, 'reward.add', { goalId: ref.goalId, runId, score, comment });
   return res.input.rewardId as string;
 }
 
@@ -91,19 +86,18 @@ async function grantQuota(deps: CommandDeps, a: Arg): Promise<boolean> {
     });
     budgets = { turns: Number(v) };
   }
-  if (calledWithArguments(a)) {
+  await confirmIfCalledWithArguments(a, () => {
     const what = Object.entries(budgets)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ');
-    await confirmModal(
-      `Grant goal "${ref.goalId}" ${what} more?`,
-      `${args.note ? `Note: ${args.note}\n` : ''}Agents may spend it on further turns. This was asked by a command call, not by a click in LoopX: grant only if you meant to.`,
-      'Grant',
-    );
-  }
-  invoke(ref.store, 'quota.grant', { goalId: ref.goalId, budgets, note: args.note }, person(), {
-    signer: await deps.approver.signer(ref.store),
+    return {
+      message: `Grant goal "${ref.goalId}" ${what} more?`,
+      detail: `${args.note ? `Note: ${args.note}\n` : ''}Agents may spend it on further turns. `,
+      action: 'Grant',
+      verb: 'grant',
+    };
   });
+  await invokeSigned(deps, ref, 'quota.grant', { goalId: ref.goalId, budgets, note: args.note });
   return true;
 }

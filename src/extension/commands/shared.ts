@@ -4,8 +4,8 @@
  */
 import * as vscode from 'vscode';
 import * as os from 'node:os';
-import { LoopxError, effectiveStatus, refused } from '../../core/index';
-import type { Actor, GoalState } from '../../core/index';
+import { LoopxError, effectiveStatus, invoke, refused } from '../../core/index';
+import type { Actor, GoalState, InvokeResult } from '../../core/index';
 import type { GoalRef, LoopxWorkspaces } from '../workspaces';
 import type { Node } from '../tree';
 import type { Approver } from '../approver';
@@ -162,6 +162,60 @@ export async function confirmModal(
   const options: vscode.MessageOptions = detail === undefined ? { modal: true } : { modal: true, detail };
   const choice = await vscode.window.showWarningMessage(message, options, action);
   if (choice !== action) throw new Cancelled();
+}
+
+/**
+ * Arguments from other code decide nothing by themselves: called with them, the command asks the
+ * person in a modal first (see `confirmModal`). `modal` is only built then; its `detail` says what
+ * the decision does, and the modal adds that a command call asked and that only `verb` was meant.
+ * Returns whether it asked.
+ */
+export async function confirmIfCalledWithArguments(
+  a: Arg,
+  modal: () => { message: string; detail: string; action: string; verb: string },
+): Promise<boolean> {
+  if (!calledWithArguments(a)) return false;
+  const { message, detail, action, verb } = modal();
+  await confirmModal(
+    message,
+    `${detail}This was asked by a command call, not by a click in LoopX: ${verb} only if you meant to.`,
+    action,
+  );
+  return true;
+}
+
+/** Runs a capability as the person, signed with their key: the one way a command records a decision. */
+export async function invokeSigned(
+  deps: CommandDeps,
+  ref: GoalRef,
+  capability: string,
+  input: Record<string, unknown>,
+): Promise<InvokeResult> {
+  const signer = await deps.approver.signer(ref.store);
+  // A workspace's first policy is signed by its person's key with their first decision (nothing
+  // changes in effect: an edit that loosens it is left for the person to review).
+  ref.store.signFirstPolicy(signer);
+  return invoke(ref.store, capability, input, person(), { signer });
+}
+
+/**
+ * Tells the person what failed, and logs it under `where`; a pick or modal they dismissed
+ * (`Cancelled`) is no failure. `command`: the command runner's way, which adds a refusal's reason
+ * to the log and calls an error LoopX did not raise unexpected, with its stack.
+ */
+export function reportFailure(
+  log: vscode.LogOutputChannel,
+  where: string,
+  e: unknown,
+  opts: { command?: boolean } = {},
+): void {
+  if (e instanceof Cancelled) return;
+  const ours = e instanceof LoopxError;
+  const text = ours ? e.message : ((e as Error)?.message ?? String(e));
+  const msg = opts.command && !ours ? `unexpected error: ${text}` : text;
+  log.error(`${where}: ${opts.command && ours ? `[${e.reason}] ` : ''}${msg}`);
+  if (opts.command && !ours) log.error((e as Error)?.stack ?? String(e));
+  void vscode.window.showErrorMessage(`LoopX: ${msg}`);
 }
 
 export async function input(
