@@ -2,9 +2,24 @@
 import { run } from './main';
 import { readFromTerminal } from './person';
 
+/**
+ * A reader that went away (`loopx status | head -1`) is not our failure: the rest of the output is
+ * dropped and the command still ends with its own exit code, with no stack trace.
+ */
+function writer(stream: NodeJS.WriteStream): (s: string) => void {
+  let closed = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    closed = true;
+  });
+  return (s) => {
+    if (!closed) stream.write(s);
+  };
+}
+
 const io = {
-  stdout: (s: string) => void process.stdout.write(s),
-  stderr: (s: string) => void process.stderr.write(s),
+  stdout: writer(process.stdout),
+  stderr: writer(process.stderr),
   env: process.env,
   cwd: process.cwd(),
   askTerminal: readFromTerminal,

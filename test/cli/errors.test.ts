@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GoalStatusDoc, StatusDoc } from '../../src/core/index';
-import { Ws, tempDir, removeTempDirs, loopxMany, listTree, ok, fails, json } from './helpers';
+import { spawn } from 'node:child_process';
+import { Ws, tempDir, removeTempDirs, loopxMany, listTree, ok, fails, json, BIN, cleanEnv } from './helpers';
 
 after(removeTempDirs);
 
@@ -251,5 +252,21 @@ describe('--json errors', { concurrency: 1 }, () => {
     const u = jsonError(badId, 2);
     assert.deepEqual([u.kind, u.reason], ['usage', 'usage']);
     assert.match(u.message, /--goal-id/);
+  });
+});
+
+describe('a reader that goes away', () => {
+  it('`loopx ... | head`: the closed pipe is not an error; the exit code is the command’s, no stack trace', async () => {
+    const child = spawn(process.execPath, [BIN, 'capabilities', '--json'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reader closes its end before loopx writes a byte, as `head -0` would.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '', 'nothing on stderr: no EPIPE, no stack trace');
   });
 });
