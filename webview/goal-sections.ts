@@ -136,7 +136,7 @@ function gatesList(d: GoalStatusDoc, folder?: string): Node {
           h(
             'span',
             { class: 'muted' },
-            ` (${g.id})${g.reason ? ` · ${g.reason}` : ''}${g.decided_by ? ` · ${g.status} by ${g.decided_by}${g.signed ? ', signed' : ''}` : ` · requested by ${g.requested_by}`}`,
+            ` (${g.id})${g.reason ? ` · ${g.reason}` : ''}${g.decided_by ? ` · ${g.status} by ${g.decided_by}${g.signed ? ', signed' : ''}` : ` · requested by ${g.requested_by} via ${g.requested_via}`}`,
           ),
         ),
         actions,

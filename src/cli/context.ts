@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store, LoopxError, configDir, notFound, usageError } from '../core/index';
+import { Store, LoopxError, DEFAULT_AGENT, configDir, notFound, sameAgent, usageError } from '../core/index';
 import type { Actor, StoreOptions } from '../core/index';
 
 export interface GlobalOptions {
@@ -115,13 +115,25 @@ export class CliContext {
     return { kind: 'agent', id, channel: 'cli' };
   }
 
-  /** The agent named by `--agent` or `LOOPX_AGENT`, if any (an empty LOOPX_AGENT counts as unset). */
-  givenAgent(flag?: string): string | undefined {
-    return flag ?? (this.io.env.LOOPX_AGENT || undefined);
+  /**
+   * The caller's agent identity: `LOOPX_AGENT` names a shell agent (an empty one counts as unset).
+   * Undefined when the caller has none (a person, a script): a contract id is then the capability.
+   */
+  callerAgent(): string | undefined {
+    return this.io.env.LOOPX_AGENT || undefined;
   }
 
+  /**
+   * The agent named by `--agent` or `LOOPX_AGENT`, if any. With LOOPX_AGENT set, `--agent` may
+   * only repeat it: an agent acts in its own name only (refused `agent_mismatch`).
+   */
+  givenAgent(flag?: string): string | undefined {
+    return sameAgent(flag, this.callerAgent(), '--agent');
+  }
+
+  /** The agent a call acts as: `--agent`, LOOPX_AGENT, else DEFAULT_AGENT ("agent"). */
   agentName(flag?: string): string {
-    return this.givenAgent(flag) ?? 'agent';
+    return this.givenAgent(flag) ?? DEFAULT_AGENT;
   }
 
   print(jsonValue: unknown, text: () => string) {

@@ -11,6 +11,8 @@ import { Id, Line, Text, Priority, Owner, EvidenceKind } from './model';
 import type { Actor } from './model';
 import { shouldRun } from './contract';
 import { assertJudgment, checkContract } from './exec';
+import { sameAgent } from './identity';
+import { SPEND_REPORT_MAX, SpendReportFields } from './quota';
 import { contractActionFor, contractCovers, contractTodoIds } from './gate-rules';
 import { goalStatus, statusAll } from './status';
 import type { Store } from './store';
@@ -73,18 +75,13 @@ export const AGENT_TOOLS: AgentTool[] = [
       'Ask LoopX whether you may take a turn on a goal now and exactly what you may do (quota should-run). ' +
       'Returns decision run|wait|stop|done, reasons, and interaction_contract: cli_channel.next_cli_actions are the only shell commands you may run (run each exactly as given), ' +
       'agent_channel.primary is the first thing to do, user_channel lists what waits for the person. Call it at the start of every turn and again when a contract expires. ' +
-      'Calling it again while your run is open returns the same contract.',
-    input: z.object({
-      goalId: goalIdOpt,
-      agent: Line(128).optional().describe('Your agent name; defaults to the tool host’s name.'),
-    }),
+      'Calling it again while your run is open returns the same contract. ' +
+      'The contract is yours: LoopX knows which agent you are from your connection (MCP session, chat session), so there is no agent parameter.',
+    // No `agent`: identity comes from the channel (see callAgentTool for callers that still send one).
+    input: z.object({ goalId: goalIdOpt }),
     writes: false,
     run: (store, i, actor) => {
-      const out = shouldRun(
-        store,
-        { goalId: resolveGoal(store, i.goalId), agent: i.agent ?? actor.id },
-        actor,
-      );
+      const out = shouldRun(store, { goalId: resolveGoal(store, i.goalId), agent: actor.id }, actor);
       return { text: json(out), data: out };
     },
   }),
@@ -153,7 +150,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     writes: true,
     confirmation: (i) => `Claim todo ${i.todoId} under contract ${i.contractId}.`,
     run: (store, i, actor) => {
-      const { goal, contract } = checkContract(store, i.contractId);
+      const { goal, contract } = checkContract(store, i.contractId, { agent: actor.id });
       if (!contractCovers(contract, i.todoId)) {
         const listed = contractTodoIds(contract);
         throw refused(
@@ -185,7 +182,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     confirmation: (i) =>
       `Mark todo ${i.todoId} done under contract ${i.contractId}, recording: "${i.summary.slice(0, 200)}".`,
     run: (store, i, actor) => {
-      const found = checkContract(store, i.contractId);
+      const found = checkContract(store, i.contractId, { agent: actor.id });
       if (contractActionFor(found.contract, i.todoId)) {
         throw refused(
           `todo ${i.todoId} has a command: run it with the next_cli_actions entry of contract ${i.contractId} (loopx exec) so its evidence is captured`,
@@ -221,7 +218,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     confirmation: (i) =>
       `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
     run: (store, i, actor) => {
-      const { goal, run, contract } = checkContract(store, i.contractId);
+      const { goal, run, contract } = checkContract(store, i.contractId, { agent: actor.id });
       if (i.todoId && !contractCovers(contract, i.todoId)) {
         throw refused(`todo ${i.todoId} is not in contract ${contract.id}`, {
           contractId: contract.id,
@@ -252,17 +249,20 @@ export const AGENT_TOOLS: AgentTool[] = [
     name: 'loopx_report_spend',
     title: 'Report LoopX spend',
     description:
-      'Report what your current turn spent (tokens, cost in USD) so the goal’s quota stays true. Call it before your turn ends.',
+      'Report what your current turn spent (tokens, cost in USD) so the goal’s quota stays true. Call it before your turn ends. ' +
+      `One report adds at most ${SPEND_REPORT_MAX.tokens} tokens and $${SPEND_REPORT_MAX.costUsd}; a larger one is refused.`,
+    // Bounds (finite, at most SPEND_REPORT_MAX) are checked by the run.spend capability, which
+    // refuses with `spend_too_large`.
     input: z.object({
       contractId,
-      tokens: z.number().int().nonnegative().optional(),
-      costUsd: z.number().nonnegative().finite().optional(),
+      tokens: SpendReportFields.tokens.optional().describe('Tokens used this turn (a whole number).'),
+      costUsd: SpendReportFields.costUsd.optional().describe('What this turn cost, in USD.'),
     }),
     writes: true,
     confirmation: (i) =>
       `Add ${i.tokens ?? 0} tokens and $${i.costUsd ?? 0} to the run of contract ${i.contractId}.`,
     run: (store, i, actor) => {
-      const { goal, run } = checkContract(store, i.contractId);
+      const { goal, run } = checkContract(store, i.contractId, { agent: actor.id });
       const res = invoke(
         store,
         'run.spend',
@@ -334,9 +334,32 @@ export function nextStep(e: unknown): string {
   if (e instanceof LoopxError && STALE_CONTRACT.has(e.reason)) {
     return `${msg.replace(/: get a new (one|contract) with `[^`]*`/, '')}. Next: call loopx_get_contract for a fresh contract.`;
   }
+  if (e instanceof LoopxError && e.reason === 'contract_other_agent')
+    return `${msg}. Next: call loopx_get_contract for your own contract.`;
+  if (e instanceof LoopxError && e.reason === 'agent_mismatch')
+    return `${msg}. Next: call the tool again without \`agent\`.`;
   if (e instanceof LoopxError && e.kind === 'usage')
     return `${msg}. Next: fix the input and call the tool again.`;
   return msg;
+}
+
+/**
+ * The input without `agent`. No tool takes one any more (the caller is `actor`, from the channel);
+ * a caller written for the older `loopx_get_contract {agent}` may still send it: its own identity
+ * is accepted and dropped, any other name is refused (`agent_mismatch`), never acted on.
+ */
+function withoutAgent(rawInput: unknown, actor: Actor): unknown {
+  if (
+    !rawInput ||
+    typeof rawInput !== 'object' ||
+    Array.isArray(rawInput) ||
+    !Object.hasOwn(rawInput, 'agent')
+  )
+    return rawInput;
+  const { agent, ...rest } = rawInput as Record<string, unknown>;
+  if (agent !== undefined && agent !== null)
+    sameAgent(typeof agent === 'string' ? agent : JSON.stringify(agent), actor.id, '`agent`');
+  return rest;
 }
 
 /** Validates the input (hosts do not) and runs the tool. Throws a LoopxError with a next step. */
@@ -346,7 +369,14 @@ export function callAgentTool(store: Store, name: string, rawInput: unknown, act
     throw usageError(
       `there is no LoopX tool ${JSON.stringify(name)}; the tools are ${AGENT_TOOL_NAMES.join(', ')}`,
     );
-  const parsed = tool.input.safeParse(rawInput ?? {});
+  let input: unknown;
+  try {
+    input = withoutAgent(rawInput, actor);
+  } catch (e) {
+    if (e instanceof LoopxError) throw new LoopxError(e.kind, nextStep(e), e.details);
+    throw e;
+  }
+  const parsed = tool.input.safeParse(input ?? {});
   if (!parsed.success) {
     // Bad input is the commonest refusal: it gets its next step like every other one.
     const e = usageError(`${name}: ${describeIssues(parsed.error)}`);

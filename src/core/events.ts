@@ -11,6 +11,7 @@ import {
   Evidence,
   Gate,
   GoalState,
+  GuardedWork,
   Id,
   Line,
   Quota,
@@ -25,6 +26,8 @@ import {
 } from './model';
 import type { GoalState as GoalStateT } from './model';
 import { NO_TRUST, isDecision } from './trust/decisions';
+import { addCapped, grantedAfter, runsInWindow, spendOf } from './quota';
+import { approvalCovers, guardedWork } from './gate-rules';
 import type { Trust } from './trust/decisions';
 
 export const EVENT_VERSION = 1;
@@ -48,6 +51,7 @@ const data = {
       updatedAt: true,
       claimedBy: true,
       claimedAt: true,
+      addedBy: true,
     }),
   }),
   'todo.claimed': z.object({ todoId: Id, by: Line(128) }),
@@ -63,7 +67,12 @@ const data = {
   'gate.requested': z.object({
     gate: Gate.pick({ id: true, title: true, reason: true, guards: true, expiresAt: true }),
   }),
-  'gate.approved': z.object({ gateId: Id, note: Text(2000).optional() }),
+  'gate.approved': z.object({
+    gateId: Id,
+    note: Text(2000).optional(),
+    /** The work the person approved, in full; absent in approvals written before it was recorded. */
+    guarded: z.array(GuardedWork).max(500).optional(),
+  }),
   'gate.rejected': z.object({ gateId: Id, note: Text(2000).optional(), cancelled: z.array(Id) }),
   'gate.expired': z.object({ gateId: Id }),
   'evidence.added': z.object({ evidence: Evidence.omit({ at: true, by: true }) }),
@@ -143,9 +152,10 @@ function runIn(goal: GoalStateT, id: string) {
   if (!r) throw new Error(`event refers to unknown run ${id}`);
   return r;
 }
+/** Adds to a run's spend, saturating (quota.ts): a huge value in the log cannot make it Infinity. */
 function addSpend(run: z.infer<typeof Run>, s: Partial<z.infer<typeof Spend>> | undefined) {
   if (!s) return;
-  for (const k of BUDGET_NAMES) run.spend[k] += s[k] ?? 0;
+  for (const k of BUDGET_NAMES) run.spend[k] = addCapped(run.spend[k], s[k] ?? 0);
 }
 
 /**
@@ -215,7 +225,14 @@ export function applyInPlace(
     case 'todo.added':
       if (g.todos.some((t) => t.id === ev.data.todo.id))
         throw new Error(`todo ${ev.data.todo.id} added twice`);
-      g.todos.push({ ...ev.data.todo, status: 'open', evidence: [], createdAt: ev.ts, updatedAt: ev.ts });
+      g.todos.push({
+        ...ev.data.todo,
+        status: 'open',
+        evidence: [],
+        addedBy: ev.actor,
+        createdAt: ev.ts,
+        updatedAt: ev.ts,
+      });
       break;
     case 'todo.claimed': {
       const t = todoIn(g, ev.data.todoId);
@@ -260,8 +277,11 @@ export function applyInPlace(
       if (existing) {
         // A second request for the same gate (another todo needs it) adds what it guards.
         for (const id of ev.data.gate.guards) if (!existing.guards.includes(id)) existing.guards.push(id);
-        if (existing.status === 'expired' || existing.status === 'rejected') {
-          // Asked again after it lapsed or was refused: a new decision is needed.
+        // Asked again after it lapsed or was refused, or for work its approval does not cover:
+        // a new decision is needed.
+        const covered = (id: string) => approvalCovers(existing, todoIn(g, id));
+        const uncovered = existing.status === 'approved' && !ev.data.gate.guards.every(covered);
+        if (existing.status === 'expired' || existing.status === 'rejected' || uncovered) {
           existing.status = 'pending';
           existing.requestedAt = ev.ts;
           existing.requestedBy = ev.actor;
@@ -269,6 +289,7 @@ export function applyInPlace(
           delete existing.decidedBy;
           delete existing.decidedAt;
           delete existing.signature;
+          delete existing.approvedFor;
         }
       } else {
         g.gates.push({ ...ev.data.gate, status: 'pending', requestedBy: ev.actor, requestedAt: ev.ts });
@@ -283,6 +304,8 @@ export function applyInPlace(
       if (ev.data.note !== undefined) gate.note = ev.data.note;
       if (ev.sig) gate.signature = ev.sig;
       else delete gate.signature;
+      // An approval from before the list was recorded covers the work the goal had then.
+      gate.approvedFor = ev.data.guarded ?? g.todos.map(guardedWork);
       break;
     }
     case 'gate.rejected': {
@@ -340,12 +363,15 @@ export function applyInPlace(
     case 'quota.set':
       g.quota = ev.data.quota;
       break;
-    case 'quota.granted':
+    case 'quota.granted': {
+      // Room above what is spent when the person grants it (quota.ts, grantedAfter).
+      const spent = spendOf(runsInWindow(g, new Date(ev.ts)));
       for (const k of BUDGET_NAMES) {
         const add = ev.data.budgets[k];
-        if (add !== undefined) g.granted[k] = (g.granted[k] ?? 0) + add;
+        if (add !== undefined) g.granted[k] = grantedAfter(g, k, add, spent[k]);
       }
       break;
+    }
     case 'log.quarantined':
       break;
   }

@@ -10,10 +10,12 @@ import { contractActionFor, deniedBy, unapprovedGates } from './gate-rules';
 import { draft } from './events';
 import { refused, notFound, quote } from './errors';
 import { checkId, newId } from './ids';
+import { withoutUnsafeCharacters } from './text-rules';
 import { Id, Line, Text, Artifact, effectiveStatus, Contract as ContractSchema } from './model';
 import type { Actor, Contract, GoalState, Policy, Run, Todo } from './model';
 import { contractSignatureValid, findContract } from './contract';
 import { contractTooLong } from './issued-contract';
+import { assertOwnContract } from './identity';
 import type { Store } from './store';
 
 export interface Verified {
@@ -32,13 +34,25 @@ function firstDifference(a: string, b: string): number {
   return i;
 }
 
-/** A contract that still authorises work: found, untampered, its run open, unexpired, goal active. */
-export function checkContract(
-  store: Store,
-  contractId: string,
-  now = new Date(store.now()),
-  policy: Policy = store.policy(),
-) {
+/** Who checks a contract, and against what. */
+export interface ContractCheck {
+  now?: Date;
+  /** The policy the caller already read; else it is read here. */
+  policy?: Policy;
+  /**
+   * The caller's agent identity, when its channel gives one (MCP, LM tools, LOOPX_AGENT): then
+   * only a contract issued to that agent authorises anything. Without one (a shell with no
+   * LOOPX_AGENT), the contract id itself is the capability.
+   */
+  agent?: string;
+}
+
+/**
+ * A contract that still authorises work: found, untampered, the caller's own (when the caller's
+ * identity is known), its run open, unexpired, goal active.
+ */
+export function checkContract(store: Store, contractId: string, opts: ContractCheck = {}) {
+  const now = opts.now ?? new Date(store.now());
   checkId(contractId, 'contract id');
   const hint = findContract(store, contractId);
   const forged = () =>
@@ -62,6 +76,7 @@ export function checkContract(
       { contractId: cid, reason: 'contract_signature_invalid' },
     );
   }
+  assertOwnContract(contract, opts.agent);
   if (run.endedAt) {
     throw refused(
       `contract ${cid} belongs to run ${run.id}, which ended (${run.outcome}) at ${run.endedAt}: get a new contract with \`loopx quota should-run --goal-id ${goal.id}\``,
@@ -76,7 +91,7 @@ export function checkContract(
   }
   // Issuing caps the lifetime at the policy's TTL; checking does it again, so a contract minted
   // by hand with a long expiry (or issued under a looser policy) authorises nothing.
-  const tooLong = contractTooLong(contract, policy);
+  const tooLong = contractTooLong(contract, opts.policy ?? store.policy());
   if (tooLong) {
     throw refused(
       `contract ${cid} is refused: ${tooLong}. Get a new one with \`loopx quota should-run --goal-id ${goal.id}\``,
@@ -113,11 +128,18 @@ export function assertJudgment<F extends { contract: Contract }>(
 
 /**
  * A todo without an action that the contract lets its agent finish by judgment; with `goalId`,
- * refused too when the contract is another goal's.
+ * refused too when the contract is another goal's; with `agent` (the caller's identity), when it
+ * is another agent's.
  */
-export function checkJudgment(store: Store, contractId: string, todoId: string, goalId?: string) {
+export function checkJudgment(
+  store: Store,
+  contractId: string,
+  todoId: string,
+  goalId?: string,
+  agent?: string,
+) {
   checkId(todoId, 'todo id');
-  const found = assertJudgment(checkContract(store, contractId), contractId, todoId);
+  const found = assertJudgment(checkContract(store, contractId, { agent }), contractId, todoId);
   if (goalId !== undefined && found.goal.id !== goalId)
     throw refused(`contract ${contractId} belongs to goal ${found.goal.id}, not ${goalId}`, {
       contractId,
@@ -129,17 +151,18 @@ export function checkJudgment(store: Store, contractId: string, todoId: string, 
 /**
  * Checks that `command` may run now for `todoId` under `contractId`. Without a todo, the command
  * must be one the contract lists for some todo; without a command, the todo's listed action.
- * `policy` is the one the caller already read, else it is read here.
+ * `policy` is the one the caller already read, else it is read here; `q.agent` is the caller's
+ * identity when known (see ContractCheck).
  */
 export function verifyCommand(
   store: Store,
-  q: { contractId: string; todoId?: string; command?: string },
+  q: { contractId: string; todoId?: string; command?: string; agent?: string },
   now = new Date(store.now()),
   policy?: Policy,
 ): Verified {
   if (q.todoId !== undefined) checkId(q.todoId, 'todo id');
   policy ??= store.policy();
-  const { goal, run, contract } = checkContract(store, q.contractId, now, policy);
+  const { goal, run, contract } = checkContract(store, q.contractId, { now, policy, agent: q.agent });
   const cid = contract.id;
   let action: Contract['actions'][number] | undefined;
   if (q.todoId !== undefined) {
@@ -258,6 +281,8 @@ export interface ExecOptions {
   todoId: string;
   command: string;
   actor: Actor;
+  /** The caller's agent identity when known (LOOPX_AGENT): only its own contract runs. */
+  agent?: string;
   /** Streams the command's output as it comes (the CLI passes stdout/stderr through). */
   onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void;
   env?: NodeJS.ProcessEnv;
@@ -278,7 +303,12 @@ function tail(text: string, lines: number, chars: number): string {
 }
 
 export async function execUnderContract(store: Store, o: ExecOptions): Promise<ExecResult> {
-  const v = verifyCommand(store, { contractId: o.contractId, todoId: o.todoId, command: o.command });
+  const v = verifyCommand(store, {
+    contractId: o.contractId,
+    todoId: o.todoId,
+    command: o.command,
+    agent: o.agent,
+  });
   // The policy the checks read: both writes use it rather than read it again.
   const { policy } = v;
   const goalId = v.goal.id;
@@ -332,7 +362,7 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
     evidenceArtifactId,
     Buffer.concat([Buffer.from(header), output]),
   );
-  const text = output.toString('utf8').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+  const text = withoutUnsafeCharacters(output.toString('utf8'), { multiLine: true });
   const summary = `exit ${exitCode} in ${(durationMs / 1000).toFixed(2)} s${text.trim() ? `\n${tail(text.trimEnd(), 15, 1500)}` : ''}`;
   const res = invoke(
     store,

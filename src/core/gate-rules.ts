@@ -5,8 +5,8 @@
  * should-run decision, exec and the agent tools all ask these functions, so the rules cannot drift
  * apart. Pure: no I/O, no clock, no store.
  */
-import type { Contract, Gate, Policy, Todo } from './model';
-import { matchesGlob } from './glob';
+import type { Contract, Gate, GuardedWork, Policy, Todo } from './model';
+import { commandMatch, commandMatches } from './command-words';
 
 /** A gate a todo needs; `pattern` is set when a policy rule for its action requires it. */
 export interface NeededGate {
@@ -17,21 +17,37 @@ export interface NeededGate {
 // -------------------------------------------------------------------------------------------
 // Policy
 
-/** The policy rule that denies a command, if any. */
+/**
+ * The policy rule that denies a command, if any: its pattern matches the command as written or a
+ * program it runs (command-words.ts). A command that cannot be read as plain words matches every
+ * pattern; its reason then says so, so the agent can write it plainly.
+ */
 export function deniedBy(policy: Policy, command: string) {
-  return policy.deniedActions?.find((r) => matchesGlob(r.pattern, command));
+  const rule = policy.deniedActions?.find((r) => commandMatches(r.pattern, command));
+  if (rule && commandMatch(rule.pattern, command) === 'unreadable')
+    return {
+      ...rule,
+      reason:
+        'LoopX cannot read this command as plain words (an expansion, substitution, glob, heredoc, keyword or a program that runs other commands), so it counts as matching every pattern; write it as plain words',
+    };
+  return rule;
 }
 
-/** The gate the policy requires for a command, if any. */
-export function policyGateFor(policy: Policy, command: string) {
-  return policy.gatedActions?.find((r) => matchesGlob(r.pattern, command));
+/**
+ * The policy's gate rules for a command, one per gate: every rule whose pattern matches the command
+ * as written, a piece of it or a program it runs (`git push && npm publish` needs both gates); a
+ * command that cannot be read matches every pattern.
+ */
+export function policyGatesFor(policy: Policy, command: string) {
+  const rules = (policy.gatedActions ?? []).filter((r) => commandMatches(r.pattern, command));
+  return rules.filter((r, i) => rules.findIndex((x) => x.gate === r.gate) === i);
 }
 
 // -------------------------------------------------------------------------------------------
 // Gates
 
 /**
- * The gates a todo needs, each once: its own, any gate requested to guard it, and the one the
+ * The gates a todo needs, each once: its own, any gate requested to guard it, and those the
  * policy requires for its action.
  */
 export function gatesFor(todo: Todo, policy: Policy, gates: readonly Gate[] = []): NeededGate[] {
@@ -40,23 +56,36 @@ export function gatesFor(todo: Todo, policy: Policy, gates: readonly Gate[] = []
   for (const g of gates)
     if (g.guards.includes(todo.id) && !out.some((x) => x.id === g.id)) out.push({ id: g.id });
   if (todo.action) {
-    const rule = policyGateFor(policy, todo.action);
-    if (rule && !out.some((x) => x.id === rule.gate)) out.push({ id: rule.gate, pattern: rule.pattern });
+    for (const rule of policyGatesFor(policy, todo.action))
+      if (!out.some((x) => x.id === rule.gate)) out.push({ id: rule.gate, pattern: rule.pattern });
   }
   return out;
 }
 
-/**
- * Whether a gate is approved. Replay gives an approval effect only when a pinned key signed it
- * (trust/decisions.ts), so an approved gate in the state is a person's approval.
- */
-export function gateApproved(gates: readonly Gate[], gateId: string): boolean {
-  return gates.some((g) => g.id === gateId && g.status === 'approved');
+/** A todo as an approval lists it: id, title and its command in full. */
+export function guardedWork(t: Pick<Todo, 'id' | 'title' | 'action'>): GuardedWork {
+  return t.action === undefined
+    ? { todoId: t.id, title: t.title }
+    : { todoId: t.id, title: t.title, action: t.action };
 }
 
-/** The gates a todo needs that are not approved (missing, pending, rejected or expired), in `gatesFor` order. */
+/**
+ * Whether a gate's approval covers a todo as it is now: the gate is approved, and the person's
+ * approval listed this todo with this very command. Replay gives an approval effect only when a
+ * pinned key signed it (trust/decisions.ts), and the signature covers the list, so work added to
+ * the gate later, or a command other than the one shown, is not approved by it.
+ */
+export function approvalCovers(gate: Gate, todo: Pick<Todo, 'id' | 'action'> | undefined): boolean {
+  if (gate.status !== 'approved' || !todo) return false;
+  return (gate.approvedFor ?? []).some((w) => w.todoId === todo.id && w.action === todo.action);
+}
+
+/** The gates a todo needs that its approval does not cover (see approvalCovers), in `gatesFor` order. */
 export function unapprovedGates(todo: Todo, policy: Policy, gates: readonly Gate[] = []): NeededGate[] {
-  return gatesFor(todo, policy, gates).filter((g) => !gateApproved(gates, g.id));
+  return gatesFor(todo, policy, gates).filter((need) => {
+    const gate = gates.find((g) => g.id === need.id);
+    return !gate || !approvalCovers(gate, todo);
+  });
 }
 
 /** The todos that need a gate: those whose `gatesFor` includes it, in the order given. */
@@ -67,6 +96,18 @@ export function todosGuardedBy(
   gates: readonly Gate[] = [],
 ): Todo[] {
   return todos.filter((t) => gatesFor(t, policy, gates).some((x) => x.id === gateId));
+}
+
+/** The work a decision on a gate is about: the open or claimed todos that need it. */
+export function openWorkGuardedBy(
+  gateId: string,
+  todos: readonly Todo[],
+  policy: Policy,
+  gates: readonly Gate[] = [],
+): Todo[] {
+  return todosGuardedBy(gateId, todos, policy, gates).filter(
+    (t) => t.status === 'open' || t.status === 'claimed',
+  );
 }
 
 // -------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  */
 export * from './errors';
 export * from './ids';
+export * from './text-rules';
 export * from './model';
 export * from './events';
 export * from './store';
@@ -15,9 +16,11 @@ export { SNAPSHOT_EVERY } from './snapshot';
 export { parseLog, type ParsedLog } from './event-log';
 export * from './capabilities';
 export * from './gate-rules';
+export * from './gate-facts';
 export * from './quota';
 export * from './contract';
 export * from './exec';
+export * from './identity';
 export * from './status';
 export * from './status-doc';
 export * from './summary';

@@ -4,26 +4,29 @@
  */
 import { z } from 'zod';
 import { ID_PATTERN, ID_RULE } from './ids';
+import { textProblem } from './text-rules';
 
 export const Id = z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` });
 
-// Control characters make titles lie in a terminal (escape sequences) or break a line-based log
-// reader. Multi-line text keeps newlines and tabs; one-line text keeps neither.
-const CONTROL_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const CONTROL_MULTI_LINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** One line of text under the store's one rule for characters (text-rules.ts). */
 export const Line = (max: number) =>
   z
     .string()
     .min(1, { message: 'must not be empty' })
     .max(max, { message: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL_ONE_LINE.test(s), {
-      message: 'must not contain control characters or line breaks',
+    .superRefine((s, ctx) => {
+      const problem = textProblem(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
+/** Text that may span lines (newlines and tabs kept), under the same rule. */
 export const Text = (max: number) =>
   z
     .string()
     .max(max, { message: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL_MULTI_LINE.test(s), { message: 'must not contain control characters' });
+    .superRefine((s, ctx) => {
+      const problem = textProblem(s, { multiLine: true });
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 
 export const Timestamp = z.string().datetime({ offset: true });
 
@@ -95,9 +98,18 @@ export const Todo = z.object({
   claimedAt: Timestamp.optional(),
   evidence: z.array(Id),
   note: Text(2000).optional(),
+  /** Who added it (set by replay from the event): an agent may ask a gate only for an agent's todo. */
+  addedBy: Actor.optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
+
+/**
+ * One piece of work a gate guards, as the person saw it when deciding: the approval's signed
+ * statement holds the list, so an approval covers exactly these todos with exactly these commands.
+ */
+export const GuardedWork = z.object({ todoId: Id, title: Line(200), action: Line(2000).optional() });
+export type GuardedWork = z.infer<typeof GuardedWork>;
 
 /** A person's signature on a decision event (see `trust/decisions.ts`). */
 export const DecisionSig = z.object({
@@ -123,6 +135,8 @@ export const Gate = z.object({
   note: Text(2000).optional(),
   /** The signature of the decision that approved it. */
   signature: DecisionSig.optional(),
+  /** What the approval covers (see GuardedWork); work not listed needs a new approval. */
+  approvedFor: z.array(GuardedWork).optional(),
 });
 
 export const EvidenceKind = z.enum(['command', 'test', 'note', 'file']);

@@ -1,6 +1,66 @@
-/** Quota arithmetic. Spend is always computed from the runs, never stored twice. */
+/**
+ * Quota arithmetic. Spend is always computed from the runs, never stored twice. Every number here
+ * stays finite: one report is bounded (`SPEND_REPORT_MAX`), and sums saturate at a ceiling
+ * (`SPEND_TOTAL_MAX`, `GRANT_TOTAL_MAX`) instead of overflowing to `Infinity`, which no limit can
+ * be above and JSON prints as `null`. A log edited by hand with huge values still replays finite.
+ */
+import { z } from 'zod';
+import { refused } from './errors';
 import { BUDGET_NAMES } from './model';
 import type { BudgetName, GoalState, Run, Spend } from './model';
+
+/**
+ * The most one spend report may add (`loopx run spend`, loopx_report_spend, `run.end`): far above
+ * any real turn (a billion tokens, $100,000, eleven and a half days), far below where sums lose
+ * precision. A larger or non-finite report is refused (`spend_too_large`).
+ */
+export const SPEND_REPORT_MAX = { tokens: 1e9, costUsd: 1e5, wallSeconds: 1e6 } as const;
+/** Where a run's and a goal's spend saturate; below 2^53, so whole counts stay whole. */
+export const SPEND_TOTAL_MAX = 1e15;
+/**
+ * Where the budget granted to a goal saturates: above SPEND_TOTAL_MAX, so that a grant leaves
+ * room even over a spend that reached the ceiling.
+ */
+export const GRANT_TOTAL_MAX = 2 * SPEND_TOTAL_MAX;
+
+const SPEND_UNIT: Record<keyof typeof SPEND_REPORT_MAX, string> = {
+  tokens: 'tokens',
+  costUsd: 'USD',
+  wallSeconds: 'seconds',
+};
+
+/**
+ * The fields of one spend report as inputs take them: not negative, tokens whole. Their size is
+ * checked by `checkSpendReport` (a refusal, `spend_too_large`, rather than bad input).
+ */
+export const SpendReportFields = {
+  tokens: z.number().nonnegative().refine(Number.isInteger, 'expected a whole number'),
+  costUsd: z.number().nonnegative(),
+  wallSeconds: z.number().nonnegative(),
+};
+
+/** Refuses a spend report with a value that is not finite or above SPEND_REPORT_MAX. */
+export function checkSpendReport(s: { tokens?: number; costUsd?: number; wallSeconds?: number }): void {
+  for (const k of Object.keys(SPEND_REPORT_MAX) as (keyof typeof SPEND_REPORT_MAX)[]) {
+    const v = s[k];
+    if (v === undefined) continue;
+    const max = SPEND_REPORT_MAX[k];
+    if (!Number.isFinite(v) || v > max)
+      throw refused(
+        `${k} ${String(v)} is too large: one spend report adds at most ${max} ${SPEND_UNIT[k]}; report what this turn spent`,
+        { field: k, limit: max, reason: 'spend_too_large' },
+      );
+  }
+}
+
+/** `a + b`, saturating at `max` (and never below 0). */
+export function addCapped(a: number, b: number, max = SPEND_TOTAL_MAX): number {
+  const sum = a + b;
+  return sum >= max || Number.isNaN(sum) ? max : Math.max(0, sum);
+}
+
+/** Rounds to a millionth where that is meaningful (and cannot overflow). */
+const round6 = (x: number) => (Math.abs(x) < 1e9 ? Math.round(x * 1e6) / 1e6 : x);
 
 export interface BudgetUse {
   used: number;
@@ -19,10 +79,22 @@ export function runsInWindow(goal: GoalState, now: Date): Run[] {
 
 export function spendOf(runs: readonly Run[]): Spend {
   const total: Spend = { turns: 0, tokens: 0, costUsd: 0, wallSeconds: 0 };
-  for (const r of runs) for (const k of BUDGET_NAMES) total[k] += r.spend[k];
-  total.costUsd = Math.round(total.costUsd * 1e6) / 1e6;
-  total.wallSeconds = Math.round(total.wallSeconds * 1000) / 1000;
+  for (const r of runs) for (const k of BUDGET_NAMES) total[k] = addCapped(total[k], r.spend[k]);
+  total.costUsd = round6(total.costUsd);
+  if (total.wallSeconds < 1e9) total.wallSeconds = Math.round(total.wallSeconds * 1000) / 1000;
   return total;
+}
+
+/**
+ * The budget granted for `k` once a grant of `add` applies, given what is `spent` in the window
+ * when it is granted: a grant gives room above what is spent, so over a budget already used up
+ * (overspent, or spend saturated at the ceiling) it starts from the spend, not from the old limit.
+ */
+export function grantedAfter(goal: GoalState, k: BudgetName, add: number, spent: number): number {
+  const before = goal.granted[k] ?? 0;
+  const budget = goal.quota.budgets[k];
+  const over = budget === undefined ? 0 : spent - (budget + before);
+  return addCapped(before + Math.max(0, over), add, GRANT_TOTAL_MAX);
 }
 
 /** Use of each budget that is set: limit = budget + grants. */
@@ -33,7 +105,7 @@ export function quotaUse(goal: GoalState, now: Date): QuotaUse {
     const budget = goal.quota.budgets[k];
     if (budget === undefined) continue;
     const limit = budget + (goal.granted[k] ?? 0);
-    out[k] = { used: spent[k], limit, left: Math.max(0, Math.round((limit - spent[k]) * 1e6) / 1e6) };
+    out[k] = { used: spent[k], limit, left: Math.max(0, round6(limit - spent[k])) };
   }
   return out;
 }

@@ -141,7 +141,9 @@ export function render(
       },
       agent_channel: {
         primary,
-        ...(contract ? { finish_with: `loopx summary_all --goal-id ${gid}` } : {}),
+        // Names the contract, so that it ends this run (and only it) from any channel: a shell
+        // ends an MCP or chat session's turn too, and never another agent's (summary.ts).
+        ...(contract ? { finish_with: `loopx summary_all --goal-id ${gid} --contract ${contract.id}` } : {}),
       },
       cli_channel: {
         next_cli_actions: contract

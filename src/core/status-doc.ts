@@ -79,11 +79,15 @@ export const GoalStatusDoc = z.object({
       status: z.string(),
       guards: z.array(z.string()),
       requested_by: z.string(),
+      /** The channel of the request: cli, vscode, mcp, lm-tool, hook... */
+      requested_via: z.string(),
       requested_at: z.string(),
       decided_by: z.string().optional(),
       decided_at: z.string().optional(),
       note: z.string().optional(),
       signed: z.boolean(),
+      /** The todos the approval covers, with the commands the person saw. */
+      approved_for: z.array(z.string()).optional(),
     }),
   ),
   runs: z.array(

@@ -173,11 +173,13 @@ export function goalStatusDoc(
         status: g.status,
         guards: g.guards,
         requested_by: `${g.requestedBy.kind}:${g.requestedBy.id}`,
+        requested_via: g.requestedBy.channel,
         requested_at: g.requestedAt,
         ...(g.decidedBy ? { decided_by: `${g.decidedBy.kind}:${g.decidedBy.id}` } : {}),
         ...(g.decidedAt ? { decided_at: g.decidedAt } : {}),
         ...(g.note ? { note: g.note } : {}),
         signed: !!g.signature,
+        ...(g.approvedFor ? { approved_for: g.approvedFor.map((w) => w.todoId) } : {}),
       })),
     runs: goal.runs
       .slice(-LAST_RUNS)

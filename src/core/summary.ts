@@ -1,8 +1,12 @@
-/** summary_all: end the open run(s), summarise their evidence, and give the goal's progress. */
+/** summary_all: end the caller's open run(s), summarise their evidence, and give the goal's progress. */
+import { Contract as ContractSchema } from './model';
 import type { Actor } from './model';
 import type { Store } from './store';
 import { invoke } from './capabilities';
-import { LoopxError } from './errors';
+import { LoopxError, notFound, refused, quote } from './errors';
+import { checkId } from './ids';
+import { assertOwnContract } from './identity';
+import { contractSignatureValid } from './issued-contract';
 import { goalStatus } from './status';
 import type { AttentionItem, GoalStatusDoc } from './status-doc';
 
@@ -25,20 +29,53 @@ export interface SummaryDoc {
 }
 
 /**
- * Ends the open runs of the goal (only those of `opts.agent` when given: with several agents at
- * work, one agent's summary must not end another's turn), then summarises.
+ * The run of goal `goalId` that contract `contractId` opened, for ending it (`summary_all
+ * --contract`, a contract's `finish_with`): the contract found in the log, untampered, of this
+ * goal, and the caller's own when the caller's identity (`caller`) is known; without one, the
+ * contract id is the capability. Its expiry does not matter: a turn that ran past its contract
+ * still ends, and a run already ended is simply not ended again.
+ */
+export function runOfContract(store: Store, goalId: string, contractId: string, caller?: string): string {
+  checkId(contractId, 'contract id');
+  const goal = store.replayGoal(goalId).state;
+  const run = goal.runs.find((r) => r.contract?.id === contractId);
+  if (!run?.contract)
+    throw notFound(
+      `goal ${goal.id} has no contract ${quote(contractId)}: it is forged, mistyped or another goal's`,
+      {
+        contractId,
+        goalId: goal.id,
+        reason: 'contract_not_found',
+      },
+    );
+  const contract = ContractSchema.parse(run.contract);
+  if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id)
+    throw refused(`contract ${contract.id} fails signature verification`, {
+      contractId: contract.id,
+      reason: 'contract_signature_invalid',
+    });
+  assertOwnContract(contract, caller);
+  return run.id;
+}
+
+/**
+ * Ends open runs, then summarises the whole goal. Which runs: the one of `opts.runId` (see
+ * runOfContract), else those of `opts.agent`. With several agents at work, one agent's summary
+ * must not end another's turn: every caller that acts for someone (the CLI's `summary_all`, the
+ * Stop hook) passes one of them. With neither, every open run ends (tests, and a person's own
+ * tooling through the core).
  */
 export function summaryAll(
   store: Store,
   goalId: string,
   actor: Actor,
-  opts: { agent?: string } = {},
+  opts: { agent?: string; runId?: string } = {},
 ): SummaryDoc {
   const before = store.load(goalId).state;
   const ended: SummaryDoc['ended_runs'] = [];
-  for (const r of before.runs.filter(
-    (x) => !x.endedAt && (opts.agent === undefined || x.agent === opts.agent),
-  )) {
+  const mine = (x: (typeof before.runs)[number]) =>
+    opts.runId !== undefined ? x.id === opts.runId : opts.agent === undefined || x.agent === opts.agent;
+  for (const r of before.runs.filter((x) => !x.endedAt && mine(x))) {
     const ev = before.evidence.filter((e) => e.runId === r.id);
     const withCode = ev.filter((e) => e.exitCode !== undefined);
     const failed = withCode.filter((e) => e.exitCode !== 0).length;

@@ -13,32 +13,20 @@ import {
   fileStamp,
   fingerprint,
   pinKey,
+  plainText,
   publishedKeys,
   trustedDir,
 } from '../core/index';
 import type { PublicKeyFile } from '../core/index';
+
+// Moved to the core (one rule for store text); kept here for the callers that import it from here.
+export { plainText } from '../core/index';
 import { Disposable } from './disposable';
 import { guardTrust, reportFailure } from './commands/shared';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';
 
 /** Where the keys the person chose to ignore are kept (per workspace). */
 const IGNORED = 'loopx.ignoredApproverKeys';
-
-/**
- * Workspace text shown as plain text in a notification or dialog: no link or code syntax (VS Code
- * turns `[label](command:...)` in a notification into a clickable link), no control, bidi or
- * zero-width characters, no quote that could close ours, on one line, `max` characters at most.
- */
-export function plainText(s: string, max = 60): string {
-  const clean = s
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
-    .replace(/[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
-    .replace(/[[\]()`"]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (!clean) return '(no name)';
-  return clean.length > max ? `${clean.slice(0, max).trimEnd()}…` : clean;
-}
 
 interface Offer {
   key: PublicKeyFile;

@@ -1,7 +1,8 @@
 /**
  * "LoopX: Install Agent Hooks": VS Code agent hooks (`.github/hooks/loopx.json`) and Claude Code
  * hooks (merged into `.claude/settings.local.json`, never clobbering what is there). The person
- * sees exactly what will be written before anything is (commands/workspace.ts).
+ * sees exactly what will be written, and answers a modal that names each file and the commands the
+ * hooks run, before anything is (commands/workspace.ts).
  *
  * The hook commands call the shim in the extension's global storage by its absolute path. The
  * shim stays where it is across extension updates; what moves is the CLI it runs, which
@@ -10,7 +11,13 @@
  */
 import type * as vscode from 'vscode';
 import * as path from 'node:path';
-import { LoopxError, applyHooks, planHooks as planHooksFor, writeHookShim } from '../core/index';
+import {
+  LoopxError,
+  applyHooks,
+  hookShimCommand,
+  planHooks as planHooksFor,
+  writeHookShim,
+} from '../core/index';
 import type { HookPlan } from '../core/index';
 
 export { applyHooks };
@@ -34,4 +41,26 @@ export function planHooks(workspace: string): HookPlan {
       'the LoopX hook shim is not ready (it is written when the extension starts): reload the window and try again',
     );
   return planHooksFor(workspace, shimPath);
+}
+
+/** The command each installed hook runs (the shim by its absolute path), for the person to read. */
+export function hookCommands(): string[] {
+  if (!shimPath) return [];
+  return ['pre-tool-use', 'session-start', 'stop'].map((ev) => hookShimCommand(shimPath!, ev));
+}
+
+/** One line per file installing writes: its path in the folder and what happens to it. */
+export function describeHookChanges(workspace: string, plan: HookPlan): string[] {
+  return plan.files
+    .filter((f) => f.before !== f.after)
+    .map((f) => {
+      const rel = path.relative(workspace, f.path);
+      const what =
+        f.before === undefined
+          ? 'new file'
+          : path.basename(f.path) === 'settings.json'
+            ? 'older LoopX hooks taken out, the rest kept'
+            : 'LoopX hooks merged into the existing file, the rest kept';
+      return `${rel} (${what})`;
+    });
 }

@@ -1,12 +1,15 @@
 /**
  * Asks the person as soon as a gate becomes pending, whoever requested it (an agent in a
- * terminal, the CLI, the MCP server): a notification naming the goal, the gate and the reason,
- * with Approve, Reject and Show.
+ * terminal, the CLI, the MCP server): a notification in LoopX's own words, naming the gate, the
+ * goal and who asked through which channel, with Approve, Reject and Show. The requester's reason
+ * is not in it: a notification renders `[label](command:...)` as a link that runs a command, so
+ * text an agent wrote goes only into the decision's modal, as plain text, with the full commands.
  */
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
 import { reportFailure } from './commands/shared';
 import type { GoalRef, LoopxWorkspaces } from './workspaces';
+import { describeActor, plainText } from '../core/index';
 import type { Gate } from '../core/index';
 
 export interface PendingGate {
@@ -30,6 +33,11 @@ export function pendingGates(workspaces: LoopxWorkspaces): PendingGate[] {
   return out;
 }
 
+/** The notification's text: LoopX's words, and store text only as plain words (see the file comment). */
+export function notificationText(p: PendingGate): string {
+  return `LoopX: gate ${p.gate.id} of goal "${plainText(p.goalTitle)}" waits for your decision, asked by ${plainText(describeActor(p.gate.requestedBy), 100)}. Approve or Reject shows what it guards before you decide.`;
+}
+
 export class GateNotifier extends Disposable {
   private readonly seen = new Set<string>();
 
@@ -51,16 +59,15 @@ export class GateNotifier extends Disposable {
       if (this.seen.has(key)) continue;
       this.seen.add(key);
       this.log.info(
-        `gate ${p.gate.id} of goal ${p.ref.goalId} is pending (requested by ${p.gate.requestedBy.kind} ${p.gate.requestedBy.id} via ${p.gate.requestedBy.channel})`,
+        `gate ${p.gate.id} of goal ${p.ref.goalId} is pending (requested by ${plainText(describeActor(p.gate.requestedBy), 100)})`,
       );
       if (level !== 'off') void this.ask(p);
     }
   }
 
   private async ask(p: PendingGate): Promise<void> {
-    const reason = p.gate.reason ? `: ${p.gate.reason}` : '';
     const choice = await vscode.window.showInformationMessage(
-      `LoopX: "${p.goalTitle}" waits for your approval of gate "${p.gate.id}"${reason}`,
+      notificationText(p),
       'Approve',
       'Reject',
       'Show',

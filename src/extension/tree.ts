@@ -1,7 +1,7 @@
 /** The Goals tree: folder (multi-root) -> goal -> Todos / Gates / Evidence / Runs -> items. */
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { describeUnsignedPolicy, quotaUse } from '../core/index';
+import { describeActor, describeUnsignedPolicy, quotaUse } from '../core/index';
 import type { GoalState, IndexEntry, Todo, Gate, Evidence, Run } from '../core/index';
 import { Disposable } from './disposable';
 import type { GoalRef, LoopxWorkspaces, LoopxFolder } from './workspaces';
@@ -167,9 +167,14 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
           .join(' · ');
         item.iconPath = icon(STATUS_ICON[e.status] ?? ['circle-outline']);
         item.contextValue = `goal.${e.status}`;
-        item.tooltip = new vscode.MarkdownString(
-          `**${escapeMd(e.title)}** \`${e.id}\`\n\n${g instanceof Error ? escapeMd(g.message) : escapeMd(g.objective)}`,
-        );
+        const md = tooltip();
+        md.appendMarkdown('**');
+        appendPlain(md, e.title);
+        md.appendMarkdown('** · ');
+        appendPlain(md, e.id);
+        md.appendMarkdown('\n\n');
+        appendPlain(md, g instanceof Error ? g.message : g.objective);
+        item.tooltip = md;
         return item;
       }
       case 'group': {
@@ -209,9 +214,16 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
           .join(' · ');
         item.iconPath = icon(TODO_ICON[t.status] ?? ['circle-outline']);
         item.contextValue = `todo.${t.status}.${t.owner}`;
-        item.tooltip = new vscode.MarkdownString(
-          `\`${t.id}\` ${escapeMd(t.title)}${t.action ? `\n\n\`\`\`sh\n${t.action}\n\`\`\`` : '\n\n(judgment todo: no command)'}${t.note ? `\n\n${escapeMd(t.note)}` : ''}`,
-        );
+        const md = tooltip();
+        appendPlain(md, `${t.id} · ${t.title}`);
+        md.appendMarkdown('\n\n');
+        if (t.action) appendCode(md, t.action, 'sh');
+        else md.appendMarkdown('(judgment todo: no command)');
+        if (t.note) {
+          md.appendMarkdown('\n\n');
+          appendPlain(md, t.note);
+        }
+        item.tooltip = md;
         return item;
       }
       case 'gate': {
@@ -223,9 +235,18 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
           .join(' · ');
         item.iconPath = icon(GATE_ICON[g.status] ?? ['shield']);
         item.contextValue = `gate.${g.status}`;
-        item.tooltip = new vscode.MarkdownString(
-          `gate \`${g.id}\`: ${escapeMd(g.reason || g.title)}\n\nrequested by ${escapeMd(g.requestedBy.id)} (${g.requestedBy.channel}) at ${g.requestedAt}`,
-        );
+        const md = tooltip();
+        appendPlain(md, `Gate ${g.id}: ${g.reason || g.title}`);
+        md.appendMarkdown('\n\n');
+        appendPlain(md, `Requested by ${describeActor(g.requestedBy)} at ${g.requestedAt}`);
+        if (g.decidedBy) {
+          md.appendMarkdown('\n\n');
+          appendPlain(
+            md,
+            `${g.status[0]!.toUpperCase()}${g.status.slice(1)} by ${describeActor(g.decidedBy)}${g.decidedAt ? ` at ${g.decidedAt}` : ''}${g.signature ? ' (signed)' : ''}${g.note ? `: ${g.note}` : ''}`,
+          );
+        }
+        item.tooltip = md;
         return item;
       }
       case 'evidence': {
@@ -249,9 +270,11 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
             path.join(node.ref.store.goalDir(node.ref.goalId), e.artifact.path),
           );
         }
-        item.tooltip = new vscode.MarkdownString(
-          `\`${e.id}\`${e.command ? ` \`${e.command}\`` : ''}\n\n\`\`\`\n${e.summary}\n\`\`\``,
-        );
+        const md = tooltip();
+        appendPlain(md, `${e.id} · ${e.kind} by ${describeActor(e.by)} at ${e.at}`);
+        if (e.command) appendCode(md, e.command, 'sh');
+        appendCode(md, e.summary);
+        item.tooltip = md;
         return item;
       }
       case 'run': {
@@ -310,6 +333,46 @@ export function quotaBadge(g: GoalState): string {
   return `${t.left} ${k} left`;
 }
 
+/**
+ * A tooltip for store text: untrusted (no command links), no HTML, no theme icons. Store text only
+ * goes in through `appendPlain` and `appendCode`, never into Markdown source directly: a title,
+ * reason or command output could otherwise close a code block and show links or load images.
+ */
+function tooltip(): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.supportThemeIcons = false;
+  return md;
+}
+
+/**
+ * Store text as plain text: `appendText` escapes Markdown syntax; `<` and `&` (which it leaves, so
+ * `<https://…>` would be a link and `&#91;` a bracket) are written as entities.
+ */
+export function appendPlain(md: vscode.MarkdownString, s: string): vscode.MarkdownString {
+  for (const part of s.split(/([<&])/)) {
+    if (part === '<') md.appendMarkdown('&lt;');
+    else if (part === '&') md.appendMarkdown('&amp;');
+    else if (part) md.appendText(part);
+  }
+  return md;
+}
+
+/**
+ * Text shown verbatim in a fenced code block (a command, a command's output). `appendCodeblock`
+ * makes its fence longer than every run of backticks that starts a line; a closing fence may also
+ * be indented by up to three spaces (CommonMark), which it does not count, so text with such a
+ * line gets a fence longer than those too.
+ */
+export function appendCode(md: vscode.MarkdownString, code: string, language = ''): vscode.MarkdownString {
+  if (!/^ {1,3}`{3,}/m.test(code)) return md.appendCodeblock(code, language);
+  const longest = Math.max(...(code.match(/^ {0,3}`+/gm) ?? []).map((r) => r.trimStart().length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return md.appendMarkdown(`\n${fence}${language}\n${code}\n${fence}\n`);
+}
+
+/** Markdown syntax escaped, for text inside Markdown built elsewhere (chat). */
 export function escapeMd(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
 }

@@ -23,6 +23,9 @@ import {
   checkId,
   LoopxError,
   errorReport,
+  randomSuffix,
+  cleanAgentName,
+  sessionAgentId,
 } from '../core/index';
 import type { Actor, Store } from '../core/index';
 
@@ -38,21 +41,26 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
       instructions:
         'LoopX governs this workspace. Start every turn with loopx_get_contract; run only the shell commands its ' +
         'cli_channel.next_cli_actions list, exactly as given; report spend with loopx_report_spend; end the turn with ' +
-        'the finish_with command. Gates, rewards and quota are a person’s decisions.',
+        'the finish_with command. Gates, rewards and quota are a person’s decisions. Who you are comes from this ' +
+        'connection: you work only under your own contract.',
     },
   );
   /**
-   * The agent on the other end: the client's own name when it gives one. The name is whatever the
-   * client sent: control characters and blanks would make every event fail validation, so they go.
+   * The agent on the other end, from the connection (core/identity.ts), never from a tool's input:
+   * - the name the person configured for this server (`loopx mcp --agent`, or LOOPX_AGENT in its
+   *   environment), as it is: a name chosen outside the agent's reach, stable across restarts, and
+   *   the same one its shell (LOOPX_AGENT) and hooks use, so one agent's channels agree;
+   * - else the client's own name plus this server's session id: the client picks its name, so
+   *   the name alone would let a client called "agentA" act as agentA. One server process serves
+   *   one client, so the session is the process.
+   * Control and invisible characters in a name would make every event fail validation: they go.
    */
+  const session = randomSuffix(6);
   const actor = (): Actor => {
-    const raw = opts.agent || server.getClientVersion()?.name || '';
-    const id = raw
-      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '')
-      .trim()
-      .slice(0, 128)
-      .trim();
-    return { kind: 'agent', id: id || 'mcp-client', channel: 'mcp' };
+    const id = opts.agent
+      ? cleanAgentName(opts.agent, 'mcp-client')
+      : sessionAgentId(server.getClientVersion()?.name ?? '', session, 'mcp-client');
+    return { kind: 'agent', id, channel: 'mcp' };
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

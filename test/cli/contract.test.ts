@@ -219,7 +219,10 @@ describe('contract and evidence', { concurrency: true }, () => {
         gates.map((g) => [g.id, g.status, g.approve]),
         [['prod', 'pending', 'loopx gate approve --goal-id c --gate-id prod']],
       );
-      assert.equal(contract.interaction_contract.agent_channel.finish_with, 'loopx summary_all --goal-id c');
+      assert.equal(
+        contract.interaction_contract.agent_channel.finish_with,
+        `loopx summary_all --goal-id c --contract ${cid}`,
+      );
       // Asked again (text this time), the open run and its contract are reused, not doubled.
       const text = ok(await ws.run('quota', 'should-run', '--goal-id', 'c')).stdout;
       assert.match(text, /^RUN {2}goal c \(active\)/);

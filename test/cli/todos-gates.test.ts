@@ -361,7 +361,14 @@ describe('todos and gates', { concurrency: true }, () => {
       const ev = ws.events('h').at(-1)!;
       assert.equal(ev.type, 'gate.approved');
       assert.deepEqual([ev.actor.kind, ev.actor.channel], ['user', 'cli']);
-      assert.deepEqual(ev.data, { gateId: 'prod', note: 'reviewed' });
+      const { guarded, ...decided } = ev.data as { guarded: { todoId: string }[] };
+      assert.deepEqual(decided, { gateId: 'prod', note: 'reviewed' });
+      assert.ok(Array.isArray(guarded), 'the approval lists the work it covers');
+      assert.match(
+        r.output,
+        /Approving lets agents do \d+ todos?, exactly as listed/,
+        'shown before signing',
+      );
       const gates = await ws.json(GateList, 'gate', 'list', '--goal-id', 'h');
       const statuses = gates.map((x) => x.status);
       assert.deepEqual(

@@ -14,7 +14,7 @@ import { loadScript, notificationTexts, openLoopxView, treeRow, until } from './
 
 const DEMO_GOAL_TITLE = 'Refactor Payment Module';
 const DEMO_GATE = 'staging-deploy';
-const GATE_TEXT = `waits for your approval of gate "${DEMO_GATE}"`;
+const GATE_TEXT = `gate ${DEMO_GATE} of goal`;
 
 interface NpmStart {
   child: ChildProcess;

@@ -363,8 +363,10 @@ describe(
       'replayed: after summary_all ended its run, and re-attached to a new run; then the positive control runs the marker',
       { timeout: 120_000 },
       async () => {
+        // summary_all ends the caller's own run: codex's (LOOPX_AGENT), who holds c1.
         const end = await loopx(['--workspace', ws, '--format', 'json', 'summary_all', '--goal-id', 'ga'], {
           cwd: ws,
+          env: { LOOPX_AGENT: 'codex' },
         });
         assert.equal(end.code, 0, end.stderr);
         assert.ok(

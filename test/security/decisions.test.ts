@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
-import { Sandbox, removeTempDirs, loopx, ok, fails } from './kit';
+import { Sandbox, appendByHand, removeTempDirs, loopx, ok, fails } from './kit';
 import { newKeyPair, decisionStatement, signerFor } from '../../src/core/index';
 import { shq } from '../cli/helpers';
 
@@ -49,21 +48,13 @@ async function setUp(): Promise<Sandbox> {
 const logFile = (sb: Sandbox) => sb.file('.loopx', 'goals', 'g', 'events.jsonl');
 const lines = (sb: Sandbox) => fs.readFileSync(logFile(sb), 'utf8').split('\n').filter(Boolean);
 
-/** Appends a well-formed line with the right seq and prev, as a forger would. */
-function forge(sb: Sandbox, ev: Record<string, unknown>) {
-  const all = lines(sb);
-  const last = JSON.parse(all.at(-1)!);
-  const line = JSON.stringify({
-    v: 1,
-    seq: all.length + 1,
-    id: `ev-forge${all.length}`,
-    ts: new Date().toISOString(),
-    writer: last.writer,
+/** Appends a well-formed line with the right seq and prev, as a forger would, in alice's name. */
+function forge(sb: Sandbox, ev: { type: string; data: unknown } & Record<string, unknown>) {
+  appendByHand(sb, 'g', {
     actor: { kind: 'user', id: 'alice', channel: 'cli' },
-    prev: createHash('sha256').update(all.at(-1)!).digest('hex'),
+    id: `ev-forge${lines(sb).length}`,
     ...ev,
   });
-  fs.appendFileSync(logFile(sb), line + '\n');
 }
 
 async function gateStatus(sb: Sandbox): Promise<string> {

@@ -30,6 +30,11 @@ export class Sandbox {
     return JSON.parse(r.stdout) as Record<string, unknown>;
   }
 
+  /** Run options for the CLI helpers (`loopxTty`, `loopxAsPerson`): this workspace and config folder. */
+  opts(): { cwd: string; env: Record<string, string> } {
+    return { cwd: this.dir, env: { LOOPX_CONFIG_DIR: this.config } };
+  }
+
   file(...parts: string[]): string {
     return path.join(this.dir, ...parts);
   }
@@ -103,28 +108,39 @@ export function mintContract(
 }
 
 /**
- * Appends a `run.started` event carrying `contract` to the goal's log, chained the way LoopX
- * chains its own lines (next seq, sha256 of the previous line): what an agent with a shell can
- * write by hand. The copy of the last line keeps its writer and version.
+ * Appends an event to a goal's log, chained the way LoopX chains its own lines (next seq, sha256
+ * of the previous line, the last line's writer and version): what an agent with a shell can write
+ * by hand. `ev` gives the type and data, and may override any envelope field (actor, sig, ...).
  */
-export function appendRunStarted(sb: Sandbox, goalId: string, contract: ReturnType<typeof mintContract>) {
+export function appendByHand(
+  sb: Sandbox,
+  goalId: string,
+  ev: { type: string; data: unknown } & Record<string, unknown>,
+): void {
   const file = sb.file('.loopx', 'goals', goalId, 'events.jsonl');
-  const text = fs.readFileSync(file, 'utf8');
-  const lines = text.split('\n').filter(Boolean);
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
   const lastLine = lines.at(-1)!;
   const last = JSON.parse(lastLine) as { v: number; seq: number; writer: string };
-  const ev = {
+  const line = {
     v: last.v,
     seq: last.seq + 1,
-    id: `ev-${randomBytes(5).toString('hex')}`,
+    id: `ev-hand${randomBytes(5).toString('hex')}`,
     ts: new Date().toISOString(),
     writer: last.writer,
-    actor: { kind: 'agent', id: contract.agent, channel: 'cli' },
+    actor: { kind: 'agent', id: 'agent', channel: 'cli' },
     prev: sha256(lastLine),
+    ...ev,
+  };
+  fs.appendFileSync(file, JSON.stringify(line) + '\n');
+}
+
+/** Appends a `run.started` event carrying `contract` to the goal's log, by hand (appendByHand). */
+export function appendRunStarted(sb: Sandbox, goalId: string, contract: ReturnType<typeof mintContract>) {
+  appendByHand(sb, goalId, {
+    actor: { kind: 'agent', id: contract.agent, channel: 'cli' },
     type: 'run.started',
     data: { run: { id: contract.runId, agent: contract.agent, contract } },
-  };
-  fs.appendFileSync(file, JSON.stringify(ev) + '\n');
+  });
 }
 
 /** The `loopx exec` line for a contract's first action, as an executor would run it. */

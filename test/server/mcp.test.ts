@@ -31,7 +31,12 @@ import { human, tempDir, removeTempDirs } from '../helpers/store';
 const REPO = path.resolve(__dirname, '..', '..');
 const BIN = path.join(REPO, 'bin', 'loopx.js');
 const CLIENT = 'mcp-test-agent';
-const AS_CLIENT = { kind: 'agent', id: CLIENT, channel: 'mcp' };
+/** The agent a client is: its name plus the server's session id (`mcp-test-agent-7k2f9x`). */
+function SESSION_OF(name: string): RegExp {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped}-[0-9a-z]{6}$`);
+}
+const AS_CLIENT = SESSION_OF(CLIENT);
 
 /** The parent's environment without LOOPX_* (a stray LOOPX_AGENT would rename the actor). */
 function cleanEnv(): Record<string, string> {
@@ -144,8 +149,14 @@ function byClient(events: LoopxEvent[], types: string[]) {
     events.map((e) => e.type),
     types,
   );
-  for (const e of events)
-    assert.deepEqual(e.actor, AS_CLIENT, `${e.type} was written by ${JSON.stringify(e.actor)}`);
+  for (const e of events) {
+    assert.deepEqual(
+      [e.actor.kind, e.actor.channel],
+      ['agent', 'mcp'],
+      `${e.type}: ${JSON.stringify(e.actor)}`,
+    );
+    assert.match(e.actor.id, AS_CLIENT, `${e.type} was written by ${JSON.stringify(e.actor)}`);
+  }
 }
 
 before(() => {
@@ -211,7 +222,7 @@ describe('loopx mcp over stdio, with the SDK client', () => {
       `loopx exec --contract ${contractId} --todo build -- 'npm run build'`,
     ]);
     const run = store.load('g').state.runs.find((x) => x.id === runId)!;
-    assert.equal(run.agent, CLIENT, "the agent is the client's name");
+    assert.match(run.agent, AS_CLIENT, "the agent is the client's name plus this session");
     assert.equal(run.contract?.id, contractId);
   });
 
@@ -232,7 +243,8 @@ describe('loopx mcp over stdio, with the SDK client', () => {
     const events = await written(store, () => ok(conn, 'loopx_claim_todo', { contractId, todoId: 'docs' }));
     byClient(events, ['todo.claimed']);
     const todo = store.load('g').state.todos.find((t) => t.id === 'docs')!;
-    assert.deepEqual({ status: todo.status, by: todo.claimedBy }, { status: 'claimed', by: CLIENT });
+    assert.equal(todo.status, 'claimed');
+    assert.match(todo.claimedBy!, AS_CLIENT);
   });
 
   it('loopx_record_evidence records evidence for the run', async () => {
@@ -296,17 +308,28 @@ describe('loopx mcp over stdio, with the SDK client', () => {
     assert.equal(state.gates.find((g) => g.id === `review-${todoId}`)?.status, 'pending');
   });
 
-  it('loopx_request_gate asks the person', async () => {
+  it('loopx_request_gate asks the person, for work an agent added; a person’s todo it may not hold back', async () => {
+    await refusedCall(
+      conn,
+      'loopx_request_gate',
+      { gateId: 'hold', reason: 'Reject if unsure', guards: ['build'] },
+      /todo build is a person's work/,
+    );
+    await ok(conn, 'loopx_add_todo', { goalId: 'g', title: 'ship it' });
+    const shipped = store.load('g').state.todos.find((t) => t.title === 'ship it')!;
     const events = await written(store, () =>
       ok(conn, 'loopx_request_gate', {
         gateId: 'prod-deploy',
         reason: 'the build goes to production',
-        guards: ['build'],
+        guards: [shipped.id],
       }),
     );
     byClient(events, ['gate.requested']);
     const gate = store.load('g').state.gates.find((g) => g.id === 'prod-deploy')!;
-    assert.deepEqual({ status: gate.status, guards: gate.guards }, { status: 'pending', guards: ['build'] });
+    assert.deepEqual(
+      { status: gate.status, guards: gate.guards },
+      { status: 'pending', guards: [shipped.id] },
+    );
   });
 
   it('bad input gets isError with the field named, and writes nothing', async () => {
@@ -497,12 +520,14 @@ describe('loopx mcp: who the agent is, and the end of a session', () => {
       .events.filter((e) => e.type === 'todo.added')
       .slice(-2);
     assert.deepEqual(
-      added.map((e) => e.actor),
+      added.map((e) => [e.actor.kind, e.actor.channel]),
       [
-        { kind: 'agent', id: 'evil[31magent', channel: 'mcp' },
-        { kind: 'agent', id: 'mcp-client', channel: 'mcp' },
+        ['agent', 'mcp'],
+        ['agent', 'mcp'],
       ],
     );
+    assert.match(added[0]!.actor.id, SESSION_OF('evil[31magent'));
+    assert.match(added[1]!.actor.id, SESSION_OF('mcp-client'));
     await Promise.all([odd.client.close(), blank.client.close()]);
   });
 

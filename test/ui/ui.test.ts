@@ -340,43 +340,61 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     },
   );
 
+  /** The toast (or, once it hid, the notification centre's item) whose text has `text`. */
+  async function notification(text: string): Promise<Locator> {
+    const inToast = page.locator('.notification-toast', { hasText: text }).first();
+    const inCentre = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+    return until(
+      `the notification "${text}"`,
+      async () => {
+        if (await visible(inToast)) return inToast;
+        if (await visible(inCentre)) return inCentre;
+        // The toast was raised at activation and hides after a while: the notification centre keeps it.
+        if (!(await visible(page.locator('.notifications-center')))) {
+          await page
+            .locator('.statusbar-item[id="status.notifications"] a, .statusbar [aria-label*="Notifications"]')
+            .first()
+            .click({ timeout: 2000 })
+            .catch(() => {});
+        }
+        return undefined;
+      },
+      UI_MS,
+      250,
+    );
+  }
+
+  /** The modal dialog VS Code shows for a decision. */
+  async function modal(): Promise<Locator> {
+    const box = page.locator('.monaco-dialog-box').first();
+    await box.waitFor({ timeout: UI_MS });
+    return box;
+  }
+
   step(
-    '(c) the gate notification for staging-deploy: Approve records a signed approval by a user in VS Code',
+    '(c) the gate notification for staging-deploy: Approve shows the full facts in a modal, and its Approve records a signed approval',
     60_000,
     async () => {
       await closeOverlays();
-      const toastText = `waits for your approval of gate "${GATE}"`;
-      const inToast = page.locator('.notification-toast', { hasText: toastText }).first();
-      const inCentre = page
-        .locator('.notifications-center .notification-list-item', { hasText: toastText })
-        .first();
-      const toast = await until(
-        'the gate notification',
-        async () => {
-          if (await visible(inToast)) return inToast;
-          if (await visible(inCentre)) return inCentre;
-          // The toast was raised at activation and hides after a while: the notification centre keeps it.
-          if (!(await visible(page.locator('.notifications-center')))) {
-            await page
-              .locator(
-                '.statusbar-item[id="status.notifications"] a, .statusbar [aria-label*="Notifications"]',
-              )
-              .first()
-              .click({ timeout: 2000 })
-              .catch(() => {});
-          }
-          return undefined;
-        },
-        UI_MS,
-        250,
-      );
+      const toast = await notification(`gate ${GATE} of goal`);
       const text = await toast.innerText();
       assert.match(text, /Refactor Payment Module/);
-      assert.match(text, /Deploy to staging/, 'the reason names the todo it guards');
+      assert.match(
+        text,
+        /asked by person demo-user at the command line/,
+        'who asked, and through which channel',
+      );
       await shot('gate-notification.png');
       assert.deepEqual(gateEvents(ws), [], 'not decided yet');
 
       await toast.getByRole('button', { name: 'Approve' }).click();
+      const box = await modal();
+      const detail = await box.innerText();
+      assert.match(detail, /Approving lets agents do 1 todo, exactly as listed/);
+      assert.match(detail, /\$ echo "deploying to staging"/, 'the guarded command, whole');
+      await shot('gate-modal.png');
+      assert.deepEqual(gateEvents(ws), [], 'the notification click alone decides nothing');
+      await box.getByRole('button', { name: 'Approve' }).click();
       const [ev] = await until(
         'gate.approved in the log',
         () => {
@@ -390,8 +408,13 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
         { kind: ev!.actor.kind, channel: ev!.actor.channel },
         { kind: 'user', channel: 'vscode' },
       );
-      const data = ev!.data as { gateId: string };
+      const data = ev!.data as { gateId: string; guarded: { action?: string }[] };
       assert.equal(data.gateId, GATE);
+      assert.deepEqual(
+        data.guarded.map((w) => w.action),
+        ['echo "deploying to staging"'],
+        'the signed approval covers the command shown',
+      );
       const sig = (ev as { sig?: { keyId: string; sig: string } }).sig;
       assert.ok(sig?.sig, 'the approval carries a signature');
       const store = new Store(ws);
@@ -400,6 +423,46 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       assert.equal(gate.status, 'approved');
       assert.ok(store.trust().key(sig.keyId), 'the editor pinned its key in the config folder');
       await until('the notification to go away', async () => !(await visible(toast)), 10_000);
+    },
+  );
+
+  step(
+    '(c2) an agent’s link-shaped reason is text in the notification, not a link; Approve shows the full command, and dismissing decides nothing',
+    60_000,
+    async () => {
+      await closeOverlays();
+      const link = `[Show the diff](command:loopx.approveGate?${encodeURIComponent(JSON.stringify({ goalId: GOAL, gateId: 'link-gate' }))})`;
+      const command = `echo release-notes ${'--verbose '.repeat(30)}--final`;
+      const agent = { ...process.env, LOOPX_AGENT: 'sly-agent' };
+      cli(ws, 'gate', 'request', '--goal-id', GOAL, '--gate-id', 'link-gate', '--reason', `Safe. ${link}`);
+      execFileSync(
+        process.execPath,
+        [
+          path.join(REPO, 'bin', 'loopx.js'),
+          ...['--workspace', ws, 'todo', 'add', '--goal-id', GOAL, '--todo-id', 'notes'],
+          ...['--title', 'Publish the notes', '--action', command, '--gate', 'link-gate'],
+        ],
+        { encoding: 'utf8', timeout: 15_000, env: agent },
+      );
+      const toast = await notification('gate link-gate of goal');
+      const text = await toast.innerText();
+      assert.doesNotMatch(text, /Show the diff|command:/, 'the agent’s text is not in the notification');
+      assert.equal(
+        await toast.locator('a[href^="command:"], a[data-href^="command:"]').count(),
+        0,
+        'no link',
+      );
+      await toast.getByRole('button', { name: 'Approve' }).click();
+      const box = await modal();
+      const detail = await box.innerText();
+      assert.ok(detail.includes(`$ ${command}`), `the whole command is in the modal:\n${detail}`);
+      assert.ok(detail.includes(link), 'the reason is shown as the text it is');
+      assert.equal(await box.locator('a[href^="command:"], a[data-href^="command:"]').count(), 0, 'no link');
+      await shot('gate-modal-agent-text.png');
+      await box.getByRole('button', { name: 'Cancel' }).click();
+      await until('the modal to close', async () => !(await visible(box)), 10_000);
+      const gate = new Store(ws).load(GOAL).state.gates.find((g) => g.id === 'link-gate')!;
+      assert.equal(gate.status, 'pending', 'dismissing the modal decides nothing');
     },
   );
 
@@ -413,7 +476,8 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       const refactor = d.locator(`.goal-row[data-goal="${GOAL}"]`);
       await refactor.waitFor({ timeout: UI_MS });
       assert.equal(await refactor.locator('.goal-title').textContent(), 'Refactor Payment Module');
-      assert.equal(await refactor.locator('.goal-count').textContent(), '1/5');
+      // Done of all: the demo's five todos and the one the agent of (c2) added.
+      assert.equal(await refactor.locator('.goal-count').textContent(), '1/6');
       await d.locator('.goal-row[data-goal="docs-refresh"]').waitFor({ timeout: UI_MS });
       // What needs me: the todo only a person can do, and the goal that has no plan yet.
       const attention = d.locator('.attention');
@@ -457,7 +521,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       await until(
         'the CLI changes in the open dashboard',
         async () =>
-          (await refactor.locator('.goal-count').textContent()) === '1/6' &&
+          (await refactor.locator('.goal-count').textContent()) === '1/7' &&
           (await visible(hostile)) &&
           (await attention.innerText()).includes('prod-deploy'),
         LIVE_MS,

@@ -54,7 +54,7 @@ function assertActor(events: LoopxEvent[], actor: Actor) {
  * A goal planned by a person: `build` (a command), `docs` (judgment) and `later` (judgment, gated
  * by `prod`), then a contract issued to the agent through the tool.
  */
-function planned(opts: { actor?: Actor } = {}) {
+function planned(opts: { actor?: Actor; docsBy?: Actor } = {}) {
   const actor = opts.actor ?? lm;
   const f = goalFixture();
   const { store, goalId } = f;
@@ -64,7 +64,12 @@ function planned(opts: { actor?: Actor } = {}) {
     { goalId, todoId: 'build', title: 'build it', action: 'npm run build', priority: 'P0' },
     human,
   );
-  invoke(store, 'todo.add', { goalId, todoId: 'docs', title: 'write the docs', priority: 'P1' }, human);
+  invoke(
+    store,
+    'todo.add',
+    { goalId, todoId: 'docs', title: 'write the docs', priority: 'P1' },
+    opts.docsBy ?? human,
+  );
   invoke(
     store,
     'todo.add',
@@ -233,15 +238,28 @@ describe('loopx_get_contract', () => {
     assert.equal(store.load(goalId).state.runs.length, 1, 'no second run while the first has work');
   });
 
-  it('takes an explicit agent name, over MCP too', () => {
-    const { store, goalId } = planned();
-    const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', { agent: 'codex' }, mcp).data);
+  it('the agent is the caller, over MCP too: `agent` naming another is refused, its own is accepted', () => {
+    const { store, goalId, contractId } = planned();
+    const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, mcp).data);
     const run = store.load(goalId).state.runs.find((r) => r.id === out.run_id)!;
-    assert.equal(run.agent, 'codex');
+    assert.equal(run.agent, 'claude');
     assertActor(
       store.readLog(goalId).events.filter((e) => e.type === 'run.started' && e.data.run.id === run.id),
       mcp,
     );
+    // An older caller that still sends `agent`: its own name is fine, another's is refused.
+    const same = ShouldRunOutput.parse(call(store, 'loopx_get_contract', { agent: 'claude' }, mcp).data);
+    assert.equal(same.interaction_contract.id, out.interaction_contract.id);
+    const before = store.readLog(goalId).events.length;
+    const e = throwsLoopx(
+      () => call(store, 'loopx_get_contract', { agent: 'copilot' }, mcp),
+      'refused',
+      /`agent` "copilot" is not you: your identity is "claude".*Next: call the tool again without `agent`/,
+    );
+    assert.equal(e.reason, 'agent_mismatch');
+    assert.equal(store.readLog(goalId).events.length, before, 'nothing written');
+    assert.notEqual(out.interaction_contract.id, contractId, "claude did not get copilot's contract");
+    assert.ok(!('agent' in (toolInputJsonSchema(AGENT_TOOLS[0]!).properties as object)), 'no agent input');
   });
 
   it('after expiry, ends the stale run and issues a fresh contract', () => {
@@ -326,7 +344,7 @@ describe('loopx_add_todo', () => {
       const gate = store.load(goalId).state.gates.find((g) => g.id === review)!;
       assert.equal(gate.status, 'pending');
       assert.deepEqual(gate.guards, [todoId]);
-      assert.match(gate.reason, /npm run lint/);
+      assert.match(gate.reason, /proposed a command for todo/);
 
       const waiting = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, actor).data);
       assert.equal(waiting.decision, 'wait');
@@ -631,7 +649,7 @@ describe('loopx_report_spend', () => {
 
 describe('loopx_request_gate', () => {
   it('asks the person; the todos it guards wait, other work goes on', () => {
-    const { store, goalId, contractId } = planned({ actor: mcp });
+    const { store, goalId, contractId } = planned({ actor: mcp, docsBy: mcp });
     let res!: AgentToolResult;
     const events = written(
       store,
@@ -857,7 +875,7 @@ describe('writes outside the current contract', () => {
   it("two agents' contracts: a claim under one holds against the other", () => {
     const { store, goalId, contractId } = planned({ actor: lm });
     // A second agent gets its own contract; claims under it are that agent's.
-    const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', { agent: 'codex' }, mcp).data);
+    const out = ShouldRunOutput.parse(call(store, 'loopx_get_contract', {}, mcp).data);
     assert.equal(out.decision, 'run');
     assert.notEqual(out.interaction_contract.id, contractId);
     call(store, 'loopx_claim_todo', { contractId, todoId: 'docs' }, lm);
@@ -893,5 +911,75 @@ describe('results a model can act on', () => {
     }
     for (const r of results.slice(1))
       assert.ok(r.text.length < 300, `writing tools answer in a line: ${r.text}`);
+  });
+});
+
+describe('identity from the channel (security finding 7)', () => {
+  it("one agent cannot claim, complete, record evidence or report spend under another's contract", () => {
+    // copilot (lm) holds the contract; claude (mcp) tries to use its id.
+    const { store, goalId, contractId } = planned();
+    const before = store.readLog(goalId).events.length;
+    const attempts: [string, Record<string, unknown>][] = [
+      ['loopx_claim_todo', { contractId, todoId: 'docs' }],
+      ['loopx_complete_todo', { contractId, todoId: 'docs', summary: 'done by someone else' }],
+      ['loopx_record_evidence', { contractId, summary: 'not mine' }],
+      ['loopx_report_spend', { contractId, tokens: 1 }],
+    ];
+    for (const [name, input] of attempts) {
+      const e = throwsLoopx(
+        () => call(store, name, input, mcp),
+        'refused',
+        /contract c-\w+ was issued to agent "copilot", not to you \("claude"\)/,
+        /Next: call loopx_get_contract for your own contract\.$/,
+      );
+      assert.equal(e.reason, 'contract_other_agent', name);
+    }
+    assert.equal(store.readLog(goalId).events.length, before, 'nothing written');
+    // The same agent on another channel with the same name is the same agent.
+    call(store, 'loopx_claim_todo', { contractId, todoId: 'docs' }, { ...lm, channel: 'mcp' });
+  });
+
+  it('`agent` in any tool input is dropped when it is the caller, refused otherwise', () => {
+    const { store, contractId } = planned();
+    call(store, 'loopx_record_evidence', { contractId, summary: 'mine', agent: 'copilot' });
+    for (const agent of ['claude', '', 42, { id: 'copilot' }]) {
+      const e = throwsLoopx(
+        () => call(store, 'loopx_record_evidence', { contractId, summary: 'x', agent }),
+        'refused',
+        /is not you/,
+      );
+      assert.equal(e.reason, 'agent_mismatch');
+    }
+  });
+});
+
+describe('spend reports stay finite and bounded (security finding 8)', () => {
+  it('refuses a report above the per-report ceiling, naming the field and the limit', () => {
+    const { store, goalId, contractId, runId } = planned();
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [
+        { costUsd: 1e308 },
+        'costUsd',
+        /costUsd 1e\+308 is too large: one spend report adds at most 100000 USD/,
+      ],
+      [{ costUsd: 100000.01 }, 'costUsd', /at most 100000 USD/],
+      [{ tokens: 1e9 + 1 }, 'tokens', /tokens 1000000001 is too large: .*at most 1000000000 tokens/],
+      [{ tokens: 1e300 }, 'tokens', /at most 1000000000 tokens/],
+    ];
+    for (const [spend, field, message] of cases) {
+      const e = throwsLoopx(
+        () => call(store, 'loopx_report_spend', { contractId, ...spend }),
+        'refused',
+        message,
+      );
+      assert.equal(e.reason, 'spend_too_large');
+      assert.equal(e.details.field, field);
+    }
+    // At the ceiling is fine; the run's spend is what was reported.
+    call(store, 'loopx_report_spend', { contractId, tokens: 1e9, costUsd: 1e5 });
+    const run = store.load(goalId).state.runs.find((r) => r.id === runId)!;
+    assert.deepEqual([run.spend.tokens, run.spend.costUsd], [1e9, 1e5]);
+    // Infinity cannot come through JSON as a number, and a non-number is bad input.
+    throwsLoopx(() => call(store, 'loopx_report_spend', { contractId, costUsd: Infinity }), 'usage');
   });
 });

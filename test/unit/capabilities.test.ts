@@ -482,7 +482,7 @@ describe('todo capabilities', () => {
     assert.equal(g.status, 'pending');
     assert.deepEqual(g.guards, ['ship']);
     assert.deepEqual(g.requestedBy, agent);
-    assert.match(g.reason, /needed by todo ship: deploy to prod/);
+    assert.match(g.reason, /todo ship names gate deploy/);
     assert.equal(todoOf(store, 'ship')!.gate, 'deploy');
     // A second todo needing the same gate joins it: still one gate, guarding both.
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'announce', title: 'announce', gate: 'deploy' }, agent);
@@ -491,16 +491,26 @@ describe('todo capabilities', () => {
     assert.equal(gateOf(store, 'deploy')!.status, 'pending');
   });
 
-  it('todo.add with an approved gate asks nothing; with a rejected gate it is refused', () => {
+  it('todo.add with an approved gate asks it again (the approval lists only the work the person saw); with a rejected gate it is refused', () => {
     const store = withGoal();
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'ok' }, agent);
     invoke(store, 'gate.approve', { goalId: 'g', gateId: 'ok' }, human, signed(store));
     const r = invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a', gate: 'ok' }, agent);
     assert.deepEqual(
       r.events.map((e) => e.type),
-      ['todo.added'],
+      ['todo.added', 'gate.requested'],
     );
-    assert.equal(gateOf(store, 'ok')!.status, 'approved');
+    assert.equal(
+      gateOf(store, 'ok')!.status,
+      'pending',
+      'new work under an approved gate needs a new approval',
+    );
+    invoke(store, 'gate.approve', { goalId: 'g', gateId: 'ok' }, human, signed(store));
+    assert.deepEqual(
+      gateOf(store, 'ok')!.approvedFor,
+      [{ todoId: 'a', title: 'a' }],
+      'the approval lists the work it covers',
+    );
     invoke(store, 'gate.request', { goalId: 'g', gateId: 'no' }, agent);
     invoke(store, 'gate.reject', { goalId: 'g', gateId: 'no' }, human, signed(store));
     refuses(
@@ -595,7 +605,7 @@ describe('todo capabilities', () => {
     );
     const review = state(store).gates.find((g) => g.guards.includes('a'))!;
     assert.equal(review.status, 'pending');
-    assert.match(review.reason, /make deploy/);
+    assert.match(review.reason, /proposed a command for todo a/);
     refuses(
       store,
       'todo.complete',
@@ -971,7 +981,7 @@ describe('gate capabilities', () => {
       { goalId: 'g', gateId: 'deploy' },
       human,
       'refused',
-      /gate deploy is rejected: only a pending gate can be rejected/,
+      /gate deploy is rejected \(by alice at [^)]+\): only a pending gate can be rejected/,
     );
   });
 

@@ -421,7 +421,8 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
       bash(ws, 'loopx status --goal-id g --json', { allow: true, reason: ro, spawn: true }),
       bash(ws, 'loopx status', { allow: true, reason: ro }),
       bash(ws, 'loopx --format json status', { allow: true, reason: ro }),
-      bash(ws, 'loopx quota should-run --goal-id g', { allow: true, reason: ro }),
+      // Writes, but only the agent's own turn: in its own name, for the policy's lifetime.
+      bash(ws, 'loopx quota should-run --goal-id g', { allow: true, reason: /^the agent's own turn/ }),
       bash(ws, 'loopx --version', { allow: true, reason: ro }),
       bash(ws, 'loopx goal list', { allow: true, reason: ro }),
       bash(ws, 'loopx gate list --goal-id g', { allow: true, reason: ro }),
@@ -473,6 +474,61 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
       bash(ws, 'loopx status; rm -rf /', { allow: false, reason: /does not list it/ }),
       bash(ws, 'loopx status --goal-id "$(id)"', { allow: false, reason: /does not list it/ }),
     ]);
+  });
+
+  it("quota should-run and summary_all write: allowed only as the agent's own turn; another agent's contract authorises nothing", () => {
+    const ws = governed();
+    const as = (agent: string | undefined, command: string) => {
+      const a = preToolUse(ws.store, HookPayload.parse(claudeBash(ws.dir, command)), {
+        parseLoopx,
+        env: hookEnv(),
+        agent,
+      });
+      const out = a.output.hookSpecificOutput as {
+        permissionDecision: string;
+        permissionDecisionReason: string;
+      };
+      return `${out.permissionDecision}: ${out.permissionDecisionReason}`;
+    };
+    const own = /^allow: the agent's own turn/;
+    const notListed = /^deny: LoopX: .*is not allowed: /;
+    const done = `loopx todo done --goal-id g --todo-id docs --contract ${ws.contractId} --summary ok`;
+    // No identity (no LOOPX_AGENT): the agent is "agent", as `loopx` names it; the contract id is the capability.
+    assert.match(as(undefined, 'loopx summary_all --goal-id g'), own);
+    assert.match(as(undefined, 'loopx summary-all --goal-id g --agent agent'), own);
+    assert.match(as(undefined, 'loopx summary_all --goal-id g --agent claude-code'), notListed);
+    assert.match(as(undefined, 'loopx quota should-run --goal-id g --agent claude-code'), notListed);
+    assert.match(as(undefined, ws.build), /^allow: listed by contract/);
+    // The contract's own finish_with passes for its agent, or for a caller with no identity (the
+    // contract id is the capability); never for another agent.
+    const finish = ws.out.interaction_contract.agent_channel.finish_with!;
+    assert.equal(finish, `loopx summary_all --goal-id g --contract ${ws.contractId}`);
+    const ends = new RegExp(`^allow: ends the run of its contract ${ws.contractId} \\(finish_with\\)$`);
+    assert.match(as('claude-code', finish), ends);
+    assert.match(as(undefined, finish), ends);
+    assert.match(as('mallory', finish), /^deny: .*issued to agent "claude-code", not to you \("mallory"\)/);
+    assert.match(as(undefined, `${finish} --agent claude-code`), notListed);
+    assert.match(as(undefined, 'loopx summary_all --goal-id other --contract c-0000000000'), /^deny: /);
+    assert.match(as('claude-code', 'loopx summary_all --goal-id g'), own);
+    assert.match(as('claude-code', 'loopx summary_all --goal-id g --agent claude-code'), own);
+    assert.match(as('claude-code', 'loopx quota should-run --goal-id g --agent claude-code'), own);
+    assert.match(as('claude-code', 'loopx quota should-run --goal-id g'), own);
+    assert.match(as('claude-code', 'loopx summary_all --goal-id g --agent agent'), notListed);
+    assert.match(as('claude-code', 'loopx quota should-run --goal-id g --agent someone-else'), notListed);
+    assert.match(as('claude-code', 'loopx quota should-run --goal-id g --ttl-minutes 60'), notListed);
+    assert.match(
+      as('claude-code', 'loopx quota should-run --goal-id g --agent x --preview'),
+      /^allow: a read-only/,
+    );
+    assert.match(as('claude-code', ws.build), /^allow: listed by contract/);
+    assert.match(as('claude-code', BUILD), /^allow: listed by contract/);
+    assert.match(as('claude-code', done), /^allow: completes a judgment todo/);
+    // Another agent (its own LOOPX_AGENT): claude-code's contract authorises nothing for it.
+    const other = /issued to agent "claude-code", not to you \("mallory"\)/;
+    assert.match(as('mallory', ws.build), other);
+    assert.match(as('mallory', done), other);
+    assert.match(as('mallory', BUILD), /^deny: .*there is no active contract/);
+    assert.match(as('mallory', 'loopx summary_all --goal-id g --agent claude-code'), notListed);
   });
 
   it("a person's decisions (gate approve, reward add, quota grant) are denied, naming it", async () => {

@@ -128,7 +128,7 @@ function busyGoal(store: Store, goalId = 'busy'): void {
     signed(store),
   );
   invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human, signed(store));
-  invoke(store, 'gate.request', { goalId, gateId: 'later', reason: 'maybe', guards: ['mine'] }, agent);
+  invoke(store, 'gate.request', { goalId, gateId: 'later', reason: 'maybe', guards: ['mine'] }, human);
   invoke(store, 'gate.expire', { goalId, gateId: 'later' }, system);
   invoke(store, 'todo.cancel', { goalId, todoId: 'mine', reason: 'not needed' }, human);
   invoke(store, 'goal.pause', { goalId, reason: 'lunch' }, human);

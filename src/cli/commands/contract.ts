@@ -22,6 +22,7 @@ export function registerContractCommands(program: Command, act: Act) {
             todoId: o.todo,
             command,
             actor: ctx.actor(),
+            agent: ctx.callerAgent(),
             onOutput: (chunk, stream) =>
               (stream === 'stdout' ? io.stdout : io.stderr)(chunk.toString('utf8')),
           });
@@ -48,7 +49,7 @@ export function registerContractCommands(program: Command, act: Act) {
           const store = ctx.store();
           if (o.todo === undefined && words.length === 0) {
             // The contract alone: found, signed, unexpired, its run open and its goal active.
-            const { goal, run, contract } = checkContract(store, o.contract);
+            const { goal, run, contract } = checkContract(store, o.contract, { agent: ctx.callerAgent() });
             const actions = contract.actions.map((a) => ({ todo_id: a.todoId, command: a.command }));
             ctx.print(
               {
@@ -74,6 +75,7 @@ export function registerContractCommands(program: Command, act: Act) {
             contractId: o.contract,
             todoId: o.todo,
             command: words.length ? words.join(' ') : undefined,
+            agent: ctx.callerAgent(),
           });
           ctx.print(
             {

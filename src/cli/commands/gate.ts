@@ -1,6 +1,6 @@
 /** `loopx gate`: approval gates, work that waits for a person. */
 import type { Command } from 'commander';
-import { invoke, goalStatus } from '../../core/index';
+import { invoke, gateFacts, goalStatus } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
 import { person } from '../person';
 import type { CliContext } from '../context';
@@ -84,8 +84,19 @@ export function registerGateCommands(program: Command, act: Act) {
         .option('--note <text>', d.note)
         .action(
           act((ctx, o: { goalId: string; gateId: string; note?: string }) => {
-            const { actor, signer } = person(ctx, d.what, d.vscodeCommand);
-            gateResult(ctx, invoke(ctx.store(), d.capability, o, actor, { signer }), d.done);
+            // The person reads the full facts with the passphrase prompt, and signs only those.
+            const store = ctx.store();
+            const state = store.load(o.goalId).state;
+            const g = state.gates.find((x) => x.id === o.gateId);
+            const facts = g ? gateFacts(state, store.policy(), g, d.name) : undefined;
+            const { actor, signer } = person(
+              ctx,
+              d.what,
+              d.vscodeCommand,
+              facts ? `${facts.text}\n\n` : undefined,
+            );
+            const input = facts ? { ...o, shown: facts.work } : o;
+            gateResult(ctx, invoke(store, d.capability, input, actor, { signer }), d.done);
           }),
         ),
       d.example,

@@ -79,7 +79,10 @@ export function registerIntegrationCommands(program: Command, act: Act) {
       .description(
         'run the LoopX MCP server over stdio (agent tools and status resources; nothing human-only)',
       )
-      .option('--agent <name>', 'the agent name recorded on its events (default: the MCP client’s name)')
+      .option(
+        '--agent <name>',
+        'who the agent is, as the person names it (default: LOOPX_AGENT, else the MCP client’s name plus a session id)',
+      )
       .action(
         act(async (ctx, o: { agent?: string }) => {
           const { serveMcp } = await import('../../server/mcp');
@@ -127,19 +130,26 @@ export function registerIntegrationCommands(program: Command, act: Act) {
               return refuse(`cannot read the hook input (${(e as Error).message.slice(0, 200)})`);
             throw usageError(`cannot read the hook input: ${(e as Error).message.slice(0, 200)}`);
           }
-          const agent = ctx.agentName(o.agent);
-          const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
           const goalId = o.goalId ?? (io.env.LOOPX_GOAL || undefined);
           const sessionId =
             payload.session_id ?? (typeof payload.sessionId === 'string' ? payload.sessionId : undefined);
           let answer;
           try {
+            // --agent that is not LOOPX_AGENT is refused (agent_mismatch): inside the try, so that
+            // pre-tool-use answers it with a denial.
+            const agent = ctx.agentName(o.agent);
+            const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
             const store = ctx.store();
             // The CLI's own parser reads `loopx` commands for the hook (loaded only here).
             const { parseLoopx } = normalized === 'pre-tool-use' ? await import('../parse-loopx') : {};
             answer =
               normalized === 'pre-tool-use'
-                ? preToolUse(store, payload, { parseLoopx: parseLoopx!, env: io.env, cwd: io.cwd })
+                ? preToolUse(store, payload, {
+                    parseLoopx: parseLoopx!,
+                    env: io.env,
+                    cwd: io.cwd,
+                    agent: ctx.givenAgent(o.agent),
+                  })
                 : normalized === 'session-start'
                   ? sessionStart(store, { goalId, agent }, actor)
                   : stop(store, { goalId, agent, sessionId }, actor);

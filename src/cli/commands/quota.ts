@@ -45,7 +45,10 @@ export function registerQuotaCommands(program: Command, act: Act) {
         'may an agent take a turn now, and exactly what may it run? (opens a run with a signed contract)',
       )
       .requiredOption('--goal-id <id>', 'the goal')
-      .option('--agent <name>', 'the agent (default: LOOPX_AGENT or "agent")')
+      .option(
+        '--agent <name>',
+        'the agent (default: LOOPX_AGENT or "agent"; with LOOPX_AGENT set, only that)',
+      )
       .option('--preview', 'answer without opening a run')
       .option('--ttl-minutes <n>', 'contract lifetime', num('--ttl-minutes'))
       .option('--abilities <list>', 'what the agent can do: exec, judgment (default both)', list)

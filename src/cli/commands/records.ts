@@ -1,8 +1,22 @@
 /** What runs leave behind: `loopx evidence`, `loopx run` (spend) and `loopx reward`. */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { invoke } from '../../core/index';
+import { assertOwnRun, invoke } from '../../core/index';
+import type { Store } from '../../core/index';
 import { person } from '../person';
+import type { CliContext } from '../context';
+
+/**
+ * With LOOPX_AGENT set, a shell agent reports only on its own runs (`run_other_agent`); without
+ * it, the caller has no identity and the run id is enough, as before.
+ */
+function ownRun(ctx: CliContext, store: Store, goalId: string, runId: string | undefined) {
+  const agent = ctx.callerAgent();
+  if (agent === undefined || runId === undefined) return;
+  const run = store.load(goalId).state.runs.find((r) => r.id === runId);
+  // A run that does not exist is the capability's to report.
+  if (run) assertOwnRun(run, agent);
+}
 import { example, num } from '../define';
 import type { Act } from '../define';
 
@@ -26,7 +40,10 @@ export function registerRecordCommands(program: Command, act: Act) {
       .option('--duration-ms <n>', 'how long it took', num('--duration-ms'))
       .action(
         act((ctx, o: Record<string, unknown>) => {
-          const res = invoke(ctx.store(), 'evidence.add', o, ctx.actor());
+          const store = ctx.store();
+          if (typeof o.goalId === 'string' && typeof o.runId === 'string')
+            ownRun(ctx, store, o.goalId, o.runId);
+          const res = invoke(store, 'evidence.add', o, ctx.actor());
           ctx.print(
             {
               schema: 'loopx.evidence-change/1',
@@ -59,8 +76,10 @@ export function registerRecordCommands(program: Command, act: Act) {
             ctx,
             o: { goalId: string; runId: string; tokens?: number; cost?: number; wallSeconds?: number },
           ) => {
+            const store = ctx.store();
+            ownRun(ctx, store, o.goalId, o.runId);
             const res = invoke(
-              ctx.store(),
+              store,
               'run.spend',
               {
                 goalId: o.goalId,

@@ -4,6 +4,8 @@ import {
   goalStatus,
   statusAll,
   summaryAll,
+  runOfContract,
+  usageError,
   repair,
   listCapabilities,
   LoopxError,
@@ -41,18 +43,39 @@ export function registerStatusCommands(program: Command, act: Act) {
     program
       .command('summary_all')
       .alias('summary-all')
-      .description('end the open run, summarise its evidence, and show the goal’s progress')
+      .description('end your open run, summarise its evidence, and show the goal’s progress')
       .requiredOption('--goal-id <id>', 'the goal')
-      .option('--agent <name>', 'end only this agent’s run (default: LOOPX_AGENT, else every open run)')
+      .option(
+        '--agent <name>',
+        'whose run to end (default: LOOPX_AGENT, else "agent"; with LOOPX_AGENT set, only that)',
+      )
+      .option(
+        '--contract <id>',
+        'end the run of this contract (as its finish_with says); with LOOPX_AGENT set, only your own',
+      )
       .action(
-        act((ctx, o: { goalId: string; agent?: string }) => {
-          const doc = summaryAll(ctx.store(), o.goalId, ctx.actor(), {
-            agent: ctx.givenAgent(o.agent),
-          });
+        act((ctx, o: { goalId: string; agent?: string; contract?: string }) => {
+          if (o.contract !== undefined && o.agent !== undefined)
+            throw usageError('give --contract or --agent, not both');
+          const store = ctx.store();
+          // Only the caller's own run ends: the run of the contract given (the contract's own
+          // finish_with, whichever channel issued it), else the runs of the agent named by
+          // LOOPX_AGENT (or --agent), else of the default "agent" that `quota should-run` opens
+          // runs for. Other agents' runs (MCP and chat sessions, other shells) go on; the summary
+          // still covers the whole goal.
+          const doc = summaryAll(
+            store,
+            o.goalId,
+            ctx.actor(),
+            o.contract !== undefined
+              ? { runId: runOfContract(store, o.goalId, o.contract, ctx.callerAgent()) }
+              : { agent: ctx.agentName(o.agent) },
+          );
           ctx.print(doc, () => summaryText(doc));
         }),
       ),
     'loopx summary_all --goal-id G',
+    'loopx summary_all --goal-id G --contract c-0123456789',
   );
   example(
     program

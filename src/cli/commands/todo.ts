@@ -1,7 +1,7 @@
 /** `loopx todo`: a goal's todo list. */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { invoke, goalStatus, checkJudgment } from '../../core/index';
+import { invoke, goalStatus, checkJudgment, sameAgent } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
 import type { CliContext } from '../context';
 import { example, list } from '../define';
@@ -91,7 +91,9 @@ export function registerTodoCommands(program: Command, act: Act) {
       .option('--by <name>', 'who (default: you)')
       .action(
         act((ctx, o: { goalId: string; todoId: string; by?: string }) => {
-          todoResult(ctx, invoke(ctx.store(), 'todo.claim', o, ctx.actor()), 'claimed');
+          // With LOOPX_AGENT set, an agent claims only for itself (`agent_mismatch`).
+          const by = sameAgent(o.by, ctx.callerAgent(), '--by');
+          todoResult(ctx, invoke(ctx.store(), 'todo.claim', { ...o, by }, ctx.actor()), 'claimed');
         }),
       ),
     'loopx todo claim --goal-id G --todo-id t-abc123',
@@ -114,7 +116,7 @@ export function registerTodoCommands(program: Command, act: Act) {
             const store = ctx.store();
             let runId: string | undefined;
             if (o.contract) {
-              runId = checkJudgment(store, o.contract, o.todoId, o.goalId).run.id;
+              runId = checkJudgment(store, o.contract, o.todoId, o.goalId, ctx.callerAgent()).run.id;
             }
             const res = invoke(
               store,

@@ -1,11 +1,58 @@
 /** Gate capabilities: asking a person for approval, and the approval's outcome. */
 import { z } from 'zod';
 import { refused } from '../errors';
-import { Id, Line, Text } from '../model';
+import { GuardedWork, Id, Line, Text } from '../model';
+import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findTodo, findGate } from './shared';
-import { todosGuardedBy } from '../gate-rules';
+import { approvalCovers, guardedWork, openWorkGuardedBy } from '../gate-rules';
+import { canonicalJson } from '../jsonfile';
+
+/**
+ * An agent may hold back only agents' work: a gate it asks to guard a person's todo would let its
+ * reason steer the person into cancelling their own work by rejecting it.
+ */
+function checkGuardable(actor: Actor, todo: Todo): void {
+  if (actor.kind !== 'agent') return;
+  if (todo.owner !== 'agent' || todo.addedBy?.kind !== 'agent') {
+    throw refused(
+      `todo ${todo.id} is a person's work (${todo.owner === 'user' ? 'owned by a person' : 'added by a person'}): an agent's gate may guard only work an agent added`,
+      { todoId: todo.id, reason: 'gate_guards_person_work' },
+    );
+  }
+}
+
+/** Whether a gate waits for a person: pending, or approved without covering all its open work. */
+function awaitsDecision(g: Gate, s: GoalState, policy: Policy): boolean {
+  if (g.status === 'pending') return true;
+  return (
+    g.status === 'approved' &&
+    openWorkGuardedBy(g.id, s.todos, policy, s.gates).some((t) => !approvalCovers(g, t))
+  );
+}
+
+/**
+ * The work a decision is about, checked against what the person was shown (`shown`): if an agent
+ * added or changed guarded work in between, the person decided on something else.
+ */
+function decidedWork(g: Gate, s: GoalState, policy: Policy, shown: GuardedWork[] | undefined): GuardedWork[] {
+  const work = openWorkGuardedBy(g.id, s.todos, policy, s.gates).map(guardedWork);
+  if (shown && canonicalJson(shown) !== canonicalJson(work)) {
+    throw refused(
+      `the work gate ${g.id} guards changed since it was shown (${work.length} todo${work.length === 1 ? '' : 's'} now): look again, then decide`,
+      { gateId: g.id, reason: 'gate_work_changed' },
+    );
+  }
+  return work;
+}
+
+function notAwaiting(g: Gate, verb: string): never {
+  throw refused(
+    `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be ${verb}`,
+    { gateId: g.id, reason: 'gate_not_pending' },
+  );
+}
 
 export function defineGateCapabilities(define: DefineCapability): void {
   define({
@@ -22,15 +69,18 @@ export function defineGateCapabilities(define: DefineCapability): void {
       reason: Text(2000).default(''),
       guards: z.array(Id).max(100).default([]),
     }),
-    plan: (s, i) => {
-      for (const t of i.guards) findTodo(s, t);
+    plan: (s, i, ctx) => {
+      for (const t of i.guards) checkGuardable(ctx.actor, findTodo(s, t));
       const existing = s.gates.find((g) => g.id === i.gateId);
       if (existing?.status === 'pending' && i.guards.every((t) => existing.guards.includes(t))) return [];
-      if (existing?.status === 'approved')
-        throw refused(`gate ${i.gateId} of goal ${s.id} is already approved`, {
-          gateId: i.gateId,
-          reason: 'gate_already_approved',
-        });
+      if (existing?.status === 'approved') {
+        // Asking again for work the approval covers changes nothing; for other work it asks anew.
+        if (i.guards.every((id) => approvalCovers(existing, findTodo(s, id))))
+          throw refused(`gate ${i.gateId} of goal ${s.id} is already approved`, {
+            gateId: i.gateId,
+            reason: 'gate_already_approved',
+          });
+      }
       return [
         draft('gate.requested', {
           gate: {
@@ -56,16 +106,14 @@ export function defineGateCapabilities(define: DefineCapability): void {
       goalId,
       gateId: Id,
       note: Text(2000).optional(),
+      /** The guarded work as the person was shown it; refused if it changed since. */
+      shown: z.array(GuardedWork).max(500).optional(),
     }),
-    plan: (s, i) => {
+    plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
-      if (g.status !== 'pending') {
-        throw refused(
-          `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be approved`,
-          { gateId: g.id, reason: 'gate_not_pending' },
-        );
-      }
-      return [draft('gate.approved', { gateId: g.id, note: i.note })];
+      if (!awaitsDecision(g, s, ctx.policy)) notAwaiting(g, 'approved');
+      const guarded = decidedWork(g, s, ctx.policy, i.shown);
+      return [draft('gate.approved', { gateId: g.id, note: i.note, guarded })];
     },
   });
 
@@ -77,18 +125,18 @@ export function defineGateCapabilities(define: DefineCapability): void {
     quota: 'none',
     actors: Humans,
     humanOnly: true,
-    input: z.object({ goalId, gateId: Id, note: Text(2000).optional() }),
+    input: z.object({
+      goalId,
+      gateId: Id,
+      note: Text(2000).optional(),
+      /** The work the rejection cancels as the person was shown it; refused if it changed since. */
+      shown: z.array(GuardedWork).max(500).optional(),
+    }),
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
-      if (g.status !== 'pending')
-        throw refused(`gate ${g.id} is ${g.status}: only a pending gate can be rejected`, {
-          gateId: g.id,
-          reason: 'gate_not_pending',
-        });
+      if (!awaitsDecision(g, s, ctx.policy)) notAwaiting(g, 'rejected');
       // Everything that needed the gate: the one rule for which gates a todo needs.
-      const cancelled = todosGuardedBy(g.id, s.todos, ctx.policy, s.gates)
-        .filter((t) => t.status === 'open' || t.status === 'claimed')
-        .map((t) => t.id);
+      const cancelled = decidedWork(g, s, ctx.policy, i.shown).map((w) => w.todoId);
       return [draft('gate.rejected', { gateId: g.id, note: i.note, cancelled })];
     },
   });

@@ -32,7 +32,9 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
 
   define({
     id: 'quota.grant',
-    summary: 'Grant more budget to a goal (a person only).',
+    // Replay gives a grant room above what is spent when it is granted (quota.ts, grantedAfter):
+    // granting 20 turns to a goal that overspent, or whose spend saturated, still allows 20 turns.
+    summary: 'Grant more budget to a goal (a person only), above what is already spent.',
     touches: ['quota'],
     gates: 'none',
     quota: 'adds budget',

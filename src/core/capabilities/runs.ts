@@ -4,13 +4,18 @@ import { refused } from '../errors';
 import { newId } from '../ids';
 import { Id, Line, Text, RunOutcome, Contract } from '../model';
 import { draft } from '../events';
+import { SpendReportFields, checkSpendReport } from '../quota';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findRun, openRun } from './shared';
 
+/**
+ * What one report adds. Bounds are checked in `plan` (quota.ts, checkSpendReport), so that a value
+ * too large is refused as `spend_too_large`, whichever field it is in.
+ */
 const SpendInput = z.object({
-  tokens: z.number().int().nonnegative().optional(),
-  costUsd: z.number().nonnegative().finite().optional(),
-  wallSeconds: z.number().nonnegative().finite().optional(),
+  tokens: SpendReportFields.tokens.optional(),
+  costUsd: SpendReportFields.costUsd.optional(),
+  wallSeconds: SpendReportFields.wallSeconds.optional(),
 });
 
 export function defineRunCapabilities(define: DefineCapability): void {
@@ -42,6 +47,7 @@ export function defineRunCapabilities(define: DefineCapability): void {
     input: z.object({ goalId, runId: Id }).merge(SpendInput),
     plan: (s, i) => {
       openRun(s, i.runId);
+      checkSpendReport(i);
       return [
         draft('run.spend', {
           runId: i.runId,
@@ -65,6 +71,7 @@ export function defineRunCapabilities(define: DefineCapability): void {
       .merge(SpendInput),
     plan: (s, i) => {
       openRun(s, i.runId);
+      checkSpendReport(i);
       const spend = { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds };
       return [draft('run.ended', { runId: i.runId, outcome: i.outcome, summary: i.summary, spend })];
     },

@@ -7,7 +7,7 @@ import { draft } from '../events';
 import type { EventDraft } from '../events';
 import type { CapabilityContext, DefineCapability } from './types';
 import { goalId, AllActors, findTodo, openRun } from './shared';
-import { deniedBy, policyGateFor, unapprovedGates } from '../gate-rules';
+import { deniedBy, policyGatesFor, unapprovedGates } from '../gate-rules';
 
 /** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
 function reviewGateFor(
@@ -48,7 +48,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
         throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId, reason: 'todo_exists' });
       for (const d of i.dependsOn) findTodo(s, d);
       let gate = i.gate;
-      let policyGate: string | undefined;
+      let byPolicy: ReturnType<typeof policyGatesFor> = [];
       if (i.action) {
         const denied = deniedBy(ctx.policy, i.action);
         if (denied) {
@@ -57,8 +57,8 @@ export function defineTodoCapabilities(define: DefineCapability): void {
             { pattern: denied.pattern, reason: 'policy_denied' },
           );
         }
-        policyGate = policyGateFor(ctx.policy, i.action)?.gate;
-        gate ??= policyGate;
+        byPolicy = policyGatesFor(ctx.policy, i.action);
+        gate ??= byPolicy[0]?.gate;
       }
       const events = [
         draft('todo.added', {
@@ -79,20 +79,18 @@ export function defineTodoCapabilities(define: DefineCapability): void {
           draft('gate.requested', {
             gate: {
               id: review,
-              title: `Review the command ${todoId} proposes`,
-              reason:
-                `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed the command: ${i.action}`.slice(
-                  0,
-                  2000,
-                ),
+              title: `Review the command todo ${todoId} proposes`,
+              // LoopX's words: the command itself is shown whole, from the todo, where a person decides.
+              reason: `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed a command for todo ${todoId}; read it in full before approving`,
               guards: [todoId],
             },
           }),
         );
       }
       // The todo's own gate and, when it names another one, the gate the policy puts on its action:
-      // completion needs both (gatesFor), so both are asked for now, while other work goes on.
-      for (const need of new Set([gate, policyGate].filter((x): x is string => x !== undefined))) {
+      // completion needs both (gatesFor), so both are asked for now, while other work goes on. An
+      // approved gate is asked again: its approval lists the work the person saw, not this todo.
+      for (const need of new Set([gate, ...byPolicy.map((r) => r.gate)].filter((x) => x !== undefined))) {
         const existing = s.gates.find((g) => g.id === need);
         if (existing?.status === 'rejected') {
           throw refused(
@@ -100,18 +98,19 @@ export function defineTodoCapabilities(define: DefineCapability): void {
             { gate: need, reason: 'gate_rejected' },
           );
         }
-        if (!existing || existing.status !== 'approved') {
-          events.push(
-            draft('gate.requested', {
-              gate: {
-                id: need,
-                title: existing?.title ?? `Approve ${need}`,
-                reason: `needed by todo ${todoId}: ${i.title}`.slice(0, 2000),
-                guards: [todoId],
-              },
-            }),
-          );
-        }
+        const rule = need === i.gate ? undefined : byPolicy.find((r) => r.gate === need);
+        events.push(
+          draft('gate.requested', {
+            gate: {
+              id: need,
+              title: existing?.title ?? `Approve gate ${need}`,
+              reason: rule
+                ? `the workspace policy requires gate ${need} for commands matching ${quote(rule.pattern)} (todo ${todoId})`
+                : `todo ${todoId} names gate ${need}`,
+              guards: [todoId],
+            },
+          }),
+        );
       }
       return events;
     },

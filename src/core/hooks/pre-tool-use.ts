@@ -1,8 +1,10 @@
 /**
  * PreToolUse only narrows what the host allows:
  * - **allow** a shell command only when a live contract lists it (exactly as `loopx exec` would
- *   accept it: the same checks) or when it is a read-only `loopx` command, read with the CLI's
- *   own parser;
+ *   accept it: the same checks), when it is a read-only `loopx` command, read with the CLI's own
+ *   parser, or when it is the agent's own turn: `quota should-run` and `summary_all` in the
+ *   agent's own name, or `summary_all --contract C` (a contract's `finish_with`) for its own
+ *   contract, never another agent's;
  * - **deny** any other shell command, a person's decision (`gate approve`, ...), and any tool
  *   whose input touches LoopX state (`.loopx/` of a workspace, or the user's config folder);
  * - give **no decision** for every other tool (Write, Edit, WebFetch, mcp__*, apply_patch, ...):
@@ -10,6 +12,9 @@
  */
 import * as os from 'node:os';
 import { checkJudgment, verifyCommand } from '../exec';
+import { shellWords } from '../shell-lex';
+import { DEFAULT_AGENT } from '../identity';
+import { runOfContract } from '../summary';
 import { effectiveStatus } from '../model';
 import type { Contract, Policy } from '../model';
 import { configDir } from '../config-dir';
@@ -25,11 +30,17 @@ export interface PreToolUseOptions {
   env?: NodeJS.ProcessEnv;
   /** Relative paths are resolved against the payload's cwd, else this (default: the workspace). */
   cwd?: string;
+  /**
+   * The agent's identity when the hook knows it (LOOPX_AGENT or the hook's --agent, which the
+   * agent's shell shares): then only its own contracts authorise, and `quota should-run` and
+   * `summary_all` pass only in its name. Undefined: as `loopx` does without LOOPX_AGENT, a
+   * contract id is the capability and the agent's name is "agent".
+   */
+  agent?: string;
 }
 
 const SHELL_TOOLS =
   /^(bash|shell|sh|terminal|run_in_terminal|runinterminal|run_command|execute_command|local_shell|exec_command)$/i;
-const SHELL_META = /[;&|`$<>(){}\n\r\\*?[\]!#~]/;
 
 /** Read-only `loopx` commands, by the command path the CLI's parser gives. */
 const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
@@ -44,9 +55,7 @@ const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['todo', 'list'],
   ['gate', 'list'],
   ['quota', 'show'],
-  ['quota', 'should-run'],
   ['contract', 'verify'],
-  ['summary_all'],
 ];
 const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['gate', 'approve'],
@@ -57,18 +66,27 @@ const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
 const same = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
+type LoopxRun = Extract<LoopxArgs, { kind: 'run' }>;
+
+/** Read-only: the list above, and a `quota should-run --preview` (which opens nothing). */
+function readOnly(p: LoopxRun): boolean {
+  if (same(p.command, ['quota', 'should-run'])) return p.options.preview === true;
+  return READ_ONLY_LOOPX.some((r) => same(r, p.command));
+}
+
 /**
- * `quota should-run` opens a run with a contract: the agent's own, for the policy's lifetime. With
- * `--agent` it would open one in another name, with `--ttl-minutes` a longer one; only a preview
- * (which opens nothing) may say either.
+ * Commands that write, but only the agent's own turn: `quota should-run` opens (or returns) its
+ * run with a contract for the policy's lifetime, `summary_all` ends its runs (with `--contract`,
+ * a contract's `finish_with`, it is judged in loopxCommand). Allowed in the agent's own name only
+ * (`--agent` left out, or naming `self`); never in another's (that would open or end another
+ * agent's run), nor with a longer `--ttl-minutes`.
  */
-function readOnly(p: Extract<LoopxArgs, { kind: 'run' }>): boolean {
-  if (!READ_ONLY_LOOPX.some((r) => same(r, p.command))) return false;
-  if (same(p.command, ['quota', 'should-run']))
-    return (
-      p.options.preview === true || (p.options.agent === undefined && p.options.ttlMinutes === undefined)
-    );
-  return true;
+function ownTurn(p: LoopxRun, self: string): boolean {
+  const agent = p.options.agent;
+  const own = agent === undefined || agent === self;
+  if (same(p.command, ['quota', 'should-run'])) return own && p.options.ttlMinutes === undefined;
+  if (same(p.command, ['summary_all'])) return own;
+  return false;
 }
 
 function commandOf(input: unknown): string | undefined {
@@ -80,46 +98,6 @@ function commandOf(input: unknown): string | undefined {
 
 /** A shell tool by name (an MCP server's `mcp__x__bash` too). */
 const isShellTool = (tool: string) => SHELL_TOOLS.test(tool) || SHELL_TOOLS.test(tool.split('__').pop()!);
-
-/** Splits a command into POSIX words when it is plain (no expansion, no operators); else undefined. */
-function plainWords(command: string): string[] | undefined {
-  const words: string[] = [];
-  let cur = '';
-  let inWord = false;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (c === '\\' && i + 1 < command.length) {
-      cur += command[++i];
-      inWord = true;
-    } else if (c === "'") {
-      const end = command.indexOf("'", i + 1);
-      if (end === -1) return undefined;
-      cur += command.slice(i + 1, end);
-      i = end;
-      inWord = true;
-    } else if (c === '"') {
-      // Double quotes are literal only without expansions or escapes inside them.
-      const end = command.indexOf('"', i + 1);
-      if (end === -1) return undefined;
-      const inner = command.slice(i + 1, end);
-      if (/[$`\\!]/.test(inner)) return undefined;
-      cur += inner;
-      i = end;
-      inWord = true;
-    } else if (c === ' ' || c === '\t') {
-      if (inWord) words.push(cur);
-      cur = '';
-      inWord = false;
-    } else if (SHELL_META.test(c)) {
-      return undefined;
-    } else {
-      cur += c;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(cur);
-  return words;
-}
 
 /** The contracts of open, unexpired runs of active goals. */
 function activeContracts(store: Store, now: Date): Contract[] {
@@ -176,7 +154,13 @@ const stateDenial = (hit: StateHit, shell: boolean): HookAnswer =>
         );
 
 /** The answer for a plain `loopx ...` command, or undefined when it is judged like any command. */
-function loopxCommand(store: Store, command: string, words: string[], parse: ParseLoopx) {
+function loopxCommand(
+  store: Store,
+  command: string,
+  words: string[],
+  parse: ParseLoopx,
+  agent: string | undefined,
+) {
   const parsed = parse(words.slice(1));
   // Help and the version only print.
   if (parsed.kind === 'help') return allow('a read-only loopx command');
@@ -205,7 +189,7 @@ function loopxCommand(store: Store, command: string, words: string[], parse: Par
       );
     const contractId = o.contract as string;
     try {
-      verifyCommand(store, { contractId, todoId: o.todo as string, command: operands.join(' ') });
+      verifyCommand(store, { contractId, todoId: o.todo as string, command: operands.join(' '), agent });
       return allow(`listed by contract ${contractId}`);
     } catch (e) {
       return deny(`LoopX: ${(e as Error).message}`);
@@ -213,11 +197,26 @@ function loopxCommand(store: Store, command: string, words: string[], parse: Par
   }
   if (parsed.kind !== 'run') return undefined;
   if (readOnly(parsed)) return allow('a read-only loopx command');
+  if (same(parsed.command, ['summary_all']) && parsed.options.contract !== undefined) {
+    // A contract's `finish_with`: ends the run of that contract, the agent's own (as `loopx`
+    // checks it: signed, of this goal, and the caller's when the caller's identity is known).
+    const { contract, goalId } = parsed.options as Record<string, unknown>;
+    if (parsed.options.agent !== undefined || typeof contract !== 'string' || typeof goalId !== 'string')
+      return undefined;
+    try {
+      runOfContract(store, goalId, contract, agent);
+      return allow(`ends the run of its contract ${contract} (finish_with)`);
+    } catch (e) {
+      return deny(`LoopX: ${(e as Error).message}`);
+    }
+  }
+  if (ownTurn(parsed, agent ?? DEFAULT_AGENT))
+    return allow(`the agent's own turn (${parsed.command.join(' ')} as ${agent ?? DEFAULT_AGENT})`);
   if (same(parsed.command, ['todo', 'done']) && typeof parsed.options.contract === 'string') {
     // What `todo done --contract` checks: the todo is a judgment todo of that live contract.
     const { contract, goalId, todoId } = parsed.options as Record<string, string>;
     try {
-      checkJudgment(store, contract!, todoId!, goalId);
+      checkJudgment(store, contract!, todoId!, goalId, agent);
       return allow('completes a judgment todo under its contract');
     } catch (e) {
       return deny(`LoopX: ${(e as Error).message}`);
@@ -247,14 +246,17 @@ export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseO
   // A shell command (any tool that takes one is judged as a shell): it runs only if listed.
   const hit = state.strings([command]);
   if (hit) return stateDenial(hit, true);
-  const words = plainWords(command.trim());
+  const words = shellWords(command.trim());
   // Only the `loopx` found on PATH: a path (`./loopx`, `/tmp/x/loopx.js`) can name any file the
   // agent wrote, and would run it as "a read-only loopx command".
   if (words && words[0] === 'loopx') {
-    const answer = loopxCommand(store, command, words, opts.parseLoopx);
+    const answer = loopxCommand(store, command, words, opts.parseLoopx, opts.agent);
     if (answer) return answer;
   }
-  const contracts = activeContracts(store, new Date(store.now()));
+  // With the agent's identity known, only its own contracts authorise.
+  const contracts = activeContracts(store, new Date(store.now())).filter(
+    (c) => opts.agent === undefined || c.agent === opts.agent,
+  );
   // Listed is not enough: the same checks as `loopx exec` (signature on the log, the todo still
   // open, its gates, the policy), so nothing runs directly that exec would refuse. The policy is
   // read once, by the first check (one that does not parse refuses each check, as in exec).
@@ -264,7 +266,12 @@ export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseO
     for (const a of c.actions.filter((x) => x.command === command)) {
       try {
         policy ??= store.policy();
-        verifyCommand(store, { contractId: c.id, todoId: a.todoId, command }, undefined, policy);
+        verifyCommand(
+          store,
+          { contractId: c.id, todoId: a.todoId, command, agent: opts.agent },
+          undefined,
+          policy,
+        );
         return allow(`listed by contract ${c.id}`);
       } catch (e) {
         refusedWhy ??= (e as Error).message;

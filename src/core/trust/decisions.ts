@@ -145,12 +145,19 @@ export function trustOf(keys: readonly PublicKeyFile[]): Trust {
     return `its signature by key ${fingerprint(sig.keyId)} does not verify`;
   };
   return {
-    fingerprint: sha256([...byId.keys()].sort().join('\n')).slice(0, 16),
+    fingerprint: sha256([DECISION_RULES, ...[...byId.keys()].sort()].join('\n')).slice(0, 16),
     key: (id) => byId.get(id),
     rejects: (f, sig) => rejectsStatement(decisionStatement(f), sig),
     rejectsStatement,
   };
 }
+
+/**
+ * The version of the rules that give decisions their effect, folded into the trust fingerprint so
+ * that snapshots and the index built under older rules are replayed (2: an approval covers the
+ * work listed in it).
+ */
+const DECISION_RULES = 'loopx-decision-rules/2';
 
 /** Trusts nothing: every decision is ignored. */
 export const NO_TRUST: Trust = trustOf([]);

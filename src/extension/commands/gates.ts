@@ -1,17 +1,18 @@
 /**
- * Gate commands: a person approves or rejects a pending gate, signed with their key. A decision
- * is the person's click on something LoopX showed at that moment: the gate's notification (which
- * calls `decideGate` directly), the tree, or the pickers. Called with arguments by other code (an
- * extension, an agent tool that runs commands), the command asks in a modal dialog first.
+ * Gate commands: a person approves or rejects a pending gate, signed with their key. Whatever led
+ * there (the gate's notification, the tree, the pickers, the dashboard, or other code calling the
+ * command with arguments, which only pick the gate), the decision is the person's click in a
+ * modal that shows the full facts (`decideGate`).
  */
 import * as vscode from 'vscode';
-import { LoopxError, checkId, refused, todosGuardedBy } from '../../core/index';
-import type { Gate, GoalState, Policy } from '../../core/index';
+import { LoopxError, checkId, gateFacts, plainText, refused } from '../../core/index';
+import type { GateDecision, GoalState } from '../../core/index';
 import type { GoalRef } from '../workspaces';
 import {
   argsOf,
+  calledWithArguments,
   Cancelled,
-  confirmIfCalledWithArguments,
+  confirmModal,
   guardTrust,
   input,
   invokeSigned,
@@ -20,8 +21,6 @@ import {
 } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 
-type GateDecision = 'approve' | 'reject';
-
 export function gateCommands(deps: CommandDeps): CommandTable {
   return {
     'loopx.approveGate': (a) => gateCommand(deps, a, 'approve'),
@@ -29,49 +28,45 @@ export function gateCommands(deps: CommandDeps): CommandTable {
   };
 }
 
-/** Signs and records the decision. Only for a person's own click (see the file comment). */
+/** Where a decision was asked from: the modal says so when it was a command call. */
+export type DecisionOrigin = 'click' | 'command-call';
+
+/**
+ * Shows the person the full facts in a modal (who asked, through which channel, the reason as the
+ * requester's words, every guarded command whole), then signs and records the decision covering
+ * exactly the work shown: if an agent changes that work meanwhile, the capability refuses.
+ */
 export async function decideGate(
   deps: CommandDeps,
   ref: GoalRef,
   gateId: string,
   decision: GateDecision,
-  note?: string,
+  opts: { note?: string; origin?: DecisionOrigin } = {},
 ): Promise<void> {
   await guardTrust();
+  const state = ref.store.load(ref.goalId).state;
+  const gate = state.gates.find((g) => g.id === gateId);
+  if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
+  const facts = gateFacts(state, ref.store.policy(), gate, decision);
+  const verb = decision === 'approve' ? 'Approve' : 'Reject';
+  const origin =
+    opts.origin === 'command-call'
+      ? `\n\nThis was asked by a command call, not by a click in LoopX: ${verb.toLowerCase()} only if you meant to.`
+      : '';
+  await confirmModal(
+    `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"?`,
+    `${facts.text}${opts.note ? `\n\nYour note: ${opts.note}` : ''}${origin}`,
+    verb,
+  );
   await invokeSigned(deps, ref, decision === 'approve' ? 'gate.approve' : 'gate.reject', {
     goalId: ref.goalId,
     gateId,
-    note,
+    note: opts.note,
+    shown: facts.work,
   });
   deps.log.info(
-    `${decision === 'approve' ? 'approved' : 'rejected'} (signed) gate ${gateId} of goal ${ref.goalId}`,
+    `${decision === 'approve' ? 'approved' : 'rejected'} (signed) gate ${gateId} of goal ${ref.goalId}, covering ${facts.work.map((w) => w.todoId).join(', ') || 'no open work'}`,
   );
-}
-
-/** What a modal says before a decision that other code asked for: goal, gate, and the effect. */
-function modalText(
-  state: GoalState,
-  policy: Policy,
-  gate: Gate,
-  decision: GateDecision,
-): { message: string; detail: string; action: string; verb: string } {
-  const verb = decision === 'approve' ? 'Approve' : 'Reject';
-  // The same rule the capability applies: own gate, guards, and the policy's gate for an action.
-  const guarded = todosGuardedBy(gate.id, state.todos, policy, state.gates).filter(
-    (t) => t.status !== 'done' && t.status !== 'cancelled',
-  );
-  const effect =
-    decision === 'approve'
-      ? `Agents may then run the work it guards${guarded.length ? `: ${guarded.map((t) => t.id).join(', ')}` : ''}.`
-      : `The open todos it guards are cancelled${guarded.length ? `: ${guarded.map((t) => t.id).join(', ')}` : ''}.`;
-  return {
-    message: `${verb} gate "${gate.id}" of goal "${state.title}"?`,
-    detail:
-      `Requested by ${gate.requestedBy.kind} ${gate.requestedBy.id} via ${gate.requestedBy.channel}.\n` +
-      `${gate.reason ? `Reason: ${gate.reason}\n` : ''}${effect}\n`,
-    action: verb,
-    verb: verb.toLowerCase(),
-  };
 }
 
 async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): Promise<boolean> {
@@ -100,10 +95,8 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
       { reason: 'gate_not_pending', gateId },
     );
   }
-  // Arguments from other code decide nothing by themselves: the person answers a modal.
-  const byArguments = await confirmIfCalledWithArguments(a, () =>
-    modalText(state, ref.store.policy(), gate, decision),
-  );
+  // Arguments from other code only pick the gate (and offer a note): the person decides in the modal.
+  const byArguments = calledWithArguments(a);
   const note =
     args.note ??
     (byArguments
@@ -112,6 +105,9 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
           prompt: `${decision === 'approve' ? 'Approve' : 'Reject'} gate ${gateId}: a note for the record (optional)`,
           validateInput: (v) => (v.length > 2000 ? 'at most 2,000 characters' : undefined),
         }));
-  await decideGate(deps, ref, gateId, decision, note?.trim() ? note.trim() : undefined);
+  await decideGate(deps, ref, gateId, decision, {
+    note: note?.trim() ? note.trim() : undefined,
+    origin: byArguments ? 'command-call' : 'click',
+  });
   return true;
 }

@@ -4,19 +4,20 @@
  */
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { Store, invoke, shouldRun, effectiveStatus } from '../../core/index';
-import type { ShouldRunOutput } from '../../core/index';
 import {
-  argsOf,
-  confirmModal,
-  guardTrust,
-  input,
-  isNode,
-  lineValidator,
-  person,
-  pickFolder,
-  pickGoal,
-} from './shared';
+  BUDGET_LABEL,
+  BUDGET_NAMES,
+  Store,
+  effectiveStatus,
+  invoke,
+  plainText,
+  quotaUse,
+  shouldRun,
+} from '../../core/index';
+import type { GoalState, ShouldRunOutput } from '../../core/index';
+import { confirmDecision, whole } from './decisionModal';
+import type { Decision } from './decisionModal';
+import { argsOf, guardTrust, input, isNode, lineValidator, person, pickFolder, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 
 export function goalCommands(deps: CommandDeps): CommandTable {
@@ -83,13 +84,49 @@ async function requestContract(deps: CommandDeps, a: Arg): Promise<ShouldRunOutp
   return out;
 }
 
+const TRANSITION_FROM = { pause: ['active'], resume: ['paused'], close: ['active', 'paused', 'completed'] };
+
+/** What resuming or closing does, for the modal that asks the person first. */
+function transitionModal(state: GoalState, t: 'resume' | 'close'): Decision {
+  const from = effectiveStatus(state);
+  const use = quotaUse(state, new Date());
+  const left = BUDGET_NAMES.filter((k) => use[k])
+    .map((k) => `${use[k]!.left} ${BUDGET_LABEL[k]}`)
+    .join(', ');
+  return t === 'resume'
+    ? {
+        message: `Resume goal "${plainText(state.title)}"?`,
+        detail:
+          `Goal: ${whole(state.title)} (${state.id})\n` +
+          `Status: ${from} → active\n` +
+          `Agents may get contracts for it again and spend its quota${left ? ` (left: ${left})` : ''}.\n`,
+        action: 'Resume Goal',
+        verb: 'resume it',
+      }
+    : {
+        message: `Close goal "${plainText(state.title)}"? A closed goal is read-only.`,
+        detail:
+          `Goal: ${whole(state.title)} (${state.id})\n` +
+          `Status: ${from} → closed\n` +
+          'Closing is final: no agent gets a contract for it again, and it cannot be resumed.\n',
+        action: 'Close Goal',
+        verb: 'close it',
+      };
+}
+
+/**
+ * Pause, resume or close a goal as the person. Resuming lets agents work and spend again and
+ * closing is final, so both ask in a modal, however the command was started; pausing only stops
+ * agents and asks nothing.
+ */
 async function transition(deps: CommandDeps, a: Arg, t: 'pause' | 'resume' | 'close'): Promise<string> {
   await guardTrust();
-  const wanted = { pause: ['active'], resume: ['paused'], close: ['active', 'paused', 'completed'] }[t];
+  const wanted = TRANSITION_FROM[t];
   const ref = await pickGoal(deps.workspaces, a, (s) => wanted.includes(effectiveStatus(s)), `goal to ${t}`);
-  if (t === 'close' && !(a && !isNode(a) && a.goalId)) {
-    await confirmModal(`Close goal ${ref.goalId}? A closed goal is read-only.`, undefined, 'Close Goal');
-  }
+  const state = ref.store.load(ref.goalId).state;
+  // A transition the state machine refuses needs no question: the capability says why.
+  if (t !== 'pause' && wanted.includes(effectiveStatus(state)))
+    await confirmDecision(a, () => transitionModal(state, t));
   const res = invoke(ref.store, `goal.${t}`, { goalId: ref.goalId }, person());
   return effectiveStatus(res.state);
 }

@@ -1,15 +1,14 @@
-/** Quota and reward commands: grant a goal more budget, and score one of its runs. */
+/**
+ * Quota and reward commands: grant a goal more budget, and score one of its runs. Both are a
+ * person's decisions (signed with their key), so both end in a modal that states the exact facts,
+ * whether the person started from the tree or the palette or other code called the command with
+ * arguments (which then only choose the goal and run and fill in the values).
+ */
 import * as vscode from 'vscode';
-import {
-  argsOf,
-  Cancelled,
-  confirmIfCalledWithArguments,
-  guardTrust,
-  input,
-  invokeSigned,
-  isNode,
-  pickGoal,
-} from './shared';
+import { BUDGET_NAMES, notFound, plainText, quotaUse, usageError } from '../../core/index';
+import type { BudgetName, GoalState } from '../../core/index';
+import { confirmDecision, whole } from './decisionModal';
+import { argsOf, Cancelled, guardTrust, input, invokeSigned, isNode, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 
 export function quotaAndRewardCommands(deps: CommandDeps): CommandTable {
@@ -19,13 +18,23 @@ export function quotaAndRewardCommands(deps: CommandDeps): CommandTable {
   };
 }
 
+const SCORES: [number, string][] = [
+  [1, 'excellent'],
+  [0.8, 'good'],
+  [0.5, 'acceptable'],
+  [0, 'no value'],
+  [-0.5, 'harmful'],
+  [-1, 'must not happen again'],
+];
+
 async function recordReward(deps: CommandDeps, a: Arg): Promise<string> {
   await guardTrust();
   const args = argsOf(a);
   const ref = await pickGoal(deps.workspaces, a, (s) => s.runs.length > 0, 'goal with runs');
+  const state = ref.store.load(ref.goalId).state;
   let runId = isNode(a) && a.kind === 'run' ? a.run.id : args.runId;
   if (!runId) {
-    const runs = [...ref.store.load(ref.goalId).state.runs].reverse();
+    const runs = [...state.runs].reverse();
     const pick = await vscode.window.showQuickPick(
       runs.map((r) => ({
         label: r.id,
@@ -38,30 +47,33 @@ async function recordReward(deps: CommandDeps, a: Arg): Promise<string> {
     if (!pick) throw new Cancelled();
     runId = pick.r.id;
   }
+  const run = state.runs.find((r) => r.id === runId);
+  if (!run) throw notFound(`goal ${ref.goalId} has no run ${JSON.stringify(String(runId))}`);
   let score = args.score;
   if (score === undefined) {
     const pick = await vscode.window.showQuickPick(
-      [
-        ['1', 'excellent'],
-        ['0.8', 'good'],
-        ['0.5', 'acceptable'],
-        ['0', 'no value'],
-        ['-0.5', 'harmful'],
-        ['-1', 'must not happen again'],
-      ].map(([v, d]) => ({ label: v!, description: d })),
+      SCORES.map(([v, d]) => ({ label: String(v), description: d })),
       { placeHolder: 'Score (-1 to 1)' },
     );
     if (!pick) throw new Cancelled();
     score = Number(pick.label);
   }
+  if (typeof score !== 'number' || !Number.isFinite(score) || score < -1 || score > 1)
+    throw usageError('the score is a number from -1 to 1');
   const comment = await input({
     given: args.comment,
     prompt: 'Comment: what was good or bad',
     validateInput: (v) => (v.length > 4000 ? 'at most 4,000 characters' : undefined),
   });
-  await confirmIfCalledWithArguments(a, () => ({
-    message: `Record a reward of ${score} for run ${runId} of goal "${ref.goalId}"?`,
-    detail: `Comment: ${comment || '(none)'}\n`,
+  const label = SCORES.find(([v]) => v === score)?.[1];
+  await confirmDecision(a, () => ({
+    message: `Record a reward of ${score} for run ${plainText(run.id)} of goal "${plainText(state.title)}"?`,
+    detail:
+      `Goal: ${whole(state.title)} (${ref.goalId})\n` +
+      `Run: ${run.id} by ${whole(run.agent)}, ${run.outcome ?? 'still open'}, started ${run.startedAt}\n` +
+      `Score: ${score}${label ? ` (${label})` : ''}\n` +
+      `Comment: ${comment ? whole(comment, { multiLine: true }) : '(none)'}\n` +
+      'It is recorded as your feedback, signed with your key.\n',
     action: 'Record Reward',
     verb: 'record it',
   }));
@@ -69,35 +81,60 @@ async function recordReward(deps: CommandDeps, a: Arg): Promise<string> {
   return res.input.rewardId as string;
 }
 
+type Grant = Partial<Record<BudgetName, number>>;
+
+/** "5 turns", "$2", "1000 tokens", "60 s of wall time". */
+function amount(k: BudgetName, v: number): string {
+  return k === 'costUsd' ? `$${v}` : k === 'wallSeconds' ? `${v} s of wall time` : `${v} ${k}`;
+}
+
+/** What the grant does to each limit it raises, from the goal's state now. */
+function grantEffect(state: GoalState, grant: Grant): string {
+  const use = quotaUse(state, new Date());
+  return BUDGET_NAMES.filter((k) => grant[k] !== undefined)
+    .map((k) => {
+      const v = grant[k]!;
+      const u = use[k];
+      if (!u) return `${amount(k, v)}: the goal has no ${k} budget, so this changes no limit\n`;
+      const after = (x: number) => Math.round((x + v) * 1e6) / 1e6;
+      return `${amount(k, v)}: limit ${u.limit} → ${after(u.limit)}, left ${u.left} → ${after(u.left)}\n`;
+    })
+    .join('');
+}
+
 async function grantQuota(deps: CommandDeps, a: Arg): Promise<boolean> {
   await guardTrust();
   const args = argsOf(a);
   const ref = await pickGoal(deps.workspaces, a);
-  let budgets: { turns?: number; costUsd?: number; tokens?: number } = {
-    turns: args.turns,
-    costUsd: args.costUsd,
-    tokens: args.tokens,
-  };
+  const state = ref.store.load(ref.goalId).state;
+  let grant: Grant = { turns: args.turns, costUsd: args.costUsd, tokens: args.tokens };
   if (args.turns === undefined && args.costUsd === undefined && args.tokens === undefined) {
     const v = await input({
-      prompt: 'Grant how many more turns?',
+      prompt: `Grant goal "${plainText(state.title)}" how many more turns?`,
       value: '10',
       validateInput: (x) => (/^\d+$/.test(x) && Number(x) > 0 ? undefined : 'a whole number above 0'),
     });
-    budgets = { turns: Number(v) };
+    grant = { turns: Number(v) };
   }
-  await confirmIfCalledWithArguments(a, () => {
-    const what = Object.entries(budgets)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ');
-    return {
-      message: `Grant goal "${ref.goalId}" ${what} more?`,
-      detail: `${args.note ? `Note: ${args.note}\n` : ''}Agents may spend it on further turns. `,
-      action: 'Grant',
-      verb: 'grant',
-    };
-  });
-  await invokeSigned(deps, ref, 'quota.grant', { goalId: ref.goalId, budgets, note: args.note });
+  grant = Object.fromEntries(Object.entries(grant).filter(([, v]) => v !== undefined));
+  for (const [k, v] of Object.entries(grant)) {
+    const integer = k === 'turns' || k === 'tokens';
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v)))
+      throw usageError(`${k} must be a ${integer ? 'whole number' : 'number'} above 0`);
+  }
+  const note = args.note;
+  await confirmDecision(a, () => ({
+    message: `Grant goal "${plainText(state.title)}" ${BUDGET_NAMES.filter((k) => grant[k] !== undefined)
+      .map((k) => amount(k, grant[k]!))
+      .join(', ')} more?`,
+    detail:
+      `Goal: ${whole(state.title)} (${ref.goalId})\n` +
+      grantEffect(state, grant) +
+      (note ? `Note: ${whole(String(note), { multiLine: true })}\n` : '') +
+      'Agents may spend it on further turns.\n',
+    action: 'Grant',
+    verb: 'grant',
+  }));
+  await invokeSigned(deps, ref, 'quota.grant', { goalId: ref.goalId, budgets: grant, note });
   return true;
 }

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import * as os from 'node:os';
-import { LoopxError, effectiveStatus, invoke, refused } from '../../core/index';
+import { LoopxError, effectiveStatus, invoke, refused, textProblem } from '../../core/index';
 import type { Actor, GoalState, InvokeResult } from '../../core/index';
 import type { GoalRef, LoopxWorkspaces } from '../workspaces';
 import type { Node } from '../tree';
@@ -85,7 +85,8 @@ export function lineValidator(what: string, max: number, optional = false) {
   return (v: string) => {
     if (!v.trim()) return optional ? undefined : `${what} must not be empty`;
     if (v.length > max) return `${what} must be at most ${max} characters`;
-    if (/[\u0000-\u001f\u007f]/.test(v)) return `${what} must not contain control characters`;
+    const problem = textProblem(v);
+    if (problem) return `${what} ${problem}`;
     return undefined;
   };
 }

@@ -4,11 +4,12 @@
  */
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { Store, repair, LoopxError } from '../../core/index';
-import { planHooks, applyHooks } from '../hooksInstaller';
+import { Store, repair, LoopxError, plainText } from '../../core/index';
+import { planHooks, applyHooks, describeHookChanges, hookCommands } from '../hooksInstaller';
 import { reviewAndSignPolicy } from '../policySigning';
-import { argsOf, Cancelled, guardTrust, pickFolder } from './shared';
-import type { Arg, CommandArgs, CommandDeps, CommandTable } from './shared';
+import { confirmDecision, whole } from './decisionModal';
+import { argsOf, guardTrust, pickFolder } from './shared';
+import type { Arg, CommandDeps, CommandTable } from './shared';
 
 export function workspaceCommands(deps: CommandDeps): CommandTable {
   return {
@@ -73,33 +74,42 @@ async function selfRepair(deps: CommandDeps, a: Arg) {
   );
 }
 
-/** Shows what it will write, then writes it on the person's say-so (`confirm: true` from tests). */
+/**
+ * Shows what it will write in an editor, then writes it once the person confirms in a modal that
+ * names each file and the commands the hooks run. Arguments only choose the folder: a `confirm`
+ * argument (older callers) no longer skips the question.
+ */
 async function installAgentHooks(deps: CommandDeps, a: Arg): Promise<string[]> {
   await guardTrust();
-  const args = argsOf(a) as CommandArgs & { confirm?: boolean };
-  const folder = await pickFolder(args);
-  const plan = planHooks(folder.uri.fsPath);
+  const folder = await pickFolder(argsOf(a));
+  const root = folder.uri.fsPath;
+  const plan = planHooks(root);
   const changes = plan.files.filter((f) => f.before !== f.after);
   if (changes.length === 0) {
     void vscode.window.showInformationMessage('LoopX agent hooks are already installed.');
     return [];
   }
-  if (!args.confirm) {
-    const preview = changes
-      .map(
-        (f) =>
-          `── ${path.relative(folder.uri.fsPath, f.path)} (${f.before === undefined ? 'new file' : 'merged into the existing file'}) ──\n${f.after}`,
-      )
-      .join('\n');
-    const doc = await vscode.workspace.openTextDocument({ language: 'jsonc', content: preview });
-    await vscode.window.showTextDocument(doc, { preview: true });
-    const ok = await vscode.window.showInformationMessage(
-      `Write ${changes.length} file${changes.length > 1 ? 's' : ''} so VS Code agent hooks and Claude Code call \`loopx hook\` (shown in the editor)?`,
-      { modal: true, detail: changes.map((f) => path.relative(folder.uri.fsPath, f.path)).join('\n') },
-      'Install',
-    );
-    if (ok !== 'Install') throw new Cancelled();
-  }
+  const preview = changes
+    .map(
+      (f) =>
+        `── ${path.relative(root, f.path)} (${f.before === undefined ? 'new file' : 'merged into the existing file'}) ──\n${f.after}`,
+    )
+    .join('\n');
+  const doc = await vscode.workspace.openTextDocument({ language: 'jsonc', content: preview });
+  await vscode.window.showTextDocument(doc, { preview: true });
+  await confirmDecision(a, () => ({
+    message: `Write ${changes.length} file${changes.length > 1 ? 's' : ''} in ${plainText(folder.name)} so VS Code agent hooks and Claude Code call the LoopX hook (shown in the editor)?`,
+    detail:
+      `Files:\n${describeHookChanges(root, { files: changes })
+        .map((l) => `  ${whole(l)}\n`)
+        .join('')}` +
+      `Each hook runs:\n${hookCommands()
+        .map((c) => `  ${whole(c)}\n`)
+        .join('')}` +
+      'Agents in this folder then run their tools through LoopX.\n',
+    action: 'Install',
+    verb: 'install them',
+  }));
   const written = applyHooks({ files: changes });
   deps.log.info(`installed agent hooks: ${written.join(', ')}`);
   return written;

@@ -3,10 +3,20 @@
  * finds it with no setup. It runs on the editor's own runtime (Electron as Node on desktop).
  */
 import * as vscode from 'vscode';
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { LoopxWorkspaces } from '../workspaces';
 
 export const MCP_PROVIDER_ID = 'loopx.mcp';
+
+/**
+ * The agent the server speaks for (LOOPX_AGENT, which `loopx mcp` takes as configured): one per
+ * window, so that agents in two windows are two agents, and stable while the window lives, so
+ * that a restarted server finds its own run again.
+ */
+function mcpAgentName(): string {
+  return `vscode-mcp-${createHash('sha256').update(`window:${vscode.env.sessionId}`).digest('hex').slice(0, 8)}`;
+}
 
 export function mcpDefinitions(
   extensionPath: string,
@@ -20,7 +30,7 @@ export function mcpDefinitions(
         folders.length > 1 ? `LoopX (${f.folder.name})` : 'LoopX',
         process.execPath,
         [path.join(extensionPath, 'dist', 'cli.js'), '--workspace', f.store.workspace, 'mcp'],
-        { ELECTRON_RUN_AS_NODE: '1', LOOPX_AGENT: 'vscode-mcp' },
+        { ELECTRON_RUN_AS_NODE: '1', LOOPX_AGENT: mcpAgentName() },
         version,
       ),
   );

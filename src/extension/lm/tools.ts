@@ -4,13 +4,35 @@
  * here. VS Code does not validate tool input against the schema, so `callAgentTool` does.
  */
 import * as vscode from 'vscode';
-import { AGENT_TOOLS, callAgentTool, LoopxError } from '../../core/index';
+import { createHash } from 'node:crypto';
+import { AGENT_TOOLS, callAgentTool, LoopxError, sessionAgentId } from '../../core/index';
 import type { Actor } from '../../core/index';
 import type { LoopxWorkspaces } from '../workspaces';
 
-export function lmToolActor(): Actor {
+/**
+ * The chat session a tool call comes from, if the host says. The stable API keeps
+ * `toolInvocationToken` opaque; at run time VS Code passes the chat's invocation context, whose
+ * `sessionId` names the chat session (the field its proposed `chatSessionId` is read from). It is
+ * read only when it is there, as a string; anything else counts as no chat session.
+ */
+function chatSessionOf(token: unknown): string | undefined {
+  if (!token || typeof token !== 'object') return undefined;
+  const id = (token as { sessionId?: unknown }).sessionId;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+/**
+ * Who the agent is, from the channel (core/identity.ts), never from the tool's input: the
+ * `loopx.agentName` setting plus a short hash of its chat session, so two chats are two agents
+ * and neither can work under the other's contract. A call outside a chat (no session in its
+ * token) gets the window's session (`vscode.env.sessionId`) instead: one identity per window.
+ */
+export function lmToolActor(toolInvocationToken?: unknown): Actor {
   const name = vscode.workspace.getConfiguration('loopx').get<string>('agentName', 'vscode') || 'vscode';
-  return { kind: 'agent', id: name.slice(0, 128), channel: 'lm-tool' };
+  const chat = chatSessionOf(toolInvocationToken);
+  const session = chat ? `chat:${chat}` : `window:${vscode.env.sessionId}`;
+  const suffix = createHash('sha256').update(session).digest('hex').slice(0, 8);
+  return { kind: 'agent', id: sessionAgentId(name, suffix, 'vscode'), channel: 'lm-tool' };
 }
 
 export function registerLanguageModelTools(
@@ -45,7 +67,12 @@ export function registerLanguageModelTools(
         if (tool.writes && !vscode.workspace.isTrusted)
           throw new Error('the workspace is not trusted: LoopX changes nothing in it');
         try {
-          const result = callAgentTool(folder.store, tool.name, options.input, lmToolActor());
+          const result = callAgentTool(
+            folder.store,
+            tool.name,
+            options.input,
+            lmToolActor(options.toolInvocationToken),
+          );
           log.info(`lm tool ${tool.name}: ${result.text.slice(0, 200)}`);
           workspaces.schedule();
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);

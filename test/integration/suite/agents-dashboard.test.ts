@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, until, workspaceDir } from './util';
+import { api, invokeTool, until, withStub, workspaceDir } from './util';
 import { Store, AGENT_TOOL_NAMES } from '../../../src/core/index';
 
 const GOAL = 'refactor-payment-module';
@@ -27,9 +27,13 @@ function treeHash(dir: string): string {
   return h.digest('hex');
 }
 
-async function invokeTool(name: string, input: object): Promise<string> {
-  const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
-  return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+/** Adds a todo through the command, the person confirming its modal (arguments alone decide nothing). */
+function addTodoConfirmed(args: object): Thenable<string | undefined> {
+  const confirm = (async (_m: string, _o: vscode.MessageOptions, action: string) =>
+    action) as unknown as typeof vscode.window.showWarningMessage;
+  return withStub('showWarningMessage', confirm, () =>
+    vscode.commands.executeCommand<string>('loopx.addTodo', args),
+  );
 }
 
 export function registerAgentAndDashboardTests(): void {
@@ -48,7 +52,7 @@ export function registerAgentAndDashboardTests(): void {
         title: 'Tools goal',
         objective: 'through lm tools',
       });
-      await vscode.commands.executeCommand('loopx.addTodo', { goalId, title: 'think it through' });
+      await addTodoConfirmed({ goalId, title: 'think it through' });
       const status = JSON.parse(await invokeTool('loopx_get_status', { goalId }));
       assert.equal(status.id, goalId);
       const out = JSON.parse(await invokeTool('loopx_get_contract', { goalId }));
@@ -106,11 +110,7 @@ export function registerAgentAndDashboardTests(): void {
         title: 'Refusals',
         objective: '',
       });
-      await vscode.commands.executeCommand('loopx.addTodo', {
-        goalId,
-        title: 'listed',
-        action: 'echo listed',
-      });
+      await addTodoConfirmed({ goalId, title: 'listed', action: 'echo listed' });
       const out = JSON.parse(await invokeTool('loopx_get_contract', { goalId }));
       const contractId = out.interaction_contract.id as string;
       await assert.rejects(

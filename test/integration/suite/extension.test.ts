@@ -99,7 +99,7 @@ export function registerExtensionTests(): void {
       );
       assert.match(
         asked.find((m) => m.includes('prod-db'))!,
-        /"Refactor Payment Module" waits for your approval of gate "prod-db": needed by todo prod-migrate/,
+        /gate prod-db of goal "Refactor Payment Module" waits for your decision, asked by agent .* at the command line/,
       );
       const goal = tree.getChildren().find((n) => n.kind === 'goal' && n.entry.id === GOAL)!;
       const gatesGroup = tree.getChildren(goal).find((g) => g.kind === 'group' && g.group === 'gates')!;
@@ -109,34 +109,44 @@ export function registerExtensionTests(): void {
       assert.ok(gateIds.includes('prod-db:pending'), gateIds.join(','));
     });
 
-    it('approves from the notification and writes a signed human event', async () => {
+    it('approves from the notification, after the modal with the facts, and writes a signed human event', async () => {
       const asked: string[] = [];
+      const modals: string[] = [];
       await withStub(
         'showInformationMessage',
         (async (msg: string, ...items: string[]) => {
           asked.push(msg);
-          return items.includes('Approve') && msg.includes('"qa-signoff"') ? 'Approve' : undefined;
+          return items.includes('Approve') && msg.includes('gate qa-signoff ') ? 'Approve' : undefined;
         }) as unknown as typeof vscode.window.showInformationMessage,
-        async () => {
-          const r = loopxCli([
-            'gate',
-            'request',
-            '--goal-id',
-            GOAL,
-            '--gate-id',
-            'qa-signoff',
-            '--reason',
-            'QA must sign off',
-          ]);
-          assert.equal(r.status, 0, r.stderr);
-          const store = new Store(workspaceDir());
-          await until(
-            'the approval',
-            () => store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')?.status === 'approved',
-            15_000,
-          );
-        },
+        () =>
+          withStub(
+            'showWarningMessage',
+            (async (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
+              modals.push(`${msg}\n${opts?.detail ?? ''}`);
+              return opts?.modal && msg.includes('"qa-signoff"') ? items[0] : undefined;
+            }) as unknown as typeof vscode.window.showWarningMessage,
+            async () => {
+              const r = loopxCli([
+                'gate',
+                'request',
+                '--goal-id',
+                GOAL,
+                '--gate-id',
+                'qa-signoff',
+                '--reason',
+                'QA must sign off',
+              ]);
+              assert.equal(r.status, 0, r.stderr);
+              const store = new Store(workspaceDir());
+              await until(
+                'the approval',
+                () => store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')?.status === 'approved',
+                15_000,
+              );
+            },
+          ),
       );
+      assert.match(modals.join('\n'), /Reason \(the agent’s words\): QA must sign off/);
       const store = new Store(workspaceDir());
       const ev = store
         .readLog(GOAL)
@@ -207,18 +217,22 @@ export function registerExtensionTests(): void {
       assert.equal(after.todos.find((t) => t.id === 'deploy-staging')!.status, 'cancelled');
     });
 
-    it('runs the goal commands on the demo state with the inputs supplied', async () => {
+    it('runs the goal commands on the demo state with the inputs supplied, each decision confirmed in a modal', async () => {
       const store = new Store(workspaceDir());
+      // Called with arguments, a command acts only once the person clicks its modal's button.
+      const modals: string[] = [];
+      const confirm = (async (msg: string, _o: vscode.MessageOptions, action: string) => {
+        modals.push(msg);
+        return action;
+      }) as unknown as typeof vscode.window.showWarningMessage;
+      const confirmed = <T>(command: string, args: object) =>
+        withStub('showWarningMessage', confirm, () => vscode.commands.executeCommand<T>(command, args));
       const goalId = await vscode.commands.executeCommand<string>('loopx.createGoal', {
         title: 'Integration goal',
         objective: 'made by the test',
       });
       assert.match(goalId, /^integration-goal-/);
-      const todoId = await vscode.commands.executeCommand<string>('loopx.addTodo', {
-        goalId,
-        title: 'say hi',
-        action: 'echo hi',
-      });
+      const todoId = await confirmed<string>('loopx.addTodo', { goalId, title: 'say hi', action: 'echo hi' });
       assert.ok(store.load(goalId).state.todos.some((t) => t.id === todoId && t.action === 'echo hi'));
       const contract = await vscode.commands.executeCommand<{
         decision: string;
@@ -227,37 +241,46 @@ export function registerExtensionTests(): void {
       assert.equal(contract.decision, 'run');
       assert.equal(contract.interaction_contract.cli_channel.next_cli_actions.length, 1);
       const runId = store.load(goalId).state.runs[0]!.id;
-      assert.ok(
-        await vscode.commands.executeCommand('loopx.completeTodo', {
-          goalId,
-          todoId,
-          summary: 'said hi by hand',
-        }),
+      // A todo with a command is completed by running it (loopx exec), not by hand.
+      const errors: string[] = [];
+      const refusedComplete = await withStub(
+        'showErrorMessage',
+        (async (m: string) => {
+          errors.push(m);
+          return undefined;
+        }) as typeof vscode.window.showErrorMessage,
+        () => confirmed('loopx.completeTodo', { goalId, todoId, summary: 'said hi by hand' }),
       );
-      const confirm = (async (_m: string, _o: vscode.MessageOptions, action: string) =>
-        action) as unknown as typeof vscode.window.showWarningMessage;
-      const rewardId = await withStub('showWarningMessage', confirm, () =>
-        vscode.commands.executeCommand<string>('loopx.recordReward', {
-          goalId,
-          runId,
-          score: 0.5,
-          comment: 'fine',
-        }),
-      );
+      assert.equal(refusedComplete, undefined);
+      assert.match(errors[0] ?? '', /has a command: it is completed by running it/);
+      const judged = await confirmed<string>('loopx.addTodo', { goalId, title: 'check the greeting' });
+      assert.ok(await confirmed('loopx.completeTodo', { goalId, todoId: judged, summary: 'it reads well' }));
+      assert.equal(store.load(goalId).state.todos.find((t) => t.id === judged)!.status, 'done');
+      const rewardId = await confirmed<string>('loopx.recordReward', {
+        goalId,
+        runId,
+        score: 0.5,
+        comment: 'fine',
+      });
       assert.match(rewardId, /^rw-/);
-      assert.ok(
-        await withStub('showWarningMessage', confirm, () =>
-          vscode.commands.executeCommand('loopx.grantQuota', { goalId, turns: 5 }),
-        ),
-      );
+      assert.ok(await confirmed('loopx.grantQuota', { goalId, turns: 5 }));
       assert.equal(store.load(goalId).state.granted.turns, 5);
       const other = await vscode.commands.executeCommand<string>('loopx.createGoal', {
         title: 'Pausable',
         objective: '',
       });
       assert.equal(await vscode.commands.executeCommand('loopx.pauseGoal', { goalId: other }), 'paused');
-      assert.equal(await vscode.commands.executeCommand('loopx.resumeGoal', { goalId: other }), 'active');
-      assert.equal(await vscode.commands.executeCommand('loopx.closeGoal', { goalId: other }), 'closed');
+      assert.equal(await confirmed('loopx.resumeGoal', { goalId: other }), 'active');
+      assert.equal(await confirmed('loopx.closeGoal', { goalId: other }), 'closed');
+      assert.deepEqual(modals, [
+        'Add the todo "say hi" to goal "Integration goal" as yours?',
+        'Add the todo "check the greeting" to goal "Integration goal" as yours?',
+        'Mark the todo "check the greeting" of goal "Integration goal" done?',
+        `Record a reward of 0.5 for run ${runId} of goal "Integration goal"?`,
+        'Grant goal "Integration goal" 5 turns more?',
+        'Resume goal "Pausable"?',
+        'Close goal "Pausable"? A closed goal is read-only.',
+      ]);
       const uri = await vscode.commands.executeCommand<vscode.Uri>('loopx.showEventLog', { goalId });
       const text = (await vscode.workspace.openTextDocument(uri)).getText();
       assert.match(text, /goal\.created/);

@@ -3,6 +3,8 @@ import Mocha from 'mocha';
 import { registerExtensionTests } from './extension.test';
 import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 import { registerTrustTests } from './trust.test';
+import { registerEditorCommandAttackTests } from '../../security/host/editor-commands.host';
+import { registerNotificationAttackTests } from '../../security/host/notification.host';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({
@@ -16,6 +18,8 @@ export function run(): Promise<void> {
   registerExtensionTests();
   registerAgentAndDashboardTests();
   registerTrustTests();
+  registerEditorCommandAttackTests();
+  registerNotificationAttackTests();
   return new Promise((resolve, reject) => {
     mocha.run((failures) =>
       failures

@@ -62,3 +62,9 @@ export async function withStub<K extends keyof typeof vscode.window, R>(
     w[name as string] = original;
   }
 }
+
+/** Calls a language-model tool as VS Code's agent mode does; returns the text of its result. */
+export async function invokeTool(name: string, input: object): Promise<string> {
+  const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+}

@@ -1,0 +1,72 @@
+/**
+ * Who is calling. An agent's identity comes from the channel it calls through, never from a field
+ * the agent fills in (DESIGN, Trust):
+ * - MCP (`loopx mcp`): the name the person configured for the server (`--agent`, or LOOPX_AGENT in
+ *   the server's environment), as it is; else the client's own name plus a session id minted when
+ *   the server starts (`claude-code-7k2f9x`), so no client can take another's identity by naming
+ *   itself after it.
+ * - VS Code language-model tools: the `loopx.agentName` setting plus a hash of the chat session
+ *   (of the window when the host gives no chat session).
+ * - The CLI: `LOOPX_AGENT`. Without it the caller has no identity: a contract id is then the
+ *   capability, as it always was, and `--agent` names the agent.
+ *
+ * With an identity, a caller works only under its own contracts and on its own runs.
+ */
+import { refused, quote } from './errors';
+import { withoutUnsafeCharacters } from './text-rules';
+import type { Contract, Run } from './model';
+
+/** The agent a CLI caller with no identity (no LOOPX_AGENT, no --agent) acts as. */
+export const DEFAULT_AGENT = 'agent';
+/** The longest agent name (the model's `Line(128)`). */
+export const MAX_AGENT_NAME = 128;
+
+/**
+ * An agent name from outside (a client's name, a setting): no control or invisible characters,
+ * trimmed, at most `max` characters; `fallback` when nothing is left.
+ */
+export function cleanAgentName(raw: string, fallback: string, max = MAX_AGENT_NAME): string {
+  const clean = withoutUnsafeCharacters(raw).trim().slice(0, max).trim();
+  return clean || fallback;
+}
+
+/** `name-session`, the name shortened so that the whole stays within MAX_AGENT_NAME. */
+export function sessionAgentId(name: string, session: string, fallback: string): string {
+  return `${cleanAgentName(name, fallback, MAX_AGENT_NAME - session.length - 1)}-${session}`;
+}
+
+/**
+ * Refuses a contract issued to another agent than `caller` (when the caller's identity is known).
+ */
+export function assertOwnContract(contract: Contract, caller: string | undefined): void {
+  if (caller === undefined || contract.agent === caller) return;
+  throw refused(
+    `contract ${contract.id} was issued to agent ${quote(contract.agent)}, not to you (${quote(caller)}): an agent works only under its own contract`,
+    { contractId: contract.id, agent: caller, reason: 'contract_other_agent' },
+  );
+}
+
+/** Refuses a run of another agent than `caller` (when the caller's identity is known). */
+export function assertOwnRun(run: Run, caller: string | undefined): void {
+  if (caller === undefined || run.agent === caller) return;
+  throw refused(
+    `run ${run.id} is agent ${quote(run.agent)}'s, not yours (${quote(caller)}): an agent reports only on its own runs`,
+    { runId: run.id, agent: caller, reason: 'run_other_agent' },
+  );
+}
+
+/**
+ * The agent a call names (`given`, e.g. `--agent`), checked against the caller's identity: a
+ * caller with an identity cannot act in another agent's name.
+ */
+export function sameAgent(
+  given: string | undefined,
+  caller: string | undefined,
+  what: string,
+): string | undefined {
+  if (given === undefined || caller === undefined || given === caller) return given ?? caller;
+  throw refused(
+    `${what} ${quote(given)} is not you: your identity is ${quote(caller)} (from the channel you call through), and an agent acts only in its own name. Leave ${what} out`,
+    { agent: caller, given, reason: 'agent_mismatch' },
+  );
+}

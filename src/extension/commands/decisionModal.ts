@@ -1,0 +1,47 @@
+/**
+ * The one question before a command changes state on the person's behalf. Arguments (from a tree
+ * node, a notification, another extension, an agent tool that runs commands) only choose what the
+ * decision is about and fill in its values; the decision itself is the person's click on this
+ * modal, whose detail states every fact of it: the numbers, the score and comment, the todo's
+ * title and whole command, the goal, the files written.
+ */
+import { textProblem } from '../../core/index';
+import { confirmIfCalledWithArguments, confirmModal } from './shared';
+import type { Arg } from './shared';
+
+export interface Decision {
+  /** The question, one line: store text in it goes through `plainText`. */
+  message: string;
+  /** The facts, one per line, each line ending in `\n`: store text in it goes through `whole`. */
+  detail: string;
+  /** The button that decides. */
+  action: string;
+  /** What the person does, for "… only if you meant to" when other code asked. */
+  verb: string;
+}
+
+/**
+ * Asks the person in a modal and throws `Cancelled` unless they click the action. Called with
+ * arguments, the modal also says that a command call asked (see `confirmIfCalledWithArguments`).
+ */
+export async function confirmDecision(a: Arg, decision: () => Decision): Promise<void> {
+  if (await confirmIfCalledWithArguments(a, decision)) return;
+  const d = decision();
+  await confirmModal(d.message, d.detail.trimEnd(), d.action);
+}
+
+/**
+ * Store or argument text shown whole in a modal's detail (plain text there): never shortened, so a
+ * command reads exactly as it will run. Text with characters that do not print, or that reorder
+ * or hide what is shown (the store refuses them; a hand-edited file may still hold them), is shown
+ * with those characters written as `\u{…}` instead, and says so.
+ */
+export function whole(s: string, opts: { multiLine?: boolean } = {}): string {
+  if (textProblem(s, opts) === undefined) return s;
+  const shown = Array.from(s, (ch) =>
+    textProblem(ch, opts) === undefined
+      ? ch
+      : `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
+  ).join('');
+  return `${shown} (shown escaped: it holds characters that do not print)`;
+}

