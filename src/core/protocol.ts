@@ -1,7 +1,7 @@
 /**
  * The dashboard's message protocol: what the extension posts to the webview and the only
  * messages the webview may send back. The webview imports this module, so it depends on nothing
- * but zod, the model's `Id` and types (no node imports).
+ * but zod, the model's `Id`, the text rules and types (no node imports).
  *
  * The webview is read-only by construction: it may say `ready` and ask to navigate (select a
  * goal, reveal it in the tree, open evidence, go to the extension's own approve/reject command,
@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { Id } from './model';
+import { textProblem } from './text-rules';
 import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +153,9 @@ const Folder = z
   .string()
   .min(1)
   .max(4096)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' });
+  .refine((s) => textProblem(s) === undefined, {
+    message: 'must not contain control or invisible characters',
+  });
 
 const withGoal = { goalId: Id, folder: Folder.optional() };
 

@@ -99,3 +99,12 @@ export function plainText(s: string, max = 60): string {
   if (!clean) return '(no name)';
   return clean.length > max ? `${clean.slice(0, max).trimEnd()}…` : clean;
 }
+
+/**
+ * Text from outside (a request path, an error a client caused) made safe for one log line or
+ * error message: control characters shown as `?`, invisible ones dropped, `max` characters at most.
+ */
+export function forLogLine(s: string, max = 200): string {
+  const clean = s.replace(CONTROL_ONE_LINE_ALL, '?').replace(INVISIBLE_ALL, '');
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}

@@ -18,9 +18,6 @@ import {
   trustedDir,
 } from '../core/index';
 import type { PublicKeyFile } from '../core/index';
-
-// Moved to the core (one rule for store text); kept here for the callers that import it from here.
-export { plainText } from '../core/index';
 import { Disposable } from './disposable';
 import { guardTrust, reportFailure } from './commands/shared';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';

@@ -26,6 +26,7 @@ import {
   randomSuffix,
   cleanAgentName,
   sessionAgentId,
+  forLogLine,
 } from '../core/index';
 import type { Actor, Store } from '../core/index';
 
@@ -134,7 +135,7 @@ export async function serveMcp(
   if (!opts.transport) {
     // Say why a session ends or a line is dropped (a line that is not JSON, a message over the
     // SDK's 10 MiB limit): stderr is the MCP host's log.
-    server.onerror = (e) => void process.stderr.write(`loopx mcp: ${sanitize(e.message)}\n`);
+    server.onerror = (e) => void process.stderr.write(`loopx mcp: ${forLogLine(e.message, 300)}\n`);
   }
   await server.connect(transport);
   if (!opts.transport) process.stdin.once('end', () => void server.close());
@@ -143,9 +144,4 @@ export async function serveMcp(
   // stdin, which keeps the process alive but deaf while the client waits: end stdin, so that
   // `loopx mcp` exits and the client sees the connection close.
   if (!opts.transport) process.stdin.destroy();
-}
-
-function sanitize(s: string): string {
-  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
-  return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
 }

@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { LoopxError, errorReport } from '../core/index';
+import { LoopxError, errorReport, forLogLine } from '../core/index';
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
@@ -17,11 +17,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
 };
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Control characters replaced, 200 characters at most: safe in a log line or an error message. */
-export function sanitizeForLog(s: string): string {
-  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > 200 ? clean.slice(0, 200) + '…' : clean;
-}
+/** Safe in a log line or an error message (the one rule: text-rules.ts). */
+export const sanitizeForLog = (s: string): string => forLogLine(s, 200);
 
 function httpStatusOf(e: unknown): number {
   if (!(e instanceof LoopxError)) return 500;

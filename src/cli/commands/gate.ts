@@ -113,8 +113,12 @@ export function registerGateCommands(program: Command, act: Act) {
           ctx.print(
             doc.gates,
             () =>
-              doc.gates.map((g) => `${g.status.padEnd(8)} ${g.id}  ${g.title}  ${g.reason}`).join('\n') ||
-              'no gates',
+              doc.gates
+                .map(
+                  (g) =>
+                    `${g.status.padEnd(8)} ${g.id}  ${g.title}  (asked by ${g.requested_by} via ${g.requested_via})${g.reason ? `  ${g.reason}` : ''}`,
+                )
+                .join('\n') || 'no gates',
           );
         }),
       ),
