@@ -65,7 +65,14 @@ const data = {
   'todo.completed': z.object({ todoId: Id, evidence: z.array(Id) }),
   'todo.cancelled': z.object({ todoId: Id, reason: Text(2000) }),
   'gate.requested': z.object({
-    gate: Gate.pick({ id: true, title: true, reason: true, guards: true, expiresAt: true }),
+    gate: Gate.pick({
+      id: true,
+      title: true,
+      reason: true,
+      reasonByLoopx: true,
+      guards: true,
+      expiresAt: true,
+    }),
   }),
   'gate.approved': z.object({
     gateId: Id,
@@ -286,6 +293,8 @@ export function applyInPlace(
           existing.requestedAt = ev.ts;
           existing.requestedBy = ev.actor;
           existing.reason = ev.data.gate.reason;
+          if (ev.data.gate.reasonByLoopx) existing.reasonByLoopx = true;
+          else delete existing.reasonByLoopx;
           delete existing.decidedBy;
           delete existing.decidedAt;
           delete existing.signature;

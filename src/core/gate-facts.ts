@@ -37,7 +37,11 @@ export function gateFacts(state: GoalState, policy: Policy, gate: Gate, decision
     `Requested by ${describeActor(gate.requestedBy)} at ${gate.requestedAt}.`,
   ];
   if (gate.reason.trim()) {
-    const whose = gate.requestedBy.kind === 'agent' ? 'the agent’s words' : 'the requester’s words';
+    const whose = gate.reasonByLoopx
+      ? 'LoopX'
+      : gate.requestedBy.kind === 'agent'
+        ? 'the agent’s words'
+        : 'the requester’s words';
     lines.push(`Reason (${whose}): ${gate.reason.trim()}`);
   }
   const count = `${work.length} todo${work.length === 1 ? '' : 's'}`;

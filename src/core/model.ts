@@ -124,6 +124,8 @@ export const Gate = z.object({
   id: Id,
   title: Line(200),
   reason: Text(2000),
+  /** The reason is LoopX's own words (a gate todo.add asked for), not the requester's. */
+  reasonByLoopx: z.literal(true).optional(),
   /** Ids of the todos this gate guards. */
   guards: z.array(Id),
   status: GateStatus,

@@ -213,7 +213,8 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
           .filter(Boolean)
           .join(' · ');
         item.iconPath = icon(TODO_ICON[t.status] ?? ['circle-outline']);
-        item.contextValue = `todo.${t.status}.${t.owner}`;
+        // `.command`: an agent's todo with a command is done by running it, so no inline Complete.
+        item.contextValue = `todo.${t.status}.${t.owner}${t.action && t.owner === 'agent' ? '.command' : ''}`;
         const md = tooltip();
         appendPlain(md, `${t.id} · ${t.title}`);
         md.appendMarkdown('\n\n');

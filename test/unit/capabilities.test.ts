@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { invoke, listCapabilities, capabilityIds, whyNotAllowed } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
+import { gateFacts } from '../../src/core/gate-facts';
 import { effectiveStatus, HUMAN_CHANNELS } from '../../src/core/model';
 import type { Actor, Channel, GoalState } from '../../src/core/model';
 import type { Store } from '../../src/core/store';
@@ -483,6 +484,11 @@ describe('todo capabilities', () => {
     assert.deepEqual(g.guards, ['ship']);
     assert.deepEqual(g.requestedBy, agent);
     assert.match(g.reason, /todo ship names gate deploy/);
+    assert.equal(g.reasonByLoopx, true, 'LoopX wrote that reason, not the requester');
+    assert.match(
+      gateFacts(store.load('g').state, { v: 1 }, g, 'approve').text,
+      /Reason \(LoopX\): todo ship/,
+    );
     assert.equal(todoOf(store, 'ship')!.gate, 'deploy');
     // A second todo needing the same gate joins it: still one gate, guarding both.
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'announce', title: 'announce', gate: 'deploy' }, agent);

@@ -83,6 +83,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
               // LoopX's words: the command itself is shown whole, from the todo, where a person decides.
               reason: `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed a command for todo ${todoId}; read it in full before approving`,
               guards: [todoId],
+              reasonByLoopx: true,
             },
           }),
         );
@@ -108,6 +109,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
                 ? `the workspace policy requires gate ${need} for commands matching ${quote(rule.pattern)} (todo ${todoId})`
                 : `todo ${todoId} names gate ${need}`,
               guards: [todoId],
+              reasonByLoopx: true,
             },
           }),
         );

@@ -48,7 +48,25 @@ export function registerExtensionTests(): void {
       );
       const todos = tree.getChildren(groups[0]);
       const inventory = todos.find((t) => t.kind === 'todo' && t.todo.id === 'inventory')!;
-      assert.equal(tree.getTreeItem(inventory).contextValue, 'todo.done.agent');
+      assert.equal(tree.getTreeItem(inventory).contextValue, 'todo.done.agent.command');
+      // The inline Complete shows on work done by hand, not on an agent's command (run by exec).
+      const menus = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.menus[
+        'view/item/context'
+      ] as { command: string; when: string }[];
+      const when = menus.find(
+        (m) => m.command === 'loopx.completeTodo' && /inline/.test(JSON.stringify(m)),
+      )!.when;
+      const pattern = new RegExp(/viewItem =~ \/(.+)\/"?$/.exec(when)![1]!);
+      const contextOf = (id: string) =>
+        String(tree.getTreeItem(todos.find((t) => t.kind === 'todo' && t.todo.id === id)!).contextValue);
+      assert.deepEqual(
+        ['breaker', 'extract-retry', 'review-api'].map((id) => [contextOf(id), pattern.test(contextOf(id))]),
+        [
+          ['todo.open.agent.command', false],
+          ['todo.open.agent', true],
+          ['todo.open.user', true],
+        ],
+      );
       const gates = tree.getChildren(groups[1]);
       assert.equal(tree.getTreeItem(gates[0]!).contextValue, 'gate.pending');
       const runs = tree.getChildren(groups[3]);
