@@ -12,14 +12,13 @@ import * as zlib from 'node:zlib';
 import { Store, invoke, shouldRun, decide, newKeyPair, pinKey, signerFor } from '../src/core/index';
 import type { Actor, EventDraft, Signer } from '../src/core/index';
 import { draft } from '../src/core/events';
+import { ownConfigDir } from '../scripts/own-config-dir.mjs';
 
 // The bench's stores keep their keys in a config folder of the run's own (as scripts/test.mjs
 // gives the tests), never in the user's ~/.config/loopx; child processes inherit it.
-if (!process.env.LOOPX_CONFIG_DIR) {
-  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-config-'));
-  process.env.LOOPX_CONFIG_DIR = own;
-  process.on('exit', () => fs.rmSync(own, { recursive: true, force: true }));
-}
+const config = ownConfigDir('loopx-bench-config-');
+process.env.LOOPX_CONFIG_DIR = config.env.LOOPX_CONFIG_DIR;
+process.on('exit', config.cleanup);
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');

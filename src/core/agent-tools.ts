@@ -150,7 +150,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     writes: true,
     confirmation: (i) => `Claim todo ${i.todoId} under contract ${i.contractId}.`,
     run: (store, i, actor) => {
-      const { goal, contract } = checkContract(store, i.contractId, { agent: actor.id });
+      const { goal, contract, policy } = checkContract(store, i.contractId, { agent: actor.id });
       if (!contractCovers(contract, i.todoId)) {
         const listed = contractTodoIds(contract);
         throw refused(
@@ -158,7 +158,9 @@ export const AGENT_TOOLS: AgentTool[] = [
           { contractId: contract.id, todoId: i.todoId, reason: 'todo_not_in_contract' },
         );
       }
-      invoke(store, 'todo.claim', { goalId: goal.id, todoId: i.todoId, by: contract.agent }, actor);
+      invoke(store, 'todo.claim', { goalId: goal.id, todoId: i.todoId, by: contract.agent }, actor, {
+        policy,
+      });
       return {
         text: `claimed todo ${i.todoId} of goal ${goal.id} for ${contract.agent}`,
         data: { goalId: goal.id, todoId: i.todoId },
@@ -189,12 +191,13 @@ export const AGENT_TOOLS: AgentTool[] = [
           { contractId: i.contractId, todoId: i.todoId, reason: 'todo_has_command' },
         );
       }
-      const { goal, run } = assertJudgment(found, i.contractId, i.todoId);
+      const { goal, run, policy } = assertJudgment(found, i.contractId, i.todoId);
       invoke(
         store,
         'todo.complete',
         { goalId: goal.id, todoId: i.todoId, summary: i.summary, runId: run.id },
         actor,
+        { policy },
       );
       return {
         text: `todo ${i.todoId} of goal ${goal.id} is done; evidence recorded for run ${run.id}`,
@@ -218,7 +221,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     confirmation: (i) =>
       `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
     run: (store, i, actor) => {
-      const { goal, run, contract } = checkContract(store, i.contractId, { agent: actor.id });
+      const { goal, run, contract, policy } = checkContract(store, i.contractId, { agent: actor.id });
       if (i.todoId && !contractCovers(contract, i.todoId)) {
         throw refused(`todo ${i.todoId} is not in contract ${contract.id}`, {
           contractId: contract.id,
@@ -238,6 +241,7 @@ export const AGENT_TOOLS: AgentTool[] = [
           exitCode: i.exitCode,
         },
         actor,
+        { policy },
       );
       return {
         text: `recorded evidence ${res.input.evidenceId as string} for run ${run.id}`,
@@ -262,12 +266,13 @@ export const AGENT_TOOLS: AgentTool[] = [
     confirmation: (i) =>
       `Add ${i.tokens ?? 0} tokens and $${i.costUsd ?? 0} to the run of contract ${i.contractId}.`,
     run: (store, i, actor) => {
-      const { goal, run } = checkContract(store, i.contractId, { agent: actor.id });
+      const { goal, run, policy } = checkContract(store, i.contractId, { agent: actor.id });
       const res = invoke(
         store,
         'run.spend',
         { goalId: goal.id, runId: run.id, tokens: i.tokens, costUsd: i.costUsd },
         actor,
+        { policy },
       );
       const spend = res.state.runs.find((r) => r.id === run.id)?.spend;
       return {

@@ -27,8 +27,6 @@ export type { Decision, AgentAbility, DecideInput, DecisionResult } from './deci
 export { SHOULD_RUN_SCHEMA, ShouldRunOutput, shellQuote, execCommandFor, render } from './should-run-output';
 export { contractPayload, contractSignatureValid, findContract } from './issued-contract';
 
-export { DEFAULT_TTL_MINUTES } from './issued-contract';
-
 // ---------------------------------------------------------------------------------------------
 // The capability that writes what a decision needs.
 

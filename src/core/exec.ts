@@ -49,7 +49,8 @@ export interface ContractCheck {
 
 /**
  * A contract that still authorises work: found, untampered, the caller's own (when the caller's
- * identity is known), its run open, unexpired, goal active.
+ * identity is known), its run open, unexpired, goal active. With it, the policy it was checked
+ * under, so that a write that follows (`invoke`, `{ policy }`) does not read it again.
  */
 export function checkContract(store: Store, contractId: string, opts: ContractCheck = {}) {
   const now = opts.now ?? new Date(store.now());
@@ -68,7 +69,6 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
   const run = goal.runs.find((r) => r.contract?.id === contractId);
   if (!run?.contract) throw forged();
   const contract = ContractSchema.parse(run.contract);
-  const found = { goal, run, contract };
   const cid = contract.id;
   if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
     throw refused(
@@ -91,7 +91,8 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
   }
   // Issuing caps the lifetime at the policy's TTL; checking does it again, so a contract minted
   // by hand with a long expiry (or issued under a looser policy) authorises nothing.
-  const tooLong = contractTooLong(contract, opts.policy ?? store.policy());
+  const policy = opts.policy ?? store.policy();
+  const tooLong = contractTooLong(contract, policy);
   if (tooLong) {
     throw refused(
       `contract ${cid} is refused: ${tooLong}. Get a new one with \`loopx quota should-run --goal-id ${goal.id}\``,
@@ -104,7 +105,7 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
       contractId: cid,
       reason: 'goal_not_active',
     });
-  return found;
+  return { goal, run, contract, policy };
 }
 
 /** Refuses unless `todoId` is a judgment todo of the contract `found` (a checkContract result). */

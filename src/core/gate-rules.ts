@@ -23,14 +23,17 @@ export interface NeededGate {
  * pattern; its reason then says so, so the agent can write it plainly.
  */
 export function deniedBy(policy: Policy, command: string) {
-  const rule = policy.deniedActions?.find((r) => commandMatches(r.pattern, command));
-  if (rule && commandMatch(rule.pattern, command) === 'unreadable')
-    return {
-      ...rule,
-      reason:
-        'LoopX cannot read this command as plain words (an expansion, substitution, glob, heredoc, keyword or a program that runs other commands), so it counts as matching every pattern; write it as plain words',
-    };
-  return rule;
+  for (const rule of policy.deniedActions ?? []) {
+    const how = commandMatch(rule.pattern, command);
+    if (how === 'written') return rule;
+    if (how === 'unreadable')
+      return {
+        ...rule,
+        reason:
+          'LoopX cannot read this command as plain words (an expansion, substitution, glob, heredoc, keyword or a program that runs other commands), so it counts as matching every pattern; write it as plain words',
+      };
+  }
+  return undefined;
 }
 
 /**

@@ -6,13 +6,10 @@ import * as path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { signPayload } from './capabilities';
 import { canonicalJson } from './jsonfile';
-import { Contract as ContractSchema, DEFAULT_POLICY, policyTtlMinutes } from './model';
+import { Contract as ContractSchema, policyTtlMinutes } from './model';
 import type { Contract, GoalState, Policy, Run } from './model';
 import type { Store } from './store';
 import { mkdirStore, readStoreFile, writeStoreFile } from './safe-path';
-
-/** The contract lifetime when the policy names none. */
-export const DEFAULT_TTL_MINUTES = DEFAULT_POLICY.contractTtlMinutes!;
 
 /**
  * Why a contract lasts longer than the policy allows (expires - issued above contractTtlMinutes),

@@ -83,7 +83,6 @@ export const Spend = z.object({
   costUsd: z.number().nonnegative().finite(),
   wallSeconds: z.number().nonnegative().finite(),
 });
-export const ZERO_SPEND: Spend = { turns: 0, tokens: 0, costUsd: 0, wallSeconds: 0 };
 
 export const Todo = z.object({
   id: Id,

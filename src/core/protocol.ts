@@ -54,10 +54,6 @@ export type HostMessage = StatusMessage | GoalMessage | ErrorMessage;
 /** Attention kinds in the order a person should read them. */
 export const ATTENTION_ORDER: readonly AttentionItem['kind'][] = ['gate', 'user-todo', 'quota', 'plan'];
 
-/**
- * Merges per-folder overviews into one status message (pure: the extension and the tests build
- * the message the same way). `attention` per folder, when given, replaces the index-level one.
- */
 /** One folder's policy report; with several folders, the first that has something to say, named. */
 function mergedPolicy(parts: readonly { name: string; doc: StatusDoc }[]): StatusDoc['policy'] {
   const telling = parts.find((p) => p.doc.policy?.message);
@@ -66,6 +62,10 @@ function mergedPolicy(parts: readonly { name: string; doc: StatusDoc }[]): Statu
   return parts.length > 1 ? { ...p, message: `${telling.name}: ${p.message}` } : p;
 }
 
+/**
+ * Merges per-folder overviews into one status message (pure: the extension and the tests build
+ * the message the same way). `attention` per folder, when given, replaces the index-level one.
+ */
 export function statusMessage(
   parts: readonly { path: string; name: string; doc: StatusDoc; attention?: AttentionItem[] }[],
   generatedAt = new Date().toISOString(),

@@ -113,10 +113,12 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
       add('torn-tail', `${msg}: moved aside to a quarantine file`, true);
     }
   }
-  // Snapshot: does it say what the log says?
+  // Snapshot: does it say what the log says? The log read above, unless quarantining its torn
+  // tail just rewrote it.
+  const rewritten = parsed.torn !== undefined && !dryRun;
   let replayed;
   try {
-    replayed = store.replayGoal(goalId);
+    replayed = store.replayGoal(goalId, [], rewritten ? store.readLog(goalId) : parsed);
   } catch (e) {
     add('corrupt-log', (e as Error).message, false);
     return;

@@ -64,17 +64,16 @@ function storeRootOf(abs: string): string | undefined {
 }
 
 /**
- * `lstat` of every component from the `.loopx` folder down to `p` (included when `self`),
- * refusing a link; stops at the first that does not exist. Returns the stat of `p` itself when it
- * was checked and exists.
+ * `lstat` of a file or folder, undefined when missing. Under `.loopx` every component from the
+ * `.loopx` folder down to `p` is checked and a link refused (checking stops at the first that
+ * does not exist); outside it (the user's config folder) only `p` itself is.
  */
-function checkComponents(p: string, self: boolean): fs.Stats | undefined {
+export function lstatStore(p: string): fs.Stats | undefined {
   const abs = path.resolve(p);
   const root = storeRootOf(abs);
-  const last = self ? abs : path.dirname(abs);
-  if (root !== undefined && last.length >= root.length) {
+  if (root !== undefined) {
     let cur = root;
-    const rest = path.relative(root, last);
+    const rest = path.relative(root, abs);
     const parts = rest ? rest.split(path.sep) : [];
     for (let i = -1; i < parts.length; i++) {
       if (i >= 0) cur = path.join(cur, parts[i]!);
@@ -91,7 +90,6 @@ function checkComponents(p: string, self: boolean): fs.Stats | undefined {
     }
     return undefined;
   }
-  if (!self) return undefined;
   try {
     const st = fs.lstatSync(abs);
     if (st.isSymbolicLink()) throw linkRefused(abs);
@@ -102,19 +100,9 @@ function checkComponents(p: string, self: boolean): fs.Stats | undefined {
   }
 }
 
-/** Refuses when `p`, or a folder between `.loopx` and `p`, is a symbolic link. */
-export function assertNoLink(p: string): void {
-  checkComponents(p, true);
-}
-
-/** `lstat` of a file or folder under `.loopx`, undefined when missing; refuses a link on the way. */
-export function lstatStore(p: string): fs.Stats | undefined {
-  return checkComponents(p, true);
-}
-
-/** Whether `p` exists (as a file or folder, never as a link). */
+/** Whether `p` exists (as a file or folder, never as a link): see `lstatStore`. */
 export function storePathExists(p: string): boolean {
-  return checkComponents(p, true) !== undefined;
+  return lstatStore(p) !== undefined;
 }
 
 /**
@@ -123,7 +111,7 @@ export function storePathExists(p: string): boolean {
  * regular file (a FIFO would block forever).
  */
 export function openStoreFile(file: string, mode: OpenMode, perm = 0o644): number {
-  const st = checkComponents(file, true);
+  const st = lstatStore(file);
   if (st && !st.isFile()) throw notRegular(file);
   try {
     return fs.openSync(file, FLAGS[mode] | O_NOFOLLOW, perm);
@@ -165,20 +153,20 @@ export function writeStoreFile(
  * below `.loopx` is a link. Returns the first folder it created, like `fs.mkdirSync`.
  */
 export function mkdirStore(dir: string, mode?: number): string | undefined {
-  const st = checkComponents(dir, true);
+  const st = lstatStore(dir);
   if (st) {
     if (!st.isDirectory()) throw notFolder(dir);
     return undefined;
   }
   const made = fs.mkdirSync(dir, { recursive: true, mode });
   // A link planted between the check and the mkdir would have been followed: look again.
-  checkComponents(dir, true);
+  lstatStore(dir);
   return made;
 }
 
 /** The names in a folder under `.loopx` (refuses a linked folder; [] when it does not exist). */
 export function readdirStore(dir: string): string[] {
-  const st = checkComponents(dir, true);
+  const st = lstatStore(dir);
   if (!st) return [];
   if (!st.isDirectory()) throw notFolder(dir);
   return fs.readdirSync(dir);

@@ -194,7 +194,7 @@ export function skipOptions(args: readonly string[], o: Opts): number | undefine
   return i;
 }
 
-export const ENV_OPTS: Opts = {
+const ENV_OPTS: Opts = {
   flags: 'i0v',
   values: 'uC',
   long: {
@@ -209,7 +209,7 @@ export const ENV_OPTS: Opts = {
   },
   dashIsOption: true,
 };
-export const SUDO_OPTS: Opts = {
+const SUDO_OPTS: Opts = {
   flags: 'AbBEHknPS',
   values: 'ugpCDrtTRU',
   long: {

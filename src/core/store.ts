@@ -36,14 +36,7 @@ import type { PolicyView } from './trust/policy-signature';
 import { ensureLocalDir, lockFile, readOrCreateWriterId } from './local-dir';
 import { commitGoal } from './commit';
 import { configDir, readOrCreateSecret, workspaceId } from './config-dir';
-import {
-  assertNoLink,
-  lstatStore,
-  mkdirStore,
-  openStoreFile,
-  readdirStore,
-  storePathExists,
-} from './safe-path';
+import { lstatStore, mkdirStore, openStoreFile, readdirStore, storePathExists } from './safe-path';
 import { PinnedTrust } from './trust/decisions';
 import type { Signer, Trust } from './trust/decisions';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
@@ -302,7 +295,7 @@ export class Store {
         return this.writeIndex();
       } catch {
         // Not written (a read-only checkout, a busy lock): the list is made from the goals all the same.
-        return collectIndexEntries(this.goalIds(), (id) => indexEntryOf(this.load(id).state));
+        return this.entriesFromGoals();
       }
     }
     const byId = new Map(index.goals.map((e) => [e.id, e]));
@@ -314,12 +307,17 @@ export class Store {
     return this.writeIndex().errors;
   }
 
-  private writeIndex(): { goals: IndexEntry[]; errors: { goalId: string; message: string }[] } {
+  /** Every goal's entry, made from the goal itself (its snapshot and log), not from index.json. */
+  private entriesFromGoals() {
+    return collectIndexEntries(this.goalIds(), (id) => indexEntryOf(this.load(id).state));
+  }
+
+  private writeIndex() {
     return withLock(
       this.lockPath('index'),
       () => {
         const trust = this.trust().fingerprint;
-        const list = collectIndexEntries(this.goalIds(), (id) => indexEntryOf(this.load(id).state));
+        const list = this.entriesFromGoals();
         writeIndexFile(this.indexPath, list.goals, trust);
         return list;
       },
@@ -390,7 +388,7 @@ export class Store {
   /** The goal's `artifacts/` folder; refuses when it (or a folder above it in .loopx) is a link. */
   artifactsDir(goalId: string): string {
     const dir = path.join(this.goalDir(goalId), 'artifacts');
-    assertNoLink(dir);
+    lstatStore(dir);
     return dir;
   }
 

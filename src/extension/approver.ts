@@ -6,7 +6,7 @@
  */
 import type * as vscode from 'vscode';
 import { generateKeyPairSync, createPrivateKey } from 'node:crypto';
-import { pinKey, pinnedKeys, publicKeyFileFor, publishKey, signerFor } from '../core/index';
+import { pinKey, publicKeyFileFor, publishKey, signerFor } from '../core/index';
 import type { Signer, Store } from '../core/index';
 
 const SECRET = 'loopx.approver.ed25519';
@@ -41,7 +41,7 @@ export class Approver {
   async signer(store: Store): Promise<Signer> {
     const key = createPrivateKey(await this.privateKeyPem());
     const pub = publicKeyFileFor(key, this.name(), store.now());
-    if (!pinnedKeys(store.configDir).some((k) => k.keyId === pub.keyId)) pinKey(store.configDir, pub);
+    if (!store.trust().key(pub.keyId)) pinKey(store.configDir, pub);
     publishKey(store.root, pub);
     return signerFor(key, pub.keyId, pub.name);
   }

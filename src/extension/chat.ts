@@ -61,9 +61,7 @@ export function chatHandler(workspaces: LoopxWorkspaces): vscode.ChatRequestHand
         const loaded = store.load(goal.id);
         const out = render(
           loaded.state,
-          decide(loaded.state, store.policy(), new Date(), {
-            agent: 'vscode',
-          }),
+          decide(loaded.state, store.policy(), new Date(), { agent: 'vscode' }),
           { preview: true },
         );
         stream.markdown(

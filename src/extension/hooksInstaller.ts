@@ -12,6 +12,7 @@
 import type * as vscode from 'vscode';
 import * as path from 'node:path';
 import {
+  HOOK_EVENTS,
   LoopxError,
   applyHooks,
   hookShimCommand,
@@ -46,7 +47,7 @@ export function planHooks(workspace: string): HookPlan {
 /** The command each installed hook runs (the shim by its absolute path), for the person to read. */
 export function hookCommands(): string[] {
   if (!shimPath) return [];
-  return ['pre-tool-use', 'session-start', 'stop'].map((ev) => hookShimCommand(shimPath!, ev));
+  return HOOK_EVENTS.map((ev) => hookShimCommand(shimPath!, ev));
 }
 
 /** One line per file installing writes: its path in the folder and what happens to it. */

@@ -10,7 +10,7 @@ import { Disposable } from './disposable';
 import { reportFailure } from './commands/shared';
 import type { GoalRef, LoopxWorkspaces } from './workspaces';
 import { describeActor, plainText } from '../core/index';
-import type { Gate } from '../core/index';
+import type { Gate, GateDecision } from '../core/index';
 
 export interface PendingGate {
   ref: GoalRef;
@@ -45,7 +45,7 @@ export class GateNotifier extends Disposable {
     private readonly workspaces: LoopxWorkspaces,
     private readonly log: vscode.LogOutputChannel,
     /** Records the person's click on Approve or Reject: the click is the decision. */
-    private readonly decide: (p: PendingGate, decision: 'approve' | 'reject') => Promise<void>,
+    private readonly decide: (p: PendingGate, decision: GateDecision) => Promise<void>,
   ) {
     super();
     this._register(workspaces.onDidChange(() => this.scan()));

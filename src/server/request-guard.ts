@@ -4,7 +4,8 @@
  * target is a path (400); then, for every route but `/healthz`, the bearer token (401).
  */
 import type * as http from 'node:http';
-import { sanitizeForLog, sendError } from './responses';
+import { forLogLine } from '../core/index';
+import { sendError } from './responses';
 import { bearerChecker } from './token';
 
 export const MAX_URL_BYTES = 2048;
@@ -109,7 +110,7 @@ export function createRequestGuard(opts: { ratePerMinute: number; token: string 
         res,
         405,
         'method_not_allowed',
-        `${sanitizeForLog(method)} is not allowed: this server is read-only`,
+        `${forLogLine(method)} is not allowed: this server is read-only`,
         {},
         {
           Allow: 'GET, HEAD',

@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { LoopxError, errorReport, forLogLine } from '../core/index';
+import { LoopxError, errorReport } from '../core/index';
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
@@ -16,9 +16,6 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** Safe in a log line or an error message (the one rule: text-rules.ts). */
-export const sanitizeForLog = (s: string): string => forLogLine(s, 200);
 
 function httpStatusOf(e: unknown): number {
   if (!(e instanceof LoopxError)) return 500;
@@ -60,7 +57,12 @@ export function sendError(
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ) {
-  send(res, status, { error: { status, kind, reason: kind, message, ...extra } }, headers);
+  send(res, status, errorBody(status, kind, message, extra), headers);
+}
+
+/** Every error answer's body; the reason code is the kind unless `extra` names one. */
+function errorBody(status: number, kind: string, message: string, extra: Record<string, unknown> = {}) {
+  return { error: { status, kind, reason: kind, message, ...extra } };
 }
 
 export function sendCaught(res: http.ServerResponse, e: unknown) {
@@ -72,14 +74,7 @@ export function sendCaught(res: http.ServerResponse, e: unknown) {
 /** Answers a request Node rejected before it became one (no `ServerResponse` exists) and closes. */
 export function endWithClientError(socket: Duplex, status: number) {
   const body =
-    JSON.stringify({
-      error: {
-        status,
-        kind: 'bad_request',
-        reason: 'bad_request',
-        message: http.STATUS_CODES[status] ?? 'bad request',
-      },
-    }) + '\n';
+    JSON.stringify(errorBody(status, 'bad_request', http.STATUS_CODES[status] ?? 'bad request')) + '\n';
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,

@@ -3,12 +3,12 @@
  * the core's `statusAll` and `goalStatus` documents; `/events` is the event stream.
  */
 import type * as http from 'node:http';
-import { statusAll, goalStatus, checkId } from '../core/index';
+import { statusAll, goalStatus, checkId, forLogLine } from '../core/index';
 import type { Store } from '../core/index';
 import type { EventStream } from './event-stream';
 import { requestPath } from './request-guard';
 import type { RequestGuard } from './request-guard';
-import { send, sendCaught, sendError, sanitizeForLog } from './responses';
+import { send, sendCaught, sendError } from './responses';
 
 export function createRequestHandler(
   store: Store,
@@ -39,7 +39,7 @@ export function createRequestHandler(
           res,
           400,
           'usage',
-          `goal id ${JSON.stringify(sanitizeForLog(m[1]!))} is not valid percent-encoding`,
+          `goal id ${JSON.stringify(forLogLine(m[1]!))} is not valid percent-encoding`,
         );
       }
       try {
@@ -53,7 +53,7 @@ export function createRequestHandler(
       res,
       404,
       'not_found',
-      `no route ${JSON.stringify(sanitizeForLog(pathname))}: try /status, /goals/<id>, /events or /healthz`,
+      `no route ${JSON.stringify(forLogLine(pathname))}: try /status, /goals/<id>, /events or /healthz`,
     );
   };
 }

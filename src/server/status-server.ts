@@ -27,11 +27,11 @@
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Store, refused, usageError } from '../core/index';
+import { Store, forLogLine, refused, usageError } from '../core/index';
 import { createEventStream } from './event-stream';
 import { allowedHostHeaders, boundHostName, isLoopbackHost, isWildcard } from './loopback';
 import { createRequestGuard, requestPath } from './request-guard';
-import { endWithClientError, sanitizeForLog, sendCaught } from './responses';
+import { endWithClientError, sendCaught } from './responses';
 import { createRequestHandler } from './routes';
 import { checkGivenToken, readOrCreateToken } from './token';
 
@@ -115,10 +115,10 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1000 },
     (req, res) => {
       const started = process.hrtime.bigint();
-      const shown = sanitizeForLog(requestPath(req));
+      const shown = forLogLine(requestPath(req));
       res.once('close', () => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log(`${sanitizeForLog(req.method ?? '?')} ${shown} ${res.statusCode} ${ms.toFixed(1)}ms`);
+        log(`${forLogLine(req.method ?? '?')} ${shown} ${res.statusCode} ${ms.toFixed(1)}ms`);
       });
       try {
         handle(req, res);
@@ -136,7 +136,7 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     const status =
       err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    log(`- - ${status} 0.0ms (${sanitizeForLog(err.code ?? 'bad request')})`);
+    log(`- - ${status} 0.0ms (${forLogLine(err.code ?? 'bad request')})`);
     if (socket.writable && !(socket as net.Socket).destroyed) endWithClientError(socket, status);
     else socket.destroy();
   });

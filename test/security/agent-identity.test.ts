@@ -110,19 +110,8 @@ async function planned(): Promise<Sandbox> {
   const sb = new Sandbox();
   ok(await sb.run(['init']));
   await sb.json(['goal', 'create', '--goal-id', 'g', '--title', 'Target']);
-  await sb.json([
-    'todo',
-    'add',
-    '--goal-id',
-    'g',
-    '--todo-id',
-    'build',
-    '--title',
-    'Build',
-    '--action',
-    'touch built',
-  ]);
-  await sb.json(['todo', 'add', '--goal-id', 'g', '--todo-id', 'docs', '--title', 'Write the docs']);
+  await sb.addTodo('g', 'build', 'Build', ['--action', 'touch built']);
+  await sb.addTodo('g', 'docs', 'Write the docs');
   return sb;
 }
 

@@ -21,20 +21,7 @@ const PASSPHRASE = 'correct horse battery';
 async function setUp(): Promise<Sandbox> {
   const sb = new Sandbox();
   await sb.json(['goal', 'create', '--goal-id', 'g', '--title', 'Target']);
-  await sb.json([
-    'todo',
-    'add',
-    '--goal-id',
-    'g',
-    '--todo-id',
-    'deploy',
-    '--title',
-    'Deploy',
-    '--action',
-    'echo deployed',
-    '--gate',
-    'prod',
-  ]);
+  await sb.addTodo('g', 'deploy', 'Deploy', ['--action', 'echo deployed', '--gate', 'prod']);
   ok(
     await loopx(['key', 'create', '--name', 'alice', '--passphrase-fd', '0'], {
       cwd: sb.dir,

@@ -50,9 +50,8 @@ function requestGate(
   );
 }
 
-async function addTodo(s: Sandbox, todoId: string, more: string[]): Promise<void> {
-  await s.json(['todo', 'add', '--goal-id', 'g', '--todo-id', todoId, '--title', `Work ${todoId}`, ...more]);
-}
+const addTodo = (s: Sandbox, todoId: string, more: string[]) =>
+  s.addTodo('g', todoId, `Work ${todoId}`, more);
 
 type GateRow = { id: string; status: string; approved_for?: string[] };
 async function gate(s: Sandbox, id: string): Promise<GateRow> {

@@ -35,6 +35,11 @@ export class Sandbox {
     return { cwd: this.dir, env: { LOOPX_CONFIG_DIR: this.config } };
   }
 
+  /** `loopx todo add` in goal `goalId` (as an agent): the todo id, title and more flags. */
+  addTodo(goalId: string, todoId: string, title: string, more: string[] = []) {
+    return this.json(['todo', 'add', '--goal-id', goalId, '--todo-id', todoId, '--title', title, ...more]);
+  }
+
   file(...parts: string[]): string {
     return path.join(this.dir, ...parts);
   }

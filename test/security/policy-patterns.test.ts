@@ -31,18 +31,7 @@ async function withPolicy(policy: Record<string, unknown>, s = new Sandbox()): P
 
 /** `todo add` as the agent: the todo it made. */
 async function addTodo(s: Sandbox, todoId: string, action: string) {
-  const out = await s.json([
-    'todo',
-    'add',
-    '--goal-id',
-    'g',
-    '--todo-id',
-    todoId,
-    '--title',
-    todoId,
-    '--action',
-    action,
-  ]);
+  const out = await s.addTodo('g', todoId, todoId, ['--action', action]);
   return out.todo as { id: string; gate?: string; action: string };
 }
 

@@ -5,20 +5,20 @@ import { assertOwnRun, invoke } from '../../core/index';
 import type { Store } from '../../core/index';
 import { person } from '../person';
 import type { CliContext } from '../context';
+import { example, num } from '../define';
+import type { Act } from '../define';
 
 /**
  * With LOOPX_AGENT set, a shell agent reports only on its own runs (`run_other_agent`); without
  * it, the caller has no identity and the run id is enough, as before.
  */
-function ownRun(ctx: CliContext, store: Store, goalId: string, runId: string | undefined) {
+function ownRun(ctx: CliContext, store: Store, goalId: string, runId: string) {
   const agent = ctx.callerAgent();
-  if (agent === undefined || runId === undefined) return;
+  if (agent === undefined) return;
   const run = store.load(goalId).state.runs.find((r) => r.id === runId);
   // A run that does not exist is the capability's to report.
   if (run) assertOwnRun(run, agent);
 }
-import { example, num } from '../define';
-import type { Act } from '../define';
 
 export function registerRecordCommands(program: Command, act: Act) {
   example(

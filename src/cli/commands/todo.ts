@@ -114,15 +114,22 @@ export function registerTodoCommands(program: Command, act: Act) {
             o: { goalId: string; todoId: string; summary?: string; evidence?: string[]; contract?: string },
           ) => {
             const store = ctx.store();
-            let runId: string | undefined;
-            if (o.contract) {
-              runId = checkJudgment(store, o.contract, o.todoId, o.goalId, ctx.callerAgent()).run.id;
-            }
+            // The policy the contract was checked against is the one the completion runs under.
+            const judged = o.contract
+              ? checkJudgment(store, o.contract, o.todoId, o.goalId, ctx.callerAgent())
+              : undefined;
             const res = invoke(
               store,
               'todo.complete',
-              { goalId: o.goalId, todoId: o.todoId, summary: o.summary, evidence: o.evidence ?? [], runId },
+              {
+                goalId: o.goalId,
+                todoId: o.todoId,
+                summary: o.summary,
+                evidence: o.evidence ?? [],
+                runId: judged?.run.id,
+              },
               ctx.actor(),
+              judged ? { policy: judged.policy } : {},
             );
             todoResult(ctx, res, 'completed');
           },

@@ -23,21 +23,31 @@ function checkGuardable(actor: Actor, todo: Todo): void {
   }
 }
 
-/** Whether a gate waits for a person: pending, or approved without covering all its open work. */
-function awaitsDecision(g: Gate, s: GoalState, policy: Policy): boolean {
-  if (g.status === 'pending') return true;
-  return (
-    g.status === 'approved' &&
-    openWorkGuardedBy(g.id, s.todos, policy, s.gates).some((t) => !approvalCovers(g, t))
+function notAwaiting(g: Gate, verb: string): never {
+  throw refused(
+    `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be ${verb}`,
+    { gateId: g.id, reason: 'gate_not_pending' },
   );
 }
 
 /**
- * The work a decision is about, checked against what the person was shown (`shown`): if an agent
- * added or changed guarded work in between, the person decided on something else.
+ * The work a decision on `g` is about (`verb`: approved or rejected), its open guarded work read
+ * once. Refused unless the gate waits for a person (pending, or approved without covering all
+ * its open work), and unless the work is what the person was shown (`shown`): if an agent added
+ * or changed guarded work in between, the person decided on something else.
  */
-function decidedWork(g: Gate, s: GoalState, policy: Policy, shown: GuardedWork[] | undefined): GuardedWork[] {
-  const work = openWorkGuardedBy(g.id, s.todos, policy, s.gates).map(guardedWork);
+function decidedWork(
+  g: Gate,
+  s: GoalState,
+  policy: Policy,
+  shown: GuardedWork[] | undefined,
+  verb: string,
+): GuardedWork[] {
+  const open = openWorkGuardedBy(g.id, s.todos, policy, s.gates);
+  const awaits =
+    g.status === 'pending' || (g.status === 'approved' && open.some((t) => !approvalCovers(g, t)));
+  if (!awaits) notAwaiting(g, verb);
+  const work = open.map(guardedWork);
   if (shown && canonicalJson(shown) !== canonicalJson(work)) {
     throw refused(
       `the work gate ${g.id} guards changed since it was shown (${work.length} todo${work.length === 1 ? '' : 's'} now): look again, then decide`,
@@ -45,13 +55,6 @@ function decidedWork(g: Gate, s: GoalState, policy: Policy, shown: GuardedWork[]
     );
   }
   return work;
-}
-
-function notAwaiting(g: Gate, verb: string): never {
-  throw refused(
-    `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be ${verb}`,
-    { gateId: g.id, reason: 'gate_not_pending' },
-  );
 }
 
 export function defineGateCapabilities(define: DefineCapability): void {
@@ -111,8 +114,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
     }),
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
-      if (!awaitsDecision(g, s, ctx.policy)) notAwaiting(g, 'approved');
-      const guarded = decidedWork(g, s, ctx.policy, i.shown);
+      const guarded = decidedWork(g, s, ctx.policy, i.shown, 'approved');
       return [draft('gate.approved', { gateId: g.id, note: i.note, guarded })];
     },
   });
@@ -134,9 +136,8 @@ export function defineGateCapabilities(define: DefineCapability): void {
     }),
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
-      if (!awaitsDecision(g, s, ctx.policy)) notAwaiting(g, 'rejected');
       // Everything that needed the gate: the one rule for which gates a todo needs.
-      const cancelled = decidedWork(g, s, ctx.policy, i.shown).map((w) => w.todoId);
+      const cancelled = decidedWork(g, s, ctx.policy, i.shown, 'rejected').map((w) => w.todoId);
       return [draft('gate.rejected', { gateId: g.id, note: i.note, cancelled })];
     },
   });

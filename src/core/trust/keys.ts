@@ -14,6 +14,8 @@ import { LoopxError, usageError } from '../errors';
 import { mkdirStore, readStoreFile, readdirStore } from '../safe-path';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
+/** The name of a key's file: `<keyId>.json`. */
+export const KEY_FILE_NAME = /^[0-9a-f]{64}\.json$/;
 
 export const PublicKeyFile = z.object({
   v: z.literal(1),
@@ -82,7 +84,7 @@ function keyFiles(
   }
   const out: PublicKeyFile[] = [];
   for (const n of names.filter((x) => x.endsWith('.json'))) {
-    const k = /^[0-9a-f]{64}\.json$/.test(n) ? readPublicKeyFile(path.join(dir, n)) : undefined;
+    const k = KEY_FILE_NAME.test(n) ? readPublicKeyFile(path.join(dir, n)) : undefined;
     if (k) out.push(k);
     else onSkipped?.({ file: path.join(dir, n), why: 'not_a_key' });
   }

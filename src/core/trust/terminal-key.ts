@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../jsonfile';
 import { ensurePrivateDir } from '../config-dir';
 import { notFound, refused, usageError } from '../errors';
-import { KEY_ID, newKeyPair, pinKey } from './keys';
+import { KEY_FILE_NAME, KEY_ID, newKeyPair, pinKey } from './keys';
 import type { PublicKeyFile } from './keys';
 import { signerFor } from './decisions';
 import type { Signer } from './decisions';
@@ -78,32 +78,43 @@ export function createTerminalKey(
   return { key: pub, signer: signerFor(privateKey, pub.keyId, pub.name) };
 }
 
-/** The terminal keys in the config folder, newest first. */
-export function terminalKeys(configDir: string): (PublicKeyFile & { file: string })[] {
+/** The key files in the config folder, as stored (the private half encrypted), newest first. */
+function readKeyFiles(configDir: string): { file: string; key: KeyFile }[] {
   let names: string[];
   try {
-    names = fs.readdirSync(keysDir(configDir)).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+    names = fs.readdirSync(keysDir(configDir)).filter((n) => KEY_FILE_NAME.test(n));
   } catch {
     return [];
   }
-  const out: (PublicKeyFile & { file: string })[] = [];
+  const out: { file: string; key: KeyFile }[] = [];
   for (const n of names) {
     const file = path.join(keysDir(configDir), n);
     try {
-      const k = KeyFile.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
-      out.push({ v: 1, keyId: k.keyId, name: k.name, publicKey: k.publicKey, createdAt: k.createdAt, file });
+      out.push({ file, key: KeyFile.parse(JSON.parse(fs.readFileSync(file, 'utf8'))) });
     } catch {
       /* not a key file */
     }
   }
-  return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  return out.sort((a, b) => b.key.createdAt.localeCompare(a.key.createdAt));
+}
+
+/** The terminal keys in the config folder, newest first. */
+export function terminalKeys(configDir: string): (PublicKeyFile & { file: string })[] {
+  return readKeyFiles(configDir).map(({ file, key: k }) => ({
+    v: 1,
+    keyId: k.keyId,
+    name: k.name,
+    publicKey: k.publicKey,
+    createdAt: k.createdAt,
+    file,
+  }));
 }
 
 /** Unlocks a terminal key with its passphrase (the newest key, or `keyId`). */
 export function unlockTerminalKey(configDir: string, passphrase: string, keyId?: string): Signer {
-  const keys = terminalKeys(configDir);
-  const k = keyId ? keys.find((x) => x.keyId.startsWith(keyId)) : keys[0];
-  if (!k) {
+  const keys = readKeyFiles(configDir);
+  const f = (keyId ? keys.find((x) => x.key.keyId.startsWith(keyId)) : keys[0])?.key;
+  if (!f) {
     throw notFound(
       keyId
         ? `no terminal key ${keyId} in ${keysDir(configDir)}`
@@ -111,7 +122,6 @@ export function unlockTerminalKey(configDir: string, passphrase: string, keyId?:
       { reason: 'no_key' },
     );
   }
-  const f = KeyFile.parse(JSON.parse(fs.readFileSync(k.file, 'utf8')));
   let der: Buffer;
   try {
     const d = createDecipheriv(

@@ -6,18 +6,38 @@
  * title and whole command, the goal, the files written.
  */
 import { textProblem } from '../../core/index';
-import { confirmIfCalledWithArguments, confirmModal } from './shared';
+import { calledWithArguments, confirmModal } from './shared';
 import type { Arg } from './shared';
 
 export interface Decision {
   /** The question, one line: store text in it goes through `plainText`. */
   message: string;
-  /** The facts, one per line, each line ending in `\n`: store text in it goes through `whole`. */
+  /**
+   * The facts, one per line, each line ending in `\n` (a last empty line sets the command-call
+   * sentence apart): store text in it goes through `whole`.
+   */
   detail: string;
   /** The button that decides. */
   action: string;
   /** What the person does, for "… only if you meant to" when other code asked. */
   verb: string;
+}
+
+/**
+ * Arguments from other code decide nothing by themselves: called with them, the command asks the
+ * person in a modal first (see `confirmModal`). `decision` is only built then; its `detail` says
+ * what the decision does, and the modal adds that a command call asked and that only `verb` was
+ * meant. Returns whether it asked.
+ */
+export async function confirmIfCalledWithArguments(a: Arg, decision: () => Decision): Promise<boolean> {
+  if (!calledWithArguments(a)) return false;
+  const { message, detail, action, verb } = decision();
+  await confirmModal(
+    message,
+    `${detail}This was asked by a command call, not by a click in LoopX: ${verb} only if you meant to.`,
+    action,
+  );
+  return true;
 }
 
 /**
@@ -27,7 +47,8 @@ export interface Decision {
 export async function confirmDecision(a: Arg, decision: () => Decision): Promise<void> {
   if (await confirmIfCalledWithArguments(a, decision)) return;
   const d = decision();
-  await confirmModal(d.message, d.detail.trimEnd(), d.action);
+  // Only the line ends go: a command shown whole on the last line keeps its trailing spaces.
+  await confirmModal(d.message, d.detail.replace(/\n+$/, ''), d.action);
 }
 
 /**

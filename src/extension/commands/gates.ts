@@ -5,14 +5,14 @@
  * modal that shows the full facts (`decideGate`).
  */
 import * as vscode from 'vscode';
-import { LoopxError, checkId, gateFacts, plainText, refused } from '../../core/index';
+import { LoopxError, checkId, findGate, gateFacts, plainText, refused } from '../../core/index';
 import type { GateDecision, GoalState } from '../../core/index';
 import type { GoalRef } from '../workspaces';
+import { confirmDecision } from './decisionModal';
 import {
   argsOf,
   calledWithArguments,
   Cancelled,
-  confirmModal,
   guardTrust,
   input,
   invokeSigned,
@@ -28,36 +28,31 @@ export function gateCommands(deps: CommandDeps): CommandTable {
   };
 }
 
-/** Where a decision was asked from: the modal says so when it was a command call. */
-export type DecisionOrigin = 'click' | 'command-call';
-
 /**
  * Shows the person the full facts in a modal (who asked, through which channel, the reason as the
  * requester's words, every guarded command whole), then signs and records the decision covering
  * exactly the work shown: if an agent changes that work meanwhile, the capability refuses.
+ * `opts.call`: the argument of the command that led here, if one did (`confirmDecision`).
  */
 export async function decideGate(
   deps: CommandDeps,
   ref: GoalRef,
   gateId: string,
   decision: GateDecision,
-  opts: { note?: string; origin?: DecisionOrigin } = {},
+  opts: { note?: string; call?: Arg } = {},
 ): Promise<void> {
   await guardTrust();
   const state = ref.store.load(ref.goalId).state;
-  const gate = state.gates.find((g) => g.id === gateId);
-  if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
+  const gate = findGate(state, gateId);
   const facts = gateFacts(state, ref.store.policy(), gate, decision);
   const verb = decision === 'approve' ? 'Approve' : 'Reject';
-  const origin =
-    opts.origin === 'command-call'
-      ? `\n\nThis was asked by a command call, not by a click in LoopX: ${verb.toLowerCase()} only if you meant to.`
-      : '';
-  await confirmModal(
-    `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"?`,
-    `${facts.text}${opts.note ? `\n\nYour note: ${opts.note}` : ''}${origin}`,
-    verb,
-  );
+  await confirmDecision(opts.call, () => ({
+    message: `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"?`,
+    // The last empty line sets a command call's sentence apart from the facts.
+    detail: `${facts.text}${opts.note ? `\n\nYour note: ${opts.note}` : ''}\n\n`,
+    action: verb,
+    verb: verb.toLowerCase(),
+  }));
   await invokeSigned(deps, ref, decision === 'approve' ? 'gate.approve' : 'gate.reject', {
     goalId: ref.goalId,
     gateId,
@@ -107,7 +102,7 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
         }));
   await decideGate(deps, ref, gateId, decision, {
     note: note?.trim() ? note.trim() : undefined,
-    origin: byArguments ? 'command-call' : 'click',
+    call: a,
   });
   return true;
 }

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import {
   BUDGET_LABEL,
   BUDGET_NAMES,
+  GOAL_TRANSITIONS,
   Store,
   effectiveStatus,
   invoke,
@@ -84,8 +85,6 @@ async function requestContract(deps: CommandDeps, a: Arg): Promise<ShouldRunOutp
   return out;
 }
 
-const TRANSITION_FROM = { pause: ['active'], resume: ['paused'], close: ['active', 'paused', 'completed'] };
-
 /** What resuming or closing does, for the modal that asks the person first. */
 function transitionModal(state: GoalState, t: 'resume' | 'close'): Decision {
   const from = effectiveStatus(state);
@@ -121,12 +120,12 @@ function transitionModal(state: GoalState, t: 'resume' | 'close'): Decision {
  */
 async function transition(deps: CommandDeps, a: Arg, t: 'pause' | 'resume' | 'close'): Promise<string> {
   await guardTrust();
-  const wanted = TRANSITION_FROM[t];
-  const ref = await pickGoal(deps.workspaces, a, (s) => wanted.includes(effectiveStatus(s)), `goal to ${t}`);
+  // The state machine's own table: which goals the transition applies to.
+  const allowed = (s: GoalState) => GOAL_TRANSITIONS[effectiveStatus(s)][t] !== undefined;
+  const ref = await pickGoal(deps.workspaces, a, allowed, `goal to ${t}`);
   const state = ref.store.load(ref.goalId).state;
   // A transition the state machine refuses needs no question: the capability says why.
-  if (t !== 'pause' && wanted.includes(effectiveStatus(state)))
-    await confirmDecision(a, () => transitionModal(state, t));
+  if (t !== 'pause' && allowed(state)) await confirmDecision(a, () => transitionModal(state, t));
   const res = invoke(ref.store, `goal.${t}`, { goalId: ref.goalId }, person());
   return effectiveStatus(res.state);
 }

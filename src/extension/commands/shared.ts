@@ -155,34 +155,9 @@ export async function pickGoal(
  * A modal dialog only a person can answer: other code may call a command with arguments, but the
  * decision waits for this click. Cancels (throws `Cancelled`) unless the person picks `action`.
  */
-export async function confirmModal(
-  message: string,
-  detail: string | undefined,
-  action: string,
-): Promise<void> {
-  const options: vscode.MessageOptions = detail === undefined ? { modal: true } : { modal: true, detail };
-  const choice = await vscode.window.showWarningMessage(message, options, action);
+export async function confirmModal(message: string, detail: string, action: string): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
   if (choice !== action) throw new Cancelled();
-}
-
-/**
- * Arguments from other code decide nothing by themselves: called with them, the command asks the
- * person in a modal first (see `confirmModal`). `modal` is only built then; its `detail` says what
- * the decision does, and the modal adds that a command call asked and that only `verb` was meant.
- * Returns whether it asked.
- */
-export async function confirmIfCalledWithArguments(
-  a: Arg,
-  modal: () => { message: string; detail: string; action: string; verb: string },
-): Promise<boolean> {
-  if (!calledWithArguments(a)) return false;
-  const { message, detail, action, verb } = modal();
-  await confirmModal(
-    message,
-    `${detail}This was asked by a command call, not by a click in LoopX: ${verb} only if you meant to.`,
-    action,
-  );
-  return true;
 }
 
 /** Runs a capability as the person, signed with their key: the one way a command records a decision. */

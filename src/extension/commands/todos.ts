@@ -8,20 +8,19 @@
  * output is kept as evidence: the editor refuses to mark it done by hand.
  */
 import * as vscode from 'vscode';
-import { invoke, ID_RULE, notFound, plainText, policyGatesFor, refused, usageError } from '../../core/index';
-import type { GoalState, Todo } from '../../core/index';
-import { confirmDecision, whole } from './decisionModal';
 import {
-  argsOf,
-  Cancelled,
-  confirmIfCalledWithArguments,
-  guardTrust,
-  input,
-  isNode,
-  lineValidator,
-  person,
-  pickGoal,
-} from './shared';
+  invoke,
+  findTodo,
+  ID_PATTERN,
+  ID_RULE,
+  plainText,
+  policyGatesFor,
+  refused,
+  usageError,
+} from '../../core/index';
+import type { GoalState, Todo } from '../../core/index';
+import { confirmDecision, confirmIfCalledWithArguments, whole } from './decisionModal';
+import { argsOf, Cancelled, guardTrust, input, isNode, lineValidator, person, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 
 export function todoCommands(deps: CommandDeps): CommandTable {
@@ -54,8 +53,7 @@ async function addTodo(deps: CommandDeps, a: Arg): Promise<string> {
     given: args.gate ?? (direct ? '' : undefined),
     prompt: 'Gate that must be approved first (empty: none)',
     placeHolder: 'prod',
-    validateInput: (v) =>
-      v && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(v) ? `a gate id is ${ID_RULE}` : undefined,
+    validateInput: (v) => (v && !ID_PATTERN.test(v) ? `a gate id is ${ID_RULE}` : undefined),
   });
   const owner =
     args.owner ??
@@ -124,8 +122,7 @@ async function completeTodo(deps: CommandDeps, a: Arg): Promise<boolean> {
     if (!pick) throw new Cancelled();
     todoId = pick.t.id;
   }
-  const todo = state.todos.find((t) => t.id === todoId);
-  if (!todo) throw notFound(`goal ${ref.goalId} has no todo ${JSON.stringify(String(todoId))}`);
+  const todo = findTodo(state, todoId);
   if (!isOpen(todo))
     throw refused(`todo ${todo.id} is already ${todo.status}`, { todoId: todo.id, reason: 'todo_finished' });
   if (todo.action && todo.owner !== 'user') {

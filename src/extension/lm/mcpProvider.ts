@@ -3,9 +3,9 @@
  * finds it with no setup. It runs on the editor's own runtime (Electron as Node on desktop).
  */
 import * as vscode from 'vscode';
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { LoopxWorkspaces } from '../workspaces';
+import { sessionSuffix } from './tools';
 
 export const MCP_PROVIDER_ID = 'loopx.mcp';
 
@@ -15,7 +15,7 @@ export const MCP_PROVIDER_ID = 'loopx.mcp';
  * that a restarted server finds its own run again.
  */
 function mcpAgentName(): string {
-  return `vscode-mcp-${createHash('sha256').update(`window:${vscode.env.sessionId}`).digest('hex').slice(0, 8)}`;
+  return `vscode-mcp-${sessionSuffix()}`;
 }
 
 export function mcpDefinitions(

@@ -22,6 +22,14 @@ function chatSessionOf(token: unknown): string | undefined {
 }
 
 /**
+ * The short hash of a session that ends an agent's identity here: of a chat (`chat:<id>`), or by
+ * default of this window (`vscode.env.sessionId`), for the tools outside a chat and the MCP server.
+ */
+export function sessionSuffix(session = `window:${vscode.env.sessionId}`): string {
+  return createHash('sha256').update(session).digest('hex').slice(0, 8);
+}
+
+/**
  * Who the agent is, from the channel (core/identity.ts), never from the tool's input: the
  * `loopx.agentName` setting plus a short hash of its chat session, so two chats are two agents
  * and neither can work under the other's contract. A call outside a chat (no session in its
@@ -30,8 +38,7 @@ function chatSessionOf(token: unknown): string | undefined {
 export function lmToolActor(toolInvocationToken?: unknown): Actor {
   const name = vscode.workspace.getConfiguration('loopx').get<string>('agentName', 'vscode') || 'vscode';
   const chat = chatSessionOf(toolInvocationToken);
-  const session = chat ? `chat:${chat}` : `window:${vscode.env.sessionId}`;
-  const suffix = createHash('sha256').update(session).digest('hex').slice(0, 8);
+  const suffix = sessionSuffix(chat ? `chat:${chat}` : undefined);
   return { kind: 'agent', id: sessionAgentId(name, suffix, 'vscode'), channel: 'lm-tool' };
 }
 
