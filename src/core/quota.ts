@@ -110,6 +110,28 @@ export function quotaUse(goal: GoalState, now: Date): QuotaUse {
   return out;
 }
 
+/**
+ * The use of each budget a grant names as it will be once granted: the same rule replay applies
+ * (`grantedAfter`), so what a person is shown before granting is what the grant does. Budgets the
+ * goal does not set are left out.
+ */
+export function quotaUseAfterGrant(
+  goal: GoalState,
+  grant: Partial<Record<BudgetName, number>>,
+  now: Date,
+): QuotaUse {
+  const use = quotaUse(goal, now);
+  const out: QuotaUse = {};
+  for (const k of BUDGET_NAMES) {
+    const u = use[k];
+    const add = grant[k];
+    if (!u || add === undefined) continue;
+    const limit = round6(goal.quota.budgets[k]! + grantedAfter(goal, k, add, u.used));
+    out[k] = { used: u.used, limit, left: Math.max(0, round6(limit - u.used)) };
+  }
+  return out;
+}
+
 export const BUDGET_LABEL: Record<BudgetName, string> = {
   turns: 'turns',
   tokens: 'tokens',

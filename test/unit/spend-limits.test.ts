@@ -19,6 +19,7 @@ import {
   checkSpendReport,
   grantedAfter,
   quotaUse,
+  quotaUseAfterGrant,
   spendOf,
 } from '../../src/core/quota';
 import { GoalState } from '../../src/core/model';
@@ -116,6 +117,9 @@ describe('a grant leaves room to run', () => {
     invoke(store, 'run.start', { goalId, runId: 'r1', agent: 'codex' }, agent);
     invoke(store, 'run.end', { goalId, runId: 'r1', outcome: 'partial', tokens: 1500 }, agent);
     assert.equal(shouldRun(store, { goalId, agent: 'codex', preview: true }, agent).decision, 'stop');
+    // What the editor shows before the grant is what the grant does.
+    const shown = quotaUseAfterGrant(store.load(goalId).state, { tokens: 500 }, new Date(store.now()));
+    assert.deepEqual(shown, { tokens: { used: 1500, limit: 2000, left: 500 } });
     invoke(store, 'quota.grant', { goalId, budgets: { tokens: 500 } }, human, signed(store));
     const state = store.load(goalId).state;
     assert.equal(state.granted.tokens, 1000, '500 over the budget, plus the 500 granted');
@@ -128,6 +132,16 @@ describe('a grant leaves room to run', () => {
     const { store, goalId } = goalFixture({ quota: quota({ turns: 100, tokens: 1000 }) });
     invoke(store, 'run.start', { goalId, runId: 'r1', agent: 'codex' }, agent);
     invoke(store, 'run.spend', { goalId, runId: 'r1', tokens: 400 }, agent);
+    const shown = quotaUseAfterGrant(
+      store.load(goalId).state,
+      { tokens: 500, costUsd: 1 },
+      new Date(store.now()),
+    );
+    assert.deepEqual(
+      shown,
+      { tokens: { used: 400, limit: 1500, left: 1100 } },
+      'a budget the goal lacks is left out',
+    );
     invoke(store, 'quota.grant', { goalId, budgets: { tokens: 500 } }, human, signed(store));
     const use = quotaUse(store.load(goalId).state, new Date(store.now())).tokens!;
     assert.deepEqual(use, { used: 400, limit: 1500, left: 1100 });

@@ -5,7 +5,14 @@
  * arguments (which then only choose the goal and run and fill in the values).
  */
 import * as vscode from 'vscode';
-import { BUDGET_NAMES, notFound, plainText, quotaUse, usageError } from '../../core/index';
+import {
+  BUDGET_NAMES,
+  notFound,
+  plainText,
+  quotaUse,
+  quotaUseAfterGrant,
+  usageError,
+} from '../../core/index';
 import type { BudgetName, GoalState } from '../../core/index';
 import { confirmDecision, whole } from './decisionModal';
 import { argsOf, Cancelled, guardTrust, input, invokeSigned, isNode, pickGoal } from './shared';
@@ -90,14 +97,16 @@ function amount(k: BudgetName, v: number): string {
 
 /** What the grant does to each limit it raises, from the goal's state now. */
 function grantEffect(state: GoalState, grant: Grant): string {
-  const use = quotaUse(state, new Date());
+  const now = new Date();
+  const use = quotaUse(state, now);
+  const after = quotaUseAfterGrant(state, grant, now);
   return BUDGET_NAMES.filter((k) => grant[k] !== undefined)
     .map((k) => {
       const v = grant[k]!;
       const u = use[k];
-      if (!u) return `${amount(k, v)}: the goal has no ${k} budget, so this changes no limit\n`;
-      const after = (x: number) => Math.round((x + v) * 1e6) / 1e6;
-      return `${amount(k, v)}: limit ${u.limit} → ${after(u.limit)}, left ${u.left} → ${after(u.left)}\n`;
+      const a = after[k];
+      if (!u || !a) return `${amount(k, v)}: the goal has no ${k} budget, so this changes no limit\n`;
+      return `${amount(k, v)}: limit ${u.limit} → ${a.limit}, left ${u.left} → ${a.left}\n`;
     })
     .join('');
 }
