@@ -6,6 +6,8 @@ import type {
   SummaryDoc,
   RepairReport,
   CapabilityDeclaration,
+  GoalCheck,
+  PolicyStatus,
 } from '../core/index';
 
 const MARK: Record<string, string> = { open: '[ ]', claimed: '[~]', done: '[x]', cancelled: '[-]' };
@@ -144,6 +146,26 @@ export function repairText(r: RepairReport): string {
   for (const f of r.findings)
     out.push(`  ${f.fixed ? 'fixed ' : 'found '} ${f.kind}${f.goal_id ? ` ${f.goal_id}` : ''}: ${f.message}`);
   return out.join('\n');
+}
+
+export function verifyText(goals: GoalCheck[], policy: PolicyStatus): string {
+  const out: string[] = policy.message ? [`policy  ${policy.message}`] : [];
+  for (const g of goals) {
+    const broken = g.writers.filter((w) => !w.ok);
+    if (!g.ok) {
+      out.push(
+        `BROKEN  ${g.goal_id}: ${g.error ?? broken.map((w) => `writer ${w.writer}: ${w.error}`).join('; ')}`,
+      );
+      continue;
+    }
+    const torn = g.writers.filter((w) => w.torn_tail_line !== undefined);
+    out.push(
+      `ok      ${g.goal_id}: ${g.events} events from ${g.writers.length} writer${g.writers.length === 1 ? '' : 's'}, state ${g.state_hash?.slice(0, 12)}` +
+        torn.map((w) => ` (${w.writer}: incomplete line ${w.torn_tail_line}: run self-repair)`).join(''),
+    );
+    for (const line of [...(g.ignored_decisions ?? []), ...(g.overruled ?? [])]) out.push(`        ${line}`);
+  }
+  return out.join('\n') || 'no goals';
 }
 
 export function capabilitiesText(caps: CapabilityDeclaration[]): string {

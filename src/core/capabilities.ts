@@ -135,6 +135,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
         now: new Date(store.now()),
         policy,
         sign: (p) => signPayload(store, p),
+        writer: store.writerId(),
       };
       if (c.goal === 'create') return c.plan(undefined as unknown as GoalState, input, ctx);
       const status = effectiveStatus(state!);

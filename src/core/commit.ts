@@ -1,8 +1,9 @@
 /**
- * Write protocol (see DESIGN.md): lock the goal, load its current state, let the caller plan the
- * events against it, append them in one write + fsync (the acknowledgement), then rewrite the
- * snapshot and the index entry through temp file + rename, then unlock. A crash anywhere leaves
- * a log whose complete lines are every acknowledged event; derived files are rebuilt from it.
+ * Write protocol (see DESIGN.md): lock the goal, load its current state (all writers' logs,
+ * merged), let the caller plan the events against it, append them to this writer's own log in one
+ * write + fsync (the acknowledgement), then rewrite the snapshot and the index entry through temp
+ * file + rename, then unlock. A crash anywhere leaves logs whose complete lines are every
+ * acknowledged event; derived files are rebuilt from them.
  */
 import * as fs from 'node:fs';
 import type { LoopxError } from './errors';
@@ -14,9 +15,10 @@ import type { LoopxEvent, EventDraft } from './events';
 import { chainEvents, appendUnsynced } from './event-log';
 import { SNAPSHOT_EVERY } from './snapshot';
 import type { Snapshot } from './snapshot';
-import type { LoadedGoal } from './goal-load';
+import type { LoadedGoal, WriterHead } from './goal-load';
 import { indexEntryOf } from './goal-index';
-import { mkdirStore, storePathExists } from './safe-path';
+import { mkdirStore } from './safe-path';
+import { LEGACY_LOG } from './goal-logs';
 import type { IndexEntry } from './goal-index';
 import type { Signer, Trust } from './trust/decisions';
 
@@ -44,21 +46,30 @@ export interface CommitResult {
 /** What a commit needs from the store, bound to one goal (given, not imported: the store imports this module). */
 export interface CommitTarget {
   goalId: string;
-  /** The goal's events.jsonl. */
-  file: string;
   /** The goal's folder. */
   dir: string;
+  /** The folder of its writers' logs. */
+  logsDir: string;
+  /** This writer's log. */
+  ownLog: string;
   withLock<T>(fn: () => T): T;
+  /** Whether the goal has any log. */
+  exists(): boolean;
   load(): LoadedGoal;
   /** The error for a goal that has no log. */
   missing(): LoopxError;
   quarantineTornTail(): EventDraft | undefined;
+  /**
+   * Makes an older LoopX's `events.jsonl` (ended at `head`) the head of this writer's log, if
+   * this writer has none yet: the draft to record it, and what to remove once the write is done.
+   */
+  migrateLegacy(head: WriterHead, ownExists: boolean): { draft?: EventDraft; cleanup?: () => void };
   writerId(): string;
   trust(): Trust;
   snapshotKey(): Buffer;
-  now(): string;
+  now(): Date;
   writeSnapshot(snap: Snapshot): void;
-  /** Records the goal's entry in index.json, made under the pinned keys `trust` (a fingerprint). */
+  /** Records the goal's entry in the index, made under the pinned keys `trust` (a fingerprint). */
   updateIndexEntry(entry: IndexEntry, trust: string): void;
 }
 
@@ -113,8 +124,8 @@ function commitLocked(
   actor: Actor,
   syncLater: (fd: number) => void,
 ): CommitResult {
-  const { goalId, file } = target;
-  const exists = storePathExists(file);
+  const { goalId } = target;
+  const exists = target.exists();
   if (opts.create && exists)
     throw conflict(`goal ${goalId} already exists`, { goalId, reason: 'goal_exists' });
   if (!opts.create && !exists) throw target.missing();
@@ -131,11 +142,25 @@ function commitLocked(
   }
   // The plan sees a private copy: a refusal half-way must not leave a changed state behind.
   const planned = plan(cur ? structuredClone(cur.state) : undefined, revision);
-  const quarantined = exists ? target.quarantineTornTail() : undefined;
-  const drafts: EventDraft[] = quarantined ? [quarantined, ...planned] : planned;
-  if (drafts.length === 0) return { events: [], state: cur!.state, revision };
-  const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
   const writer = target.writerId();
+  let own: WriterHead | undefined = cur?.heads[writer];
+  const drafts: EventDraft[] = [];
+  if (own) {
+    const quarantined = target.quarantineTornTail();
+    if (quarantined) drafts.push(quarantined);
+  }
+  const legacy = cur?.heads[LEGACY_LOG];
+  const migration = legacy ? target.migrateLegacy(legacy, own !== undefined) : undefined;
+  if (migration?.draft) {
+    own = legacy;
+    drafts.push(migration.draft);
+  }
+  drafts.push(...planned);
+  if (drafts.length === 0) {
+    migration?.cleanup?.();
+    return { events: [], state: cur!.state, revision };
+  }
+  const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
   // The snapshot key is needed after the append: a damaged one must refuse the call before
   // anything is written, not report an error for an event that was appended anyway.
   target.snapshotKey();
@@ -143,24 +168,33 @@ function commitLocked(
   const next = chainEvents(
     goalId,
     drafts,
-    { state: cur?.state, seq: revision, prev: cur?.lastHash ?? null },
-    { ts: target.now(), writer, actor, signer: opts.signer },
+    { state: cur?.state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: cur?.hlc },
+    { now: target.now(), writer, actor, signer: opts.signer },
     trust,
   );
-  const fd = appendUnsynced(file, next.chunk);
+  mkdirStore(target.logsDir);
+  const fd = appendUnsynced(target.ownLog, next.chunk);
   // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
   // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
   // fsync flushes everything written to the file before it, so no later event is durable
   // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
   syncLater(fd);
+  migration?.cleanup?.();
   const state = next.state!;
-  const logBytes = (cur?.logBytes ?? 0) + next.chunk.length;
+  const heads = { ...cur?.heads };
+  if (migration?.cleanup) delete heads[LEGACY_LOG];
+  heads[writer] = {
+    seq: next.seq,
+    bytes: (own?.bytes ?? 0) + next.chunk.length,
+    lastHash: next.prev,
+    key: next.hlc,
+  };
   const lag = (cur?.snapshotLag ?? 0) + next.events.length;
-  if (!cur || cur.snapshotLag === undefined || lag >= SNAPSHOT_EVERY) {
+  if (!cur || cur.snapshotLag === undefined || lag >= SNAPSHOT_EVERY || migration?.cleanup) {
     target.writeSnapshot({
-      revision: next.seq,
-      logBytes,
-      lastHash: next.prev,
+      revision: revision + next.events.length,
+      heads,
+      hlc: next.hlc,
       trust: trust.fingerprint,
       state,
     });
@@ -168,5 +202,5 @@ function commitLocked(
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)
     target.updateIndexEntry(entry, trust.fingerprint);
-  return { events: next.events, state, revision: next.seq };
+  return { events: next.events, state, revision: revision + next.events.length };
 }

@@ -54,6 +54,7 @@ define({
     const d = decide(s, ctx.policy, ctx.now, {
       agent: i.agent,
       abilities: i.abilities,
+      writer: ctx.writer,
     });
     const events: EventDraft[] = d.toEnd.map((e) =>
       draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
@@ -78,6 +79,7 @@ define({
         expiresAt: new Date(ctx.now.getTime() + ttl * 60_000).toISOString(),
         actions: d.actions.map((a) => ({ todoId: a.todo.id, command: a.command })),
         judgment: d.judgment.map((t) => t.id),
+        writer: ctx.writer,
       };
       const contract = { ...unsigned, sig: ctx.sign(contractPayload(unsigned)) };
       events.push(draft('run.started', { run: { id: runId, agent: i.agent, contract } }));
@@ -112,9 +114,11 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
   const agent = opts.agent ?? actor.id;
   const policy = store.policy();
   const { state } = store.load(opts.goalId);
+  const writer = store.writerId();
   const first = decide(state, policy, new Date(store.now()), {
     agent,
     abilities: opts.abilities,
+    writer,
   });
   // Most calls are an agent polling: the same open run, a wait, a stop. They write nothing, so
   // they take no lock. Only a decision that must write goes through the capability, which
@@ -135,6 +139,7 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
   const d = decide(res.state, policy, new Date(store.now()), {
     agent,
     abilities: opts.abilities,
+    writer,
   });
   const out = withTtlWarning(render(res.state, d), opts.ttlMinutes, policy);
   const issued = res.events.find((e) => e.type === 'run.started');

@@ -21,6 +21,11 @@ export type AgentAbility = 'exec' | 'judgment';
 export interface DecideInput {
   agent: string;
   abilities?: AgentAbility[];
+  /**
+   * This clone's writer id: runs another clone opened (seen after a pull) are its to reuse or
+   * end, never this one's. Undefined: every run of the agent counts (a preview).
+   */
+  writer?: string;
 }
 
 interface BlockedGate {
@@ -140,6 +145,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
   let reuseLeft = 0;
   for (const run of goal.runs) {
     if (run.endedAt || run.agent !== agent) continue;
+    if (input.writer !== undefined && run.writer !== undefined && run.writer !== input.writer) continue;
     const c = run.contract;
     if (c && Date.parse(c.expiresAt) <= now.getTime()) {
       toEnd.push({ run, outcome: 'abandoned', why: `its contract ${c.id} expired at ${c.expiresAt}` });

@@ -1,7 +1,8 @@
 /**
- * A goal's `events.jsonl`: append-only, one event per line, each line linked to the one before by
- * its sha256. Parsing and checking the chain, sealing drafts into new lines, the append itself,
- * and the torn tail a crash mid-write leaves behind.
+ * One writer's log of a goal (`events/<writer>.jsonl`, or an older LoopX's single `events.jsonl`):
+ * append-only, one event per line, each line linked to the one before by its sha256, each event's
+ * clock stamp above the one before. Parsing and checking a log, sealing drafts into new lines, the
+ * append itself, and the torn tail a crash mid-write leaves behind.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,8 +10,10 @@ import { corrupt, usageError } from './errors';
 import { newId } from './ids';
 import { sha256, describeIssues } from './jsonfile';
 import type { Actor, GoalState } from './model';
-import { EVENT_VERSION, LoopxEvent, applyInPlace } from './events';
+import { EVENT_VERSION, LoopxEvent } from './events';
 import type { EventDraft } from './events';
+import { applyInPlace } from './apply-event';
+import { nextHlc } from './hlc';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 import { NO_TRUST, isDecision, signDecision } from './trust/decisions';
 import type { Signer, Trust } from './trust/decisions';
@@ -19,30 +22,52 @@ export interface ParsedLog {
   events: LoopxEvent[];
   /** Sha256 of each complete line, in order. */
   hashes: string[];
+  /**
+   * Where each event sorts among all writers' events: its clock stamp, or for a version 1 event
+   * (which has none) one made from its time the way a clock would have stamped it.
+   */
+  keys: string[];
   /** Bytes after the last newline: a write in progress or a crash mid-write. */
   torn?: { line: number; offset: number; bytes: number };
   /** Byte length of the complete lines. */
   completeBytes: number;
 }
 
-/** Parses a log's bytes into events, checking each line's schema, seq and hash link. */
+/** Where a parse starts: after line `startLine - 1`, whose hash and sort key are given. */
+export interface LogCursor {
+  startLine: number;
+  prevHash: string | null;
+  prevKey?: string;
+  /** Whether the log holds a version 2 event before this point. */
+  prevV2?: boolean;
+}
+
+/**
+ * Parses a log's bytes into events, checking each line's schema, seq, hash link and clock stamp.
+ * `writer`: the writer whose log it is (every version 2 event must name it), or undefined for an
+ * older LoopX's `events.jsonl`, which holds version 1 events only.
+ */
 export function parseLog(
   buf: Buffer,
   file: string,
-  startLine = 1,
-  prevHash: string | null = null,
+  writer: string | undefined,
+  from: LogCursor = { startLine: 1, prevHash: null },
 ): ParsedLog {
   const events: LoopxEvent[] = [];
   const hashes: string[] = [];
+  const keys: string[] = [];
   let offset = 0;
-  let lineNo = startLine;
-  let prev = prevHash;
+  let lineNo = from.startLine;
+  let prev = from.prevHash;
+  let key = from.prevKey;
+  let v2 = from.prevKey !== undefined && from.prevV2 === true;
   while (offset < buf.length) {
     const nl = buf.indexOf(10, offset);
     if (nl === -1) {
       return {
         events,
         hashes,
+        keys,
         completeBytes: offset,
         torn: { line: lineNo, offset, bytes: buf.length - offset },
       };
@@ -73,13 +98,38 @@ export function parseLog(
         { file, line: lineNo },
       );
     }
+    key = sortKey(ev, { key, v2 }, writer, where, { file, line: lineNo });
+    v2 ||= ev.v === 2;
     prev = sha256(line);
     hashes.push(prev);
+    keys.push(key);
     events.push(ev);
     offset = nl + 1;
     lineNo++;
   }
-  return { events, hashes, completeBytes: offset };
+  return { events, hashes, keys, completeBytes: offset };
+}
+
+/** The sort key of `ev`, the event after the one keyed `before` in the log of `writer`. */
+function sortKey(
+  ev: LoopxEvent,
+  before: { key?: string; v2: boolean },
+  writer: string | undefined,
+  where: string,
+  details: { file: string; line: number },
+): string {
+  const bad = (msg: string) => corrupt(`${where}: ${msg}`, details);
+  if (ev.v === 1) {
+    if (before.v2) throw bad('a version 1 event after version 2 ones (only an older LoopX writes them)');
+    return nextHlc(before.key, new Date(ev.ts));
+  }
+  if (writer === undefined) throw bad("a version 2 event in an older LoopX's events.jsonl");
+  if (ev.writer !== writer)
+    throw bad(`field writer: is ${ev.writer}, but this is the log of writer ${writer}`);
+  if (ev.hlc === undefined) throw bad('field hlc: a version 2 event must have a clock stamp');
+  if (before.key !== undefined && ev.hlc <= before.key)
+    throw bad(`field hlc: ${ev.hlc} is not after the line before it (${before.key})`);
+  return ev.hlc;
 }
 
 /**
@@ -138,11 +188,15 @@ export function quarantineTornTail(file: string, goalDir: string, now: () => str
   return { type: 'log.quarantined', data: { file: name, bytes: torn.length, sha256: sha256(torn) } };
 }
 
-/** Where the log ends: the state after its last event, that event's seq and its line's hash. */
+/**
+ * Where this writer's log ends (its last seq and line hash) and the merged state after it, with
+ * the highest clock stamp among all the goal's events: new events are stamped above it.
+ */
 export interface LogHead {
   state: GoalState | undefined;
   seq: number;
   prev: string | null;
+  hlc: string | undefined;
 }
 
 /**
@@ -153,18 +207,21 @@ export function chainEvents(
   goalId: string,
   drafts: EventDraft[],
   head: LogHead,
-  stamp: { ts: string; writer: string; actor: Actor; signer?: Signer },
+  stamp: { now: Date; writer: string; actor: Actor; signer?: Signer },
   trust: Trust = NO_TRUST,
 ): LogHead & { events: LoopxEvent[]; chunk: Buffer } {
-  let { state, seq, prev } = head;
+  let { state, seq, prev, hlc } = head;
+  const ts = stamp.now.toISOString();
   const events: LoopxEvent[] = [];
   const lines: string[] = [];
   for (const d of drafts) {
+    hlc = nextHlc(hlc, stamp.now);
     const candidate = {
       v: EVENT_VERSION,
+      hlc,
       seq: ++seq,
       id: newId('ev', 10),
-      ts: stamp.ts,
+      ts,
       writer: stamp.writer,
       actor: stamp.actor,
       prev,
@@ -179,18 +236,23 @@ export function chainEvents(
     }
     const ev = checked.data as LoopxEvent;
     if (isDecision(state, ev)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
+    const overruledBefore = state?.overruled?.length ?? 0;
     try {
       state = applyInPlace(state, ev, goalId, trust);
     } catch (e) {
       throw usageError(`refused to write ${d.type}: ${(e as Error).message}`, { goalId });
     }
+    // The capabilities check what they write against the current state, so an event of ours the
+    // merge rules would overrule at once is a bug: refuse it rather than log a no-op.
+    const overruled = state.overruled?.[overruledBefore];
+    if (overruled) throw usageError(`refused to write ${d.type}: ${overruled.reason}`, { goalId });
     const line = JSON.stringify(ev);
     lines.push(line);
     prev = sha256(line);
     events.push(ev);
   }
   const chunk = Buffer.from(lines.join('\n') + '\n', 'utf8');
-  return { state, seq, prev, events, chunk };
+  return { state, seq, prev, hlc, events, chunk };
 }
 
 /** Appends `chunk` in one write and returns the still open, not yet synced descriptor: the caller fsyncs it. */

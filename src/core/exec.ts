@@ -70,6 +70,15 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
   if (!run?.contract) throw forged();
   const contract = ContractSchema.parse(run.contract);
   const cid = contract.id;
+  // A contract binds the clone that issued it: after a pull, another clone's open run is there
+  // to see, not to act on.
+  const issuer = contract.writer ?? run.writer;
+  if (issuer !== undefined && issuer !== store.writerId()) {
+    throw refused(
+      `contract ${cid} was issued on another clone of this workspace (writer ${issuer}): a contract authorises work only where it was issued; get one here with \`loopx quota should-run --goal-id ${goal.id}\``,
+      { contractId: cid, reason: 'contract_other_clone' },
+    );
+  }
   if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
     throw refused(
       `contract ${cid} fails signature verification: it was altered after it was issued, or signed with a key that is not this workspace's`,
@@ -270,7 +279,11 @@ define({
       events.push(draft('todo.completed', { todoId: i.todoId, evidence: [evidenceId] }));
     } else if (todo.status === 'claimed') {
       events.push(
-        draft('todo.released', { todoId: i.todoId, reason: `command failed with exit code ${i.exitCode}` }),
+        draft('todo.released', {
+          todoId: i.todoId,
+          reason: `command failed with exit code ${i.exitCode}`,
+          by: todo.claimedBy,
+        }),
       );
     }
     return events;

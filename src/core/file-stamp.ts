@@ -10,3 +10,30 @@ export function fileStamp(file: string): string {
     return 'missing';
   }
 }
+
+/**
+ * A folder's stamp, as recorded at `now`: its mtime in ns (git changes it whenever a pull, a
+ * checkout or a rebase adds, replaces or removes a file in it) and when it was taken.
+ */
+export function folderStamp(dir: string, now = Date.now()): string | undefined {
+  try {
+    return `${fs.lstatSync(dir, { bigint: true }).mtimeNs}@${now}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** File systems stamp times coarsely: a change this soon after a stamp may not have moved the mtime. */
+const STAMP_SETTLE_MS = 2000;
+
+/**
+ * Whether `dir` is unchanged since `recorded` (a folderStamp) was taken. A stamp taken within
+ * STAMP_SETTLE_MS of the folder's last change proves nothing, as git's racy-index rule says.
+ */
+export function folderUnchanged(dir: string, recorded: string | undefined): boolean {
+  if (!recorded) return false;
+  const [, mtimeNs = '', at = ''] = /^(\d{1,30})@(\d{1,16})$/.exec(recorded) ?? [];
+  const now = folderStamp(dir, 0);
+  if (!mtimeNs || !now || now.split('@')[0] !== mtimeNs) return false;
+  return Number(at) - Number(BigInt(mtimeNs) / 1_000_000n) >= STAMP_SETTLE_MS;
+}

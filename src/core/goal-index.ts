@@ -1,11 +1,15 @@
 /**
- * `index.json`: one summary line per goal, derived from the goals, so listing need not load each.
- * The counts depend on which signed decisions count (a gate approved by a key pinned here is no
- * longer pending), so the index records the fingerprint of the pinned keys it was made under, as
- * the snapshots do: one made under other keys is rebuilt.
+ * The goal index (`local/cache/index.json`): one summary line per goal, derived from the goals, so
+ * listing need not load each. A cache of this clone, never committed. The counts depend on which
+ * signed decisions count (a gate approved by a key pinned here is no longer pending), so the index
+ * records the fingerprint of the pinned keys it was made under, as the snapshots do: one made
+ * under other keys is rebuilt. Each entry also records the stamp of its goal's `events/` folder,
+ * which git changes whenever a pull, checkout or rebase changes a log: a goal whose folder moved
+ * on since is read again.
  */
 import { z } from 'zod';
 import { readJsonFile, writeJsonAtomic } from './jsonfile';
+import { folderStamp, folderUnchanged } from './file-stamp';
 import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
 import type { GoalState } from './model';
 
@@ -19,10 +23,13 @@ export const IndexEntry = z.object({
   pendingGates: z.number().int().nonnegative(),
 });
 export type IndexEntry = z.infer<typeof IndexEntry>;
-const IndexFile = z.object({ v: z.literal(1), trust: z.string().optional(), goals: z.array(IndexEntry) });
+/** An entry as stored: with the stamp of the goal's logs folder when it was made (LogsStamp). */
+const StoredEntry = IndexEntry.extend({ logs: z.string().max(80).optional() });
+export type StoredEntry = z.infer<typeof StoredEntry>;
+const IndexFile = z.object({ v: z.literal(2), trust: z.string().optional(), goals: z.array(StoredEntry) });
 
 export interface GoalIndex {
-  goals: IndexEntry[];
+  goals: StoredEntry[];
   /** The fingerprint of the pinned keys every entry was made under (none: unknown, rebuild it). */
   trust?: string;
 }
@@ -50,8 +57,14 @@ export function readIndexFile(file: string): GoalIndex {
   }
 }
 
-export function writeIndexFile(file: string, goals: IndexEntry[], trust?: string): void {
-  writeJsonAtomic(file, { v: 1, ...(trust === undefined ? {} : { trust }), goals });
+export function writeIndexFile(file: string, goals: StoredEntry[], trust?: string): void {
+  writeJsonAtomic(file, { v: 2, ...(trust === undefined ? {} : { trust }), goals });
+}
+
+/** An entry without its stamp, as listings show it. */
+export function shownEntry(e: StoredEntry): IndexEntry {
+  const { logs: _logs, ...entry } = e;
+  return entry;
 }
 
 /**
@@ -59,7 +72,7 @@ export function writeIndexFile(file: string, goals: IndexEntry[], trust?: string
  * index lock. When the other entries were made under other keys, the index then names none, so
  * the next listing rebuilds it.
  */
-export function upsertIndexEntry(file: string, entry: IndexEntry, trust: string): void {
+export function upsertIndexEntry(file: string, entry: StoredEntry, trust: string): void {
   const index = readIndexFile(file);
   const goals = index.goals;
   const i = goals.findIndex((g) => g.id === entry.id);
@@ -70,11 +83,11 @@ export function upsertIndexEntry(file: string, entry: IndexEntry, trust: string)
 }
 
 /** An entry per goal id, oldest goal first; a goal whose entry cannot be made is reported, not thrown. */
-export function collectIndexEntries(
+export function collectIndexEntries<E extends IndexEntry>(
   ids: string[],
-  entryOf: (goalId: string) => IndexEntry,
-): { goals: IndexEntry[]; errors: { goalId: string; message: string }[] } {
-  const goals: IndexEntry[] = [];
+  entryOf: (goalId: string) => E,
+): { goals: E[]; errors: { goalId: string; message: string }[] } {
+  const goals: E[] = [];
   const errors: { goalId: string; message: string }[] = [];
   for (const id of ids) {
     try {
@@ -85,4 +98,57 @@ export function collectIndexEntries(
   }
   goals.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   return { goals, errors };
+}
+
+/** What listing needs from the store. */
+export interface GoalListSource {
+  indexFile: string;
+  /** The fingerprint of the keys pinned now. */
+  trust: string;
+  goalIds: string[];
+  logsDir(goalId: string): string;
+  stateOf(goalId: string): GoalState;
+  withIndexLock<T>(fn: () => T): T;
+  /** Make every entry again, from the goals. */
+  rebuild?: boolean;
+}
+
+/**
+ * The goal list: each goal's index entry while its logs folder is unchanged since the entry was
+ * made, else an entry made from the goal itself; the index is brought up to date when it was not
+ * (best effort: a read-only checkout or a busy lock leaves it as it was, the list is right anyway).
+ */
+export function listGoalEntries(src: GoalListSource): {
+  goals: IndexEntry[];
+  errors: { goalId: string; message: string }[];
+} {
+  const index = readIndexFile(src.indexFile);
+  const rebuild = src.rebuild === true || index.trust !== src.trust;
+  const byId = new Map(rebuild ? [] : index.goals.map((e) => [e.id, e]));
+  const ids = new Set(src.goalIds);
+  let changed = rebuild || index.goals.some((e) => !ids.has(e.id));
+  const list = collectIndexEntries(src.goalIds, (id): StoredEntry => {
+    const dir = src.logsDir(id);
+    const known = byId.get(id);
+    if (known && folderUnchanged(dir, known.logs)) return known;
+    // Stamped before reading: a change made while the goal is read leaves the stamp behind.
+    const logs = folderStamp(dir);
+    const entry = { ...indexEntryOf(src.stateOf(id)), logs };
+    // Only just changed (not settled yet) but already right: no need to write it again.
+    const same = known && known.logs?.split('@')[0] === logs?.split('@')[0];
+    if (!same || JSON.stringify(shownEntry(known)) !== JSON.stringify(shownEntry(entry))) changed = true;
+    return same ? known : entry;
+  });
+  if (changed) {
+    const write = () => writeIndexFile(src.indexFile, list.goals, src.trust);
+    if (src.rebuild) src.withIndexLock(write);
+    else {
+      try {
+        src.withIndexLock(write);
+      } catch {
+        /* not written: the list is made from the goals all the same */
+      }
+    }
+  }
+  return { goals: list.goals.map(shownEntry), errors: list.errors };
 }

@@ -39,7 +39,20 @@ export function lockFile(localDir: string, name: string): string {
   return path.join(dir, `${name}.lock`);
 }
 
-/** The clone's writer id, made on first use. */
+/** The clone's writer id, or undefined when it has written nothing yet (nothing is made). */
+export function peekWriterId(localDir: string): string | undefined {
+  try {
+    const id = readStoreFile(path.join(localDir, 'writer-id'), 'utf8').trim();
+    return ID_PATTERN.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The clone's writer id, made on first use. It names this clone's logs, so two clones must never
+ * share one: `local/` is never committed, and a copied workspace should drop it (see README).
+ */
 export function readOrCreateWriterId(localDir: string): string {
   const file = path.join(localDir, 'writer-id');
   let id: string;

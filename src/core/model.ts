@@ -138,6 +138,8 @@ export const Gate = z.object({
   signature: DecisionSig.optional(),
   /** What the approval covers (see GuardedWork); work not listed needs a new approval. */
   approvedFor: z.array(GuardedWork).optional(),
+  /** The event id of the decision that counts now: a later one must name it (merge-rules.ts). */
+  lastDecision: Id.optional(),
 });
 
 export const EvidenceKind = z.enum(['command', 'test', 'note', 'file']);
@@ -175,6 +177,8 @@ export const Contract = z.object({
   actions: z.array(ContractAction),
   /** Todos without an action that the agent may complete by its own judgment this turn. */
   judgment: z.array(Id),
+  /** The clone (writer id) that issued it: it authorises work there only. Absent in older ones. */
+  writer: Id.optional(),
   sig: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
@@ -182,6 +186,8 @@ export const RunOutcome = z.enum(['succeeded', 'failed', 'partial', 'abandoned']
 export const Run = z.object({
   id: Id,
   agent: Line(128),
+  /** The clone (writer id) that opened it. */
+  writer: Id.optional(),
   contract: Contract.optional(),
   startedAt: Timestamp,
   endedAt: Timestamp.optional(),
@@ -209,6 +215,33 @@ export const IgnoredDecision = z.object({
 });
 export type IgnoredDecision = z.infer<typeof IgnoredDecision>;
 
+/** Why an event written on one clone had no effect once merged with another's (merge-rules.ts). */
+export const OverruleRule = z.enum([
+  'claimed_first',
+  'decided_first',
+  'finished_first',
+  'goal_finished',
+  'run_ended_first',
+  'created_first',
+  'duplicate_id',
+  'not_claimed',
+  'unknown_ref',
+]);
+export type OverruleRule = z.infer<typeof OverruleRule>;
+export const Overruled = z.object({
+  eventId: Id,
+  type: z.string().max(40),
+  ts: Timestamp,
+  writer: Id,
+  actor: Actor,
+  rule: OverruleRule,
+  reason: Text(500),
+  todoId: Id.optional(),
+  gateId: Id.optional(),
+  runId: Id.optional(),
+});
+export type Overruled = z.infer<typeof Overruled>;
+
 export const GoalState = z.object({
   id: Id,
   title: Line(200),
@@ -228,6 +261,8 @@ export const GoalState = z.object({
   decisionIds: z.array(Id).optional(),
   /** A person's decisions in the log that have no effect here, and why (unsigned, unknown key). */
   ignored: z.array(IgnoredDecision).optional(),
+  /** Events that lost to an earlier one written on another clone, and the rule that decided. */
+  overruled: z.array(Overruled).optional(),
 });
 
 export type Id = z.infer<typeof Id>;

@@ -13,8 +13,8 @@ import { refused } from './errors';
 import type { LoopxError } from './errors';
 import { draft } from './events';
 import { Id, Text } from './model';
-import { parseLog } from './event-log';
-import { indexEntryOf } from './goal-index';
+import { LEGACY_LOG } from './goal-logs';
+import { indexEntryOf, shownEntry } from './goal-index';
 import type { IndexEntry } from './goal-index';
 import type { Store } from './store';
 import { breakLock, staleLocks } from './lock';
@@ -26,6 +26,7 @@ import type { Actor, GoalState } from './model';
 export type FindingKind =
   | 'torn-tail'
   | 'corrupt-log'
+  | 'log-legacy'
   | 'snapshot-stale'
   | 'run-abandoned'
   | 'claim-stale'
@@ -81,21 +82,9 @@ define({
 function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor, findings: Finding[]) {
   const add = (kind: FindingKind, message: string, fixed: boolean) =>
     findings.push({ goal_id: goalId, kind, message, fixed });
-  const file = store.eventsPath(goalId);
-  let buf: Buffer;
+  let logs;
   try {
-    buf = readStoreFile(file);
-  } catch (e) {
-    add(
-      'corrupt-log',
-      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} is missing` : (e as Error).message,
-      false,
-    );
-    return;
-  }
-  let parsed;
-  try {
-    parsed = parseLog(buf, file);
+    logs = store.readLogs(goalId);
   } catch (e) {
     add(
       'corrupt-log',
@@ -104,21 +93,45 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
     );
     return;
   }
-  if (parsed.torn) {
-    const msg = `${file}:${parsed.torn.line} is an incomplete line of ${parsed.torn.bytes} bytes (a crashed write, never acknowledged)`;
-    if (dryRun) add('torn-tail', msg, false);
+  const own = store.writerId();
+  let rewrite = false;
+  for (const l of logs) {
+    if (!l.parsed.torn) continue;
+    const msg = `${l.file}:${l.parsed.torn.line} is an incomplete line of ${l.parsed.torn.bytes} bytes (a crashed write, never acknowledged)`;
+    if (l.name !== own)
+      add(
+        'torn-tail',
+        `${msg}; it is the log of writer ${l.name}: self-repair on that clone moves it aside`,
+        false,
+      );
+    else if (dryRun) add('torn-tail', msg, false);
     else {
       // A commit with nothing to add still quarantines the tail under the lock and records it.
       store.commit(goalId, () => [], { actor });
       add('torn-tail', `${msg}: moved aside to a quarantine file`, true);
+      rewrite = true;
     }
   }
-  // Snapshot: does it say what the log says? The log read above, unless quarantining its torn
-  // tail just rewrote it.
-  const rewritten = parsed.torn !== undefined && !dryRun;
+  if (logs.some((l) => l.name === LEGACY_LOG)) {
+    const msg = `${store.goalDir(goalId)}/${LEGACY_LOG} is an older LoopX's single log (git conflicts on it when two clones write)`;
+    if (dryRun) add('log-legacy', msg, false);
+    else {
+      // The first write by this version moves it to this writer's log; a commit with nothing to add does it.
+      store.commit(goalId, () => [], { actor });
+      const left = store.logFiles(goalId).some((l) => l.name === LEGACY_LOG);
+      add(
+        'log-legacy',
+        left
+          ? `${msg}; it holds events this clone's log does not, so it is kept and read as one more log`
+          : `${msg}: moved to ${store.logPath(goalId)}`,
+        !left,
+      );
+      rewrite = true;
+    }
+  }
   let replayed;
   try {
-    replayed = store.replayGoal(goalId, [], rewritten ? store.readLog(goalId) : parsed);
+    replayed = store.replayGoal(goalId, rewrite ? store.readLogs(goalId) : logs);
   } catch (e) {
     add('corrupt-log', (e as Error).message, false);
     return;
@@ -127,16 +140,16 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   // schema order, a replayed one in event order; only the values must agree.
   // The snapshot may lag the log by a few events by design (see SNAPSHOT_EVERY): it is right
   // when loading through it gives what a full replay gives.
+  // A cache that merely fell behind the logs (a pull brought events) is made again by the load
+  // itself: a finding is a damaged cache, or one that fits the logs and says something else.
   const { problem } = store.readSnapshot(goalId);
   const viaSnapshot = store.load(goalId);
-  const snapOk =
-    viaSnapshot.snapshotLag !== undefined &&
-    canonicalJson(viaSnapshot.state) === canonicalJson(replayed.state);
+  const snapOk = !problem && canonicalJson(viaSnapshot.state) === canonicalJson(replayed.state);
   if (!snapOk) {
     if (!dryRun) store.rebuildSnapshot(goalId);
     add(
       'snapshot-stale',
-      `${problem ?? 'goal.json did not match events.jsonl'}` + (dryRun ? '' : ': rebuilt from the log'),
+      `${problem ?? 'the cached snapshot did not match the logs'}` + (dryRun ? '' : ': rebuilt from the log'),
       !dryRun,
     );
   }
@@ -244,7 +257,7 @@ export function repair(
   // The index: every goal folder listed, nothing invented, entries current.
   let indexed: IndexEntry[] = [];
   try {
-    indexed = JSON.parse(readStoreFile(store.indexPath, 'utf8')).goals ?? [];
+    indexed = (JSON.parse(readStoreFile(store.indexPath, 'utf8')).goals ?? []).map(shownEntry);
   } catch {
     indexed = [];
   }
@@ -269,7 +282,7 @@ export function repair(
       goal_id: null,
       kind: 'index-stale',
       message:
-        `index.json ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}` +
+        `the goal index ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}` +
         (dryRun ? '' : ': rebuilt'),
       fixed: !dryRun,
     });

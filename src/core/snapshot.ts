@@ -1,65 +1,60 @@
-/** A goal's `goal.json`: the state derived from its log, saved so a load need not replay it all. */
+/**
+ * A goal's snapshot (`local/cache/goals/<id>.json`): the state derived from its logs, saved so a
+ * load need not replay them all. A cache of this clone, never committed.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { writeFileAtomic, parseJsonText } from './jsonfile';
+import { canonicalJson, writeFileAtomic, parseJsonText } from './jsonfile';
 import { readStoreFile } from './safe-path';
 import type { GoalState } from './model';
+import type { WriterHead } from './goal-load';
 
 /**
- * goal.json is two lines: a header (revision, log length, hash of the last log line, and an HMAC
- * with the workspace's local key) and the state. The fast path trusts it only when the MAC
- * verifies and it covers the log, so a hand-edited snapshot (say, a gate flipped to approved) is
- * ignored and the state is replayed from the log instead.
+ * The file is two lines: a header (revision, where each writer's log ended, the highest clock
+ * stamp, and an HMAC with the workspace's local key) and the state. The fast path trusts it only
+ * when the MAC verifies and it covers the logs, so a hand-edited snapshot (say, a gate flipped to
+ * approved) is ignored and the state is replayed from the logs instead.
  */
-const SnapshotHeader = z.object({
-  v: z.literal(2),
-  revision: z.number().int().nonnegative(),
-  logBytes: z.number().int().nonnegative(),
+const WriterHeadSchema = z.object({
+  seq: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
   lastHash: z.string().nullable(),
+  key: z.string().optional(),
+});
+const SnapshotHeader = z.object({
+  v: z.literal(3),
+  revision: z.number().int().nonnegative(),
+  heads: z.record(z.string(), WriterHeadSchema),
+  hlc: z.string().optional(),
   /** The fingerprint of the pinned keys the state was computed under. */
   trust: z.string().max(64).default(''),
   mac: z.string().regex(/^[0-9a-f]{64}$/),
 });
 export interface Snapshot {
   revision: number;
-  logBytes: number;
-  lastHash: string | null;
+  heads: Record<string, WriterHead>;
+  hlc?: string;
   /** Fingerprint of the pinned keys the state was computed under (see `Trust`). */
   trust: string;
   state: GoalState;
 }
 
-/**
- * A commit rewrites goal.json only once the log has run this many events past it: loading reads
- * the few lines after the snapshot anyway, and rewriting the whole state on every event would
- * make each write cost as much as the goal is large.
- */
 export const SNAPSHOT_EVERY = 8;
 
-function snapshotMac(
-  key: Buffer,
-  revision: number,
-  logBytes: number,
-  lastHash: string | null,
-  trust: string,
-  stateText: string,
-): string {
-  return createHmac('sha256', key)
-    .update(`${revision}\n${logBytes}\n${lastHash}\n${trust}\n${stateText}`)
-    .digest('hex');
+function snapshotMac(key: Buffer, snap: Omit<Snapshot, 'state'>, stateText: string): string {
+  const header = canonicalJson({
+    revision: snap.revision,
+    heads: snap.heads,
+    hlc: snap.hlc,
+    trust: snap.trust,
+  });
+  return createHmac('sha256', key).update(`${header}\n${stateText}`).digest('hex');
 }
 
 export function writeSnapshotFile(file: string, key: Buffer, snap: Snapshot): void {
-  const stateText = JSON.stringify(snap.state);
-  const mac = snapshotMac(key, snap.revision, snap.logBytes, snap.lastHash, snap.trust, stateText);
-  const header = JSON.stringify({
-    v: 2,
-    revision: snap.revision,
-    logBytes: snap.logBytes,
-    lastHash: snap.lastHash,
-    trust: snap.trust,
-    mac,
-  });
+  const { state, ...rest } = snap;
+  const stateText = JSON.stringify(state);
+  const header = JSON.stringify({ v: 3, ...rest, mac: snapshotMac(key, rest, stateText) });
   writeFileAtomic(file, `${header}\n${stateText}\n`);
 }
 
@@ -80,11 +75,9 @@ export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snap
     const nl = text.indexOf('\n');
     const header = parseJsonText(nl === -1 ? text : text.slice(0, nl), SnapshotHeader, `${file} (line 1)`);
     const stateText = text.slice(nl + 1).replace(/\n$/, '');
-    const mac = Buffer.from(
-      snapshotMac(key(), header.revision, header.logBytes, header.lastHash, header.trust, stateText),
-      'hex',
-    );
-    if (!timingSafeEqual(mac, Buffer.from(header.mac, 'hex'))) {
+    const { v: _v, mac: headerMac, ...rest } = header;
+    const mac = Buffer.from(snapshotMac(key(), rest, stateText), 'hex');
+    if (!timingSafeEqual(mac, Buffer.from(headerMac, 'hex'))) {
       return {
         problem: `${file}: its MAC does not verify (edited by hand, or written with another clone's key)`,
       };
@@ -97,13 +90,7 @@ export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snap
       return { problem: `${file} (line 2): not valid JSON: ${(e as Error).message}` };
     }
     return {
-      snap: {
-        revision: header.revision,
-        logBytes: header.logBytes,
-        lastHash: header.lastHash,
-        trust: header.trust,
-        state,
-      },
+      snap: { ...rest, state },
     };
   } catch (e) {
     return { problem: (e as Error).message }; // names the file, the line (JSON syntax) or the field

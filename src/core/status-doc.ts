@@ -94,6 +94,8 @@ export const GoalStatusDoc = z.object({
     z.object({
       id: Id,
       agent: z.string(),
+      /** The clone (writer id) that opened it. */
+      writer: z.string().optional(),
       started_at: z.string(),
       ended_at: z.string().optional(),
       outcome: z.string().optional(),
@@ -117,6 +119,23 @@ export const GoalStatusDoc = z.object({
     mean: z.number().nullable(),
     trend: z.array(z.object({ at: z.string(), run_id: Id, score: z.number() })),
   }),
+  /**
+   * Events written on one clone that lost to an earlier one from another once merged (a todo
+   * claimed first elsewhere, a gate already decided), with the rule that decided.
+   */
+  overruled: z.array(
+    z.object({
+      event_id: Id,
+      type: z.string(),
+      at: z.string(),
+      writer: z.string(),
+      by: z.string(),
+      rule: z.string(),
+      reason: z.string(),
+    }),
+  ),
+  /** sha256 of the state: clones holding the same events (and pinning the same keys) agree on it. */
+  state_hash: z.string(),
   warnings: z.array(z.string()),
 });
 export type GoalStatusDoc = z.infer<typeof GoalStatusDoc>;

@@ -15,6 +15,7 @@ import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
 import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA } from './status-doc';
 import type { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
+import { stateHash } from './goal-history';
 
 /** A budget counts as nearly exhausted from this share on. */
 export const QUOTA_WARNING_RATIO = 0.8;
@@ -82,6 +83,7 @@ function runOut(goal: GoalState, r: Run) {
   return {
     id: r.id,
     agent: r.agent,
+    ...(r.writer ? { writer: r.writer } : {}),
     started_at: r.startedAt,
     ...(r.endedAt ? { ended_at: r.endedAt } : {}),
     ...(r.outcome ? { outcome: r.outcome } : {}),
@@ -192,6 +194,16 @@ export function goalStatusDoc(
         : null,
       trend: goal.rewards.map((w) => ({ at: w.at, run_id: w.runId, score: w.score })),
     },
+    overruled: (goal.overruled ?? []).map((o) => ({
+      event_id: o.eventId,
+      type: o.type,
+      at: o.ts,
+      writer: o.writer,
+      by: `${o.actor.kind}:${o.actor.id}`,
+      rule: o.rule,
+      reason: o.reason,
+    })),
+    state_hash: stateHash(goal),
     warnings: [...warnings, ...describeIgnored(goal)],
   };
 }

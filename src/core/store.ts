@@ -1,12 +1,13 @@
 /**
- * The `.loopx/` store. Per goal: `events.jsonl` (append-only, hash-chained, the truth),
- * `goal.json` (a snapshot derived from it) and `artifacts/`. Across goals: `index.json` (derived,
- * for fast listing), `policy.json` (hand-edited), `local/` (never committed). The workspace's
- * secrets (contract and snapshot keys, the status server token) live outside it, in the user's
- * config folder (`secretsDir`). No file under `.loopx/` is reached through a link (safe-path.ts).
+ * The `.loopx/` store. Per goal: `events/<writer>.jsonl`, one append-only, hash-chained log per
+ * clone (together the truth; merged at replay), and `artifacts/`. Across goals: `policy.json`
+ * (hand-edited, signed), `approvers/`, and `local/` (never committed: the writer id, locks, and
+ * the caches: goal snapshots and the goal index). The workspace's secrets (contract and snapshot
+ * keys, the status server token) live outside it, in the user's config folder (`secretsDir`). No
+ * file under `.loopx/` is reached through a link (safe-path.ts).
  *
  * The class is the one door to these files; the formats and the write protocol live in their own
- * modules (event-log, snapshot, goal-index, local-dir, goal-load, commit).
+ * modules (event-log, goal-logs, merge-logs, snapshot, goal-index, local-dir, goal-load, commit).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,26 +17,24 @@ import { sha256, writeFileAtomic } from './jsonfile';
 import { withLock } from './lock';
 import type { Artifact, GoalState, Policy } from './model';
 import type { EventDraft } from './events';
-import { parseLog, quarantineTornTail } from './event-log';
+import { quarantineTornTail } from './event-log';
+import { LEGACY_LOG, listLogFiles, logsDir, readLogFile, writerLogPath } from './goal-logs';
+import type { LogFile } from './goal-logs';
 import type { ParsedLog } from './event-log';
 import { readSnapshotFile, writeSnapshotFile } from './snapshot';
 import type { Snapshot } from './snapshot';
-import { resumeFromSnapshot, replayLog } from './goal-load';
-import type { LoadedGoal } from './goal-load';
-import {
-  indexEntryOf,
-  readIndexFile,
-  writeIndexFile,
-  upsertIndexEntry,
-  collectIndexEntries,
-} from './goal-index';
+import { cutSince, parseOpenLogs, replayLogs, resumeFromSnapshot } from './goal-load';
+import type { LoadedGoal, OpenLog, WriterHead } from './goal-load';
+import { listGoalEntries, upsertIndexEntry } from './goal-index';
 import type { IndexEntry } from './goal-index';
-import { LOOPX_DIR, findWorkspace, initLayout } from './workspace';
+import { LOOPX_DIR, ensureGitFiles, findWorkspace, initLayout } from './workspace';
 import { policyFiles, readPolicyView, signWorkspacePolicy } from './workspace-policy';
 import type { PolicyView } from './trust/policy-signature';
-import { ensureLocalDir, lockFile, readOrCreateWriterId } from './local-dir';
+import { ensureLocalDir, lockFile, peekWriterId, readOrCreateWriterId } from './local-dir';
 import { commitGoal } from './commit';
+import { migrateLegacyLog } from './log-migration';
 import { configDir, readOrCreateSecret, workspaceId } from './config-dir';
+import { fileStamp, folderStamp } from './file-stamp';
 import { lstatStore, mkdirStore, openStoreFile, readdirStore, storePathExists } from './safe-path';
 import { PinnedTrust } from './trust/decisions';
 import type { Signer, Trust } from './trust/decisions';
@@ -79,7 +78,7 @@ export class Store {
   /** Creates `.loopx/` (idempotent) and returns the store. */
   static init(workspace: string, opts?: StoreOptions): Store {
     const s = new Store(workspace, opts);
-    initLayout(s.root, { localDir: s.localDir, policy: s.policyPath, index: s.indexPath });
+    initLayout(s.root, { localDir: s.localDir, policy: s.policyPath });
     return s;
   }
 
@@ -105,11 +104,15 @@ export class Store {
   get policyPath() {
     return path.join(this.root, 'policy.json');
   }
-  get indexPath() {
-    return path.join(this.root, 'index.json');
-  }
   get localDir() {
     return path.join(this.root, 'local');
+  }
+  /** Caches of this clone, rebuilt from the logs when missing or stale. */
+  get cacheDir() {
+    return path.join(this.localDir, 'cache');
+  }
+  get indexPath() {
+    return path.join(this.cacheDir, 'index.json');
   }
   /** This workspace's secrets: `<configDir>/workspaces/<workspace id>/` (0700), never in the workspace. */
   get secretsDir() {
@@ -124,11 +127,17 @@ export class Store {
   goalDir(goalId: string) {
     return path.join(this.root, 'goals', checkId(goalId, 'goal id'));
   }
-  eventsPath(goalId: string) {
-    return path.join(this.goalDir(goalId), 'events.jsonl');
+  /** The folder of a goal's logs, one per writer. */
+  logsDir(goalId: string) {
+    return logsDir(this.goalDir(goalId));
+  }
+  /** A writer's log of a goal (this clone's by default). */
+  logPath(goalId: string, writer?: string) {
+    const dir = this.goalDir(goalId);
+    return writerLogPath(dir, checkId(writer ?? this.writerId(), 'writer id'));
   }
   snapshotPath(goalId: string) {
-    return path.join(this.goalDir(goalId), 'goal.json');
+    return path.join(this.cacheDir, 'goals', `${checkId(goalId, 'goal id')}.json`);
   }
   private lockPath(name: string) {
     return lockFile(this.localDir, name);
@@ -137,7 +146,7 @@ export class Store {
     return this.clock().toISOString();
   }
 
-  /** A stable id of this clone of the workspace, recorded on every event it writes. */
+  /** A stable id of this clone of the workspace: the name of its logs, recorded on every event it writes. */
   writerId(): string {
     this.cachedWriter ??= readOrCreateWriterId(this.localDir);
     return this.cachedWriter;
@@ -208,33 +217,58 @@ export class Store {
   }
 
   exists(goalId: string): boolean {
-    return storePathExists(this.eventsPath(goalId));
+    return this.logFiles(goalId).length > 0;
   }
 
-  /** Reads and checks a goal's whole log. Throws `corrupt` naming the file, line and field. */
-  readLog(goalId: string): ParsedLog {
-    const fd = this.openLog(goalId);
-    try {
-      return parseLog(fs.readFileSync(fd), this.eventsPath(goalId));
-    } finally {
-      fs.closeSync(fd);
-    }
+  /** The goal's logs: each writer's, and an older LoopX's events.jsonl while it is there. */
+  logFiles(goalId: string): LogFile[] {
+    return listLogFiles(this.goalDir(goalId));
   }
 
-  /** The goal's events.jsonl, open for reading (not found, or corrupt, when the goal has none). */
-  private openLog(goalId: string): number {
+  /** Reads and checks every log of a goal. Throws `corrupt` naming the file, line and field. */
+  readLogs(goalId: string): { name: string; file: string; parsed: ParsedLog }[] {
+    const files = this.logFiles(goalId);
+    if (files.length === 0) throw this.missing(goalId);
+    return files.map((f) => ({ ...f, parsed: readLogFile(f) }));
+  }
+
+  /** What changes when any log of the goal changes (for callers that poll): each log's file stamp. */
+  logsStamp(goalId: string): string {
+    return this.logFiles(goalId)
+      .map((f) => `${f.name}=${fileStamp(f.file)}`)
+      .join(',');
+  }
+
+  /** One writer's log of a goal, read and checked (this clone's by default). */
+  readLog(goalId: string, writer = this.writerId()): ParsedLog {
+    const name = checkId(writer, 'writer id');
+    const log = this.logFiles(goalId).find((f) => f.name === name);
+    if (!log) throw this.missing(goalId);
+    return readLogFile(log);
+  }
+
+  /** Every log of the goal open for reading (not found, or corrupt, when the goal has none). */
+  private openLogs(goalId: string): OpenLog[] {
+    const files = this.logFiles(goalId);
+    if (files.length === 0) throw this.missing(goalId);
+    const open: OpenLog[] = [];
     try {
-      return openStoreFile(this.eventsPath(goalId), 'r');
+      for (const f of files) {
+        const fd = openStoreFile(f.file, 'r');
+        const l: OpenLog = { ...f, fd, size: 0 };
+        open.push(l);
+        l.size = fs.fstatSync(fd).size;
+      }
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw this.missing(goalId);
+      for (const l of open) fs.closeSync(l.fd);
       throw e;
     }
+    return open;
   }
 
   private missing(goalId: string): LoopxError {
     if (storePathExists(this.goalDir(goalId))) {
-      return corrupt(`goal ${goalId}: its folder has no events.jsonl (${this.eventsPath(goalId)})`, {
+      return corrupt(`goal ${goalId}: its folder has no event log (${this.logsDir(goalId)} holds none)`, {
         goalId,
       });
     }
@@ -242,87 +276,107 @@ export class Store {
   }
 
   private writeSnapshot(goalId: string, snap: Snapshot): void {
+    mkdirStore(path.dirname(this.snapshotPath(goalId)), 0o700);
     writeSnapshotFile(this.snapshotPath(goalId), this.secret('snapshot-key'), snap);
   }
 
-  /** The snapshot, or why it cannot be used. Derived: a missing or broken one is rebuilt from the log. */
+  /** The snapshot, or why it cannot be used. Derived: a missing or broken one is rebuilt from the logs. */
   readSnapshot(goalId: string): { snap?: Snapshot; problem?: string } {
     return readSnapshotFile(this.snapshotPath(goalId), () => this.secret('snapshot-key'));
   }
 
   /**
-   * The goal's current state. Fast path: the snapshot, when it covers the whole log (same byte
-   * length), or the snapshot plus the few lines appended after it. Otherwise a full replay.
+   * The goal's current state. Fast path: the snapshot, when the logs are as it saw them, or only
+   * this clone's own log grew since. Otherwise (a pull brought other writers' events) a full
+   * replay, whose result is cached for the next load.
    */
   load(goalId: string): LoadedGoal {
     checkId(goalId, 'goal id');
-    const file = this.eventsPath(goalId);
-    // Opened once: the size, the snapshot's check and the replay all read this one file.
-    const fd = this.openLog(goalId);
+    // Opened once: the sizes, the snapshot's check and the replay all read these descriptors.
+    const logs = this.openLogs(goalId);
     try {
-      const size = fs.fstatSync(fd).size;
       const { snap, problem } = this.readSnapshot(goalId);
-      const resumed = snap && resumeFromSnapshot(goalId, file, fd, size, snap, this.trust());
+      const trust = this.trust();
+      const own = peekWriterId(this.localDir) ?? '';
+      const resumed = snap && resumeFromSnapshot(goalId, logs, snap, own, trust);
       if (resumed) return resumed;
-      return this.replayGoal(
-        goalId,
-        problem
-          ? [`${problem}; state rebuilt from the log`]
-          : snap
-            ? ['goal.json did not match events.jsonl; state rebuilt from the log']
-            : [],
-        parseLog(fs.readFileSync(fd), file),
-      );
+      const ours = snap && snap.trust === trust.fingerprint && snap.state.id === goalId;
+      const cut = ours ? cutSince(logs, snap) : undefined;
+      const warnings = [problem, cut]
+        .filter((w) => w !== undefined)
+        .map((w) => `${w}; state rebuilt from the logs`);
+      const loaded = replayLogs(goalId, parseOpenLogs(logs), warnings, trust);
+      // A stale cache is made again; a damaged one (or one over a cut log) is left for
+      // self-repair to find and report.
+      if (warnings.length === 0) this.cacheSnapshot(goalId, loaded, trust);
+      return loaded;
     } finally {
-      fs.closeSync(fd);
+      for (const l of logs) fs.closeSync(l.fd);
     }
   }
 
-  /** Full replay of the log (no snapshot). */
-  replayGoal(goalId: string, warnings: string[] = [], log: ParsedLog = this.readLog(goalId)): LoadedGoal {
-    return replayLog(goalId, this.eventsPath(goalId), log, warnings, this.trust());
+  /**
+   * Whether a reader may write caches: only into a `local/` this clone already has. A reader on
+   * a fresh clone (the status server, a listing) writes nothing in the workspace.
+   */
+  private canCache(): boolean {
+    try {
+      return storePathExists(this.localDir);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Saves a replayed state for the next load; a cache, so a failure to write it is no error. */
+  private cacheSnapshot(goalId: string, loaded: LoadedGoal, trust: Trust): void {
+    if (!this.canCache()) return;
+    try {
+      this.writeSnapshot(goalId, {
+        revision: loaded.revision,
+        heads: loaded.heads,
+        hlc: loaded.hlc,
+        trust: trust.fingerprint,
+        state: loaded.state,
+      });
+    } catch {
+      /* a read-only checkout, a full disk: the next load replays again */
+    }
+  }
+
+  /** Full replay of all the goal's logs (no snapshot). */
+  replayGoal(goalId: string, logs = this.readLogs(goalId)): LoadedGoal {
+    return replayLogs(goalId, logs, [], this.trust());
   }
 
   /**
    * The goal list: the index, reconciled with the goal folders so a stale index cannot hide or
-   * invent a goal. An index made under other pinned keys (or one that does not say, or none) is
+   * invent a goal, and each entry checked against its goal's logs folder (a pull may have
+   * changed it). An index made under other pinned keys (or one that does not say, or none) is
    * rebuilt first.
    */
   listGoals(): { goals: IndexEntry[]; errors: { goalId: string; message: string }[] } {
-    const index = readIndexFile(this.indexPath);
-    if (index.trust !== this.trust().fingerprint) {
-      try {
-        return this.writeIndex();
-      } catch {
-        // Not written (a read-only checkout, a busy lock): the list is made from the goals all the same.
-        return this.entriesFromGoals();
-      }
-    }
-    const byId = new Map(index.goals.map((e) => [e.id, e]));
-    return collectIndexEntries(this.goalIds(), (id) => byId.get(id) ?? indexEntryOf(this.load(id).state));
+    return this.goalList(false);
   }
 
-  /** Rewrites `index.json` from the goals themselves. Returns goals that could not be read. */
+  /** Rewrites the index from the goals themselves. Returns goals that could not be read. */
   rebuildIndex(): { goalId: string; message: string }[] {
-    return this.writeIndex().errors;
+    return this.goalList(true).errors;
   }
 
-  /** Every goal's entry, made from the goal itself (its snapshot and log), not from index.json. */
-  private entriesFromGoals() {
-    return collectIndexEntries(this.goalIds(), (id) => indexEntryOf(this.load(id).state));
-  }
-
-  private writeIndex() {
-    return withLock(
-      this.lockPath('index'),
-      () => {
-        const trust = this.trust().fingerprint;
-        const list = this.entriesFromGoals();
-        writeIndexFile(this.indexPath, list.goals, trust);
-        return list;
+  private goalList(rebuild: boolean) {
+    return listGoalEntries({
+      indexFile: this.indexPath,
+      trust: this.trust().fingerprint,
+      goalIds: this.goalIds(),
+      logsDir: (id) => this.logsDir(id),
+      stateOf: (id) => this.load(id).state,
+      // A listing keeps the index of a clone that has a local/ current; it makes no local/.
+      withIndexLock: (fn) => {
+        if (!rebuild && !this.canCache()) throw new Error('no local/ to keep a cache in');
+        return withLock(this.lockPath('index'), fn, { timeoutMs: this.lockTimeoutMs });
       },
-      { timeoutMs: this.lockTimeoutMs },
-    );
+      rebuild,
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -336,7 +390,8 @@ export class Store {
 
   /**
    * The one way state changes. `plan` sees the current state (undefined for a new goal) and
-   * returns the events to append; it may throw to refuse. Returns what was appended.
+   * returns the events to append to this clone's log; it may throw to refuse. Returns what was
+   * appended.
    */
   commit(
     goalId: string,
@@ -351,37 +406,62 @@ export class Store {
   private commitTarget(goalId: string): CommitTarget {
     return {
       goalId,
-      file: this.eventsPath(goalId),
       dir: this.goalDir(goalId),
+      logsDir: this.logsDir(goalId),
+      ownLog: this.logPath(goalId),
       withLock: (fn) => this.withGoalLock(goalId, fn),
+      exists: () => this.exists(goalId),
       load: () => this.load(goalId),
       missing: () => this.missing(goalId),
       quarantineTornTail: () => this.quarantineTornTail(goalId),
+      migrateLegacy: (head, ownExists) => this.migrateLegacy(goalId, head, ownExists),
       writerId: () => this.writerId(),
       trust: () => this.trust(),
       snapshotKey: () => this.secret('snapshot-key'),
-      now: () => this.now(),
+      now: () => this.clock(),
       writeSnapshot: (snap) => this.writeSnapshot(goalId, snap),
-      updateIndexEntry: (entry, trust) => this.updateIndexEntry(entry, trust),
+      updateIndexEntry: (entry, trust) => this.updateIndexEntry(goalId, entry, trust),
     };
   }
 
-  private updateIndexEntry(entry: IndexEntry, trust: string) {
-    withLock(this.lockPath('index'), () => upsertIndexEntry(this.indexPath, entry, trust), {
+  private updateIndexEntry(goalId: string, entry: IndexEntry, trust: string) {
+    const logs = folderStamp(this.logsDir(goalId));
+    withLock(this.lockPath('index'), () => upsertIndexEntry(this.indexPath, { ...entry, logs }, trust), {
       timeoutMs: this.lockTimeoutMs,
     });
   }
 
-  /** Moves the log's torn tail, if any, to a quarantine file. Only under the goal lock (event-log.ts says why). */
+  /** Moves this writer's torn tail, if any, to a quarantine file. Only under the goal lock (event-log.ts says why). */
   quarantineTornTail(goalId: string): EventDraft | undefined {
-    return quarantineTornTail(this.eventsPath(goalId), this.goalDir(goalId), () => this.now());
+    return quarantineTornTail(this.logPath(goalId), this.goalDir(goalId), () => this.now());
+  }
+
+  /** Under the goal lock: an older LoopX's events.jsonl becomes the head of this writer's log (log-migration.ts). */
+  private migrateLegacy(goalId: string, head: WriterHead, ownExists: boolean) {
+    // A store from before team mode lacks the lines that keep git from touching the logs' bytes,
+    // and holds its goal index where the caches no longer live.
+    ensureGitFiles(this.root);
+    fs.rmSync(path.join(this.root, 'index.json'), { force: true });
+    return migrateLegacyLog({
+      goalDir: this.goalDir(goalId),
+      legacy: path.join(this.goalDir(goalId), LEGACY_LOG),
+      own: this.logPath(goalId),
+      head,
+      ownExists,
+    });
   }
 
   /** Rewrites the snapshot from a full replay (self-repair). */
   rebuildSnapshot(goalId: string): LoadedGoal {
     const trust = this.trust();
-    const loaded = replayLog(goalId, this.eventsPath(goalId), this.readLog(goalId), [], trust);
-    this.writeSnapshot(goalId, { ...loaded, trust: trust.fingerprint });
+    const loaded = replayLogs(goalId, this.readLogs(goalId), [], trust);
+    this.writeSnapshot(goalId, {
+      revision: loaded.revision,
+      heads: loaded.heads,
+      hlc: loaded.hlc,
+      trust: trust.fingerprint,
+      state: loaded.state,
+    });
     return loaded;
   }
 

@@ -194,7 +194,7 @@ export class Dashboard extends Disposable {
       if (g.status === 'closed' || g.status === 'cancelled') continue;
       const key = `${f.folder.uri.fsPath}\0${g.id}`;
       seen.add(key);
-      const stamp = `${fileStamp(f.store.eventsPath(g.id))}|${fileStamp(f.store.snapshotPath(g.id))}|${trust}`;
+      const stamp = `${f.store.logsStamp(g.id)}|${fileStamp(f.store.snapshotPath(g.id))}|${trust}`;
       let cached = this.attentionCache.get(key);
       if (!cached || cached.stamp !== stamp || (cached.minute !== undefined && cached.minute !== minute)) {
         try {

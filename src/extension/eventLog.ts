@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { GoalRef, LoopxWorkspaces } from './workspaces';
 import { Disposable } from './disposable';
+import { historyLine, readHistory } from '../core/index';
 
 export const EVENT_LOG_SCHEME = 'loopx-log';
 
@@ -34,16 +35,14 @@ export class EventLogProvider extends Disposable implements vscode.TextDocumentC
     const ref = this.workspaces.find(goalId, folder);
     if (!ref) return `no goal ${goalId} in this workspace`;
     try {
-      const log = ref.store.readLog(goalId);
-      const lines = log.events.map(
-        (e) =>
-          `${String(e.seq).padStart(5)}  ${e.ts}  ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ${e.type.padEnd(16)} ${JSON.stringify(e.data)}`,
-      );
-      if (log.torn)
+      const { events, torn } = readHistory(ref.store, goalId);
+      const lines = events.map((m) => historyLine(m, 10_000));
+      for (const t of torn)
         lines.push(
-          `(line ${log.torn.line}: an incomplete line of ${log.torn.bytes} bytes; run LoopX: Run Self-Repair)`,
+          `(${t.file}:${t.line}: an incomplete line of ${t.bytes} bytes; run LoopX: Run Self-Repair)`,
         );
-      return `# ${goalId}: ${log.events.length} events (events.jsonl, hash-chained)\n${lines.join('\n')}\n`;
+      const writers = new Set(events.map((m) => m.log)).size;
+      return `# ${goalId}: ${events.length} events from ${writers} writer${writers === 1 ? '' : 's'} (hash-chained logs, merged)\n${lines.join('\n')}\n`;
     } catch (e) {
       return `# ${goalId}: the log cannot be read\n${(e as Error).message}\n`;
     }

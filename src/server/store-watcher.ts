@@ -1,9 +1,10 @@
 /**
  * Tells the event stream when the store changed. A change is a new fingerprint of the store
- * (index.json, policy.json, the goals folder, each goal folder and its events.jsonl: mtime, size,
- * inode). fs.watch is the fast trigger (recursive on macOS and Windows; on Linux the root, `goals/`
- * and each goal folder, non-recursively), a 500 ms poll of the same fingerprint the fallback. At
- * most one change is reported per 200 ms.
+ * (policy.json, the goals folder, each goal folder, its logs folder and each writer's log: mtime,
+ * size, inode), so a pull that brings another clone's events is seen like a local write. fs.watch
+ * is the fast trigger (recursive on macOS and Windows; on Linux the root, `goals/`, each goal
+ * folder and its logs folder, non-recursively), a 500 ms poll of the same fingerprint the
+ * fallback. At most one change is reported per 200 ms.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -46,10 +47,16 @@ export function createStoreWatcher(store: Store, onChange: () => void): StoreWat
 
   /** What changes when any writer changes the store (local/ is not part of it). */
   function fingerprint(names = goalFolderNames()): string {
-    const parts = [fileStamp(store.indexPath), fileStamp(store.policyPath), fileStamp(goalsDir)];
+    const parts = [fileStamp(store.policyPath), fileStamp(goalsDir)];
     for (const n of names) {
       const dir = path.join(goalsDir, n);
-      parts.push(`${n}=${fileStamp(dir)}/${fileStamp(path.join(dir, 'events.jsonl'))}`);
+      let logs: string;
+      try {
+        logs = store.logsStamp(n);
+      } catch {
+        logs = 'unreadable'; // a linked folder: the goal's own load reports it
+      }
+      parts.push(`${n}=${fileStamp(dir)}/${fileStamp(path.join(dir, 'events'))}/${logs}`);
     }
     return parts.join('|');
   }
@@ -101,14 +108,18 @@ export function createStoreWatcher(store: Store, onChange: () => void): StoreWat
   }
 
   function syncGoalWatchers(names: string[]) {
-    const wanted = new Set(names.slice(0, MAX_GOAL_WATCHERS).map((n) => `goal:${n}`));
+    const shown = names.slice(0, MAX_GOAL_WATCHERS / 2);
+    const wanted = new Set(shown.flatMap((n) => [`goal:${n}`, `logs:${n}`]));
     for (const [key, w] of watchers) {
-      if (key.startsWith('goal:') && !wanted.has(key)) {
+      if ((key.startsWith('goal:') || key.startsWith('logs:')) && !wanted.has(key)) {
         w.close();
         watchers.delete(key);
       }
     }
-    for (const key of wanted) addWatcher(key, path.join(goalsDir, key.slice(5)), false);
+    for (const n of shown) {
+      addWatcher(`goal:${n}`, path.join(goalsDir, n), false);
+      addWatcher(`logs:${n}`, path.join(goalsDir, n, 'events'), false);
+    }
   }
 
   return {

@@ -302,7 +302,7 @@ describe('the command surface', { concurrency: true }, () => {
         root: ws.file('.loopx'),
         person_key: first.person_key,
       });
-      for (const p of ['goals', 'policy.json', 'index.json', 'local/.gitignore'])
+      for (const p of ['goals', 'policy.json', '.gitignore', '.gitattributes', 'local/.gitignore'])
         assert.ok(fs.existsSync(ws.file('.loopx', p)), `.loopx/${p} missing`);
       Policy.parse(JSON.parse(fs.readFileSync(ws.file('.loopx', 'policy.json'), 'utf8')));
       assert.match(fs.readFileSync(ws.file('.loopx', 'local', '.gitignore'), 'utf8'), /^\*$/m);

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store, effectiveStatus } from '../../src/core/index';
+import { Store, effectiveStatus, readHistory } from '../../src/core/index';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
@@ -176,7 +176,9 @@ describe('the product brief, run as written', () => {
         assert.ok(e.artifact && fs.existsSync(path.join(store.goalDir(goalId), e.artifact.path)));
       }
       assert.equal(fs.readFileSync(path.join(ws, 'tests.txt'), 'utf8'), 'retry\nbreaker\n');
-      const approval = store.readLog(goalId).events.find((e) => e.type === 'gate.approved')!;
+      const approval = readHistory(store, goalId)
+        .events.map((m) => m.ev)
+        .find((e) => e.type === 'gate.approved')!;
       assert.deepEqual([approval.actor.kind, approval.actor.channel], ['user', 'cli']);
       assert.ok(
         state.runs.every((r) => r.endedAt),

@@ -9,7 +9,6 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { z } from 'zod';
 import {
   GoalStatusDoc,
@@ -21,6 +20,7 @@ import {
 } from '../../src/core/index';
 import type { SummaryDoc, RepairReport } from '../../src/core/index';
 import { Ws, removeTempDirs, loopx, sh, loopxOnPath, ok, fails, json } from './helpers';
+import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -95,15 +95,30 @@ const VerifyCommand = z.strictObject({
   expires_at: z.string(),
 });
 const VerifyDoc = z.strictObject({
-  schema: z.literal('loopx.verify/1'),
+  schema: z.literal('loopx.verify/2'),
   ok: z.boolean(),
   goals: z.array(
     z.strictObject({
       goal_id: z.string(),
       ok: z.boolean(),
       events: z.number().optional(),
+      state_hash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+      writers: z.array(
+        z.strictObject({
+          writer: z.string(),
+          file: z.string(),
+          ok: z.boolean(),
+          events: z.number().optional(),
+          torn_tail_line: z.number().optional(),
+          error: z.string().optional(),
+        }),
+      ),
       error: z.string().optional(),
-      torn_tail_line: z.number().optional(),
+      ignored_decisions: z.array(z.string()).optional(),
+      overruled: z.array(z.string()).optional(),
     }),
   ),
   policy: PolicyStatus,
@@ -588,7 +603,11 @@ describe('contract and evidence', { concurrency: true }, () => {
       );
       const lines = ok(text).stdout.replace(/\n$/, '').split('\n');
       assert.equal(lines.length, 3);
-      assert.match(lines[0]!, /^ {4}1 \S+ agent:\S+ +cli +goal\.created /);
+      assert.match(
+        lines[0]!,
+        /^\S+Z w-\S+ +agent:\S+ +cli +goal\.created /,
+        'time, writer, who, channel, type',
+      );
       fails(await ws.run('log', '--goal-id', 'nope'), 3, /no goal "nope"/);
     });
 
@@ -598,19 +617,30 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('verify', '--goal-id', 'v'),
         ws.run('verify', '--goal-id', 'nope'),
       ]);
-      assert.deepEqual(json(all, VerifyDoc), {
-        schema: 'loopx.verify/1',
+      const doc = json(all, VerifyDoc);
+      const status = await ws.json(z.object({ state_hash: z.string() }), 'status', '--goal-id', 'v');
+      const writer = fs.readFileSync(ws.file('.loopx', 'local', 'writer-id'), 'utf8').trim();
+      assert.deepEqual(doc, {
+        schema: 'loopx.verify/2',
         ok: true,
-        goals: [{ goal_id: 'v', ok: true, events: 3 }],
+        goals: [
+          {
+            goal_id: 'v',
+            ok: true,
+            events: 3,
+            state_hash: status.state_hash,
+            writers: [{ writer, file: writerLog(ws.dir, 'v'), ok: true, events: 3 }],
+          },
+        ],
         policy: { state: 'not_signed', unsigned_changes: [] },
       });
-      assert.match(ok(one).stdout, /^ok +v: 3 events$/m);
+      assert.match(ok(one).stdout, /^ok +v: 3 events from 1 writer, state [0-9a-f]{12}$/m);
       fails(unknown, 3, /no goal "nope"/);
     });
 
     it('self-repair (and self_repair) fixes what it finds, exit 0; a second pass finds nothing; --dry-run changes nothing', async () => {
       // A derived file deleted by hand: rebuilt from the log.
-      fs.rmSync(ws.file('.loopx', 'index.json'));
+      fs.rmSync(ws.file('.loopx', 'local', 'cache', 'index.json'));
       const first = json(await ws.run('self-repair', '--json'), RepairSchema);
       assert.equal(first.dry_run, false);
       assert.equal(first.checked_goals, 1);
@@ -622,7 +652,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         first.findings.every((f) => f.fixed),
         JSON.stringify(first.findings),
       );
-      assert.ok(fs.existsSync(ws.file('.loopx', 'index.json')));
+      assert.ok(fs.existsSync(ws.file('.loopx', 'local', 'cache', 'index.json')));
       const second = json(await ws.run('self_repair', '--goal-id', 'v', '--json'), RepairSchema);
       assert.deepEqual(second.findings, []);
       assert.match(
@@ -630,12 +660,12 @@ describe('contract and evidence', { concurrency: true }, () => {
         /^checked 1 goal: nothing to repair$/m,
       );
       // A dry run reports without fixing.
-      fs.rmSync(ws.file('.loopx', 'index.json'));
+      fs.rmSync(ws.file('.loopx', 'local', 'cache', 'index.json'));
       const dry = json(await ws.run('self-repair', '--dry-run', '--json'), RepairSchema);
       assert.equal(dry.dry_run, true);
       assert.ok(dry.findings.some((f) => f.kind === 'index-stale' && !f.fixed));
-      assert.equal(fs.existsSync(ws.file('.loopx', 'index.json')), false);
-      assert.ok(fs.existsSync(path.join(ws.dir, '.loopx', 'goals', 'v', 'events.jsonl')));
+      assert.equal(fs.existsSync(ws.file('.loopx', 'local', 'cache', 'index.json')), false);
+      assert.ok(fs.existsSync(writerLog(ws.dir, 'v')));
     });
   });
 });

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { GoalStatusDoc, StatusDoc } from '../../src/core/index';
 import { spawn } from 'node:child_process';
 import { Ws, tempDir, removeTempDirs, loopxMany, listTree, ok, fails, json, BIN, cleanEnv } from './helpers';
+import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -154,12 +155,12 @@ describe('errors', { concurrency: true }, () => {
     });
 
     it('a tampered event log: exit 6 naming events.jsonl and the line, from status, log, verify and self-repair; other goals still work', async () => {
-      const file = ws.file('.loopx', 'goals', 'broken', 'events.jsonl');
+      const file = writerLog(ws.dir, 'broken');
       const lines = fs.readFileSync(file, 'utf8').split('\n');
       // Edit the first event in place: the second line's `prev` hash no longer matches.
       lines[0] = lines[0]!.replace('"title":"Broken"', '"title":"Hacked"');
       fs.writeFileSync(file, lines.join('\n'));
-      fs.rmSync(ws.file('.loopx', 'goals', 'broken', 'goal.json'));
+      fs.rmSync(ws.file('.loopx', 'local', 'cache', 'goals', 'broken.json'));
       const [status, log, verify, repair, healthy, all] = await Promise.all([
         ws.run('status', '--goal-id', 'broken'),
         ws.run('log', '--goal-id', 'broken'),

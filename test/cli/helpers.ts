@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { z } from 'zod';
+import { writerLog } from '../helpers/log-kit';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const BIN = path.join(REPO, 'bin', 'loopx.js');
@@ -310,7 +311,7 @@ export class Ws {
     data: Record<string, unknown>;
   }[] {
     return fs
-      .readFileSync(this.file('.loopx', 'goals', goalId, 'events.jsonl'), 'utf8')
+      .readFileSync(writerLog(this.dir, goalId), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l));

@@ -362,7 +362,7 @@ describe('todos and gates', { concurrency: true }, () => {
       assert.equal(ev.type, 'gate.approved');
       assert.deepEqual([ev.actor.kind, ev.actor.channel], ['user', 'cli']);
       const { guarded, ...decided } = ev.data as { guarded: { todoId: string }[] };
-      assert.deepEqual(decided, { gateId: 'prod', note: 'reviewed' });
+      assert.deepEqual(decided, { gateId: 'prod', note: 'reviewed', basis: null });
       assert.ok(Array.isArray(guarded), 'the approval lists the work it covers');
       assert.match(
         r.output,

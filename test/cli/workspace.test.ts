@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { StatusDoc, GoalStatusDoc } from '../../src/core/index';
 import { Ws, tempDir, removeTempDirs, loopx, ok, fails, json } from './helpers';
 import type { Result } from './helpers';
+import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -36,7 +37,7 @@ describe('the workspace', { concurrency: true }, () => {
     });
 
     it('`init` in a subfolder of a workspace makes a new workspace there, like `git init`', () => {
-      assert.ok(fs.existsSync(path.join(inner.dir, '.loopx', 'goals', 'inner', 'events.jsonl')));
+      assert.ok(fs.existsSync(writerLog(inner.dir, 'inner')));
       assert.equal(fs.existsSync(path.join(outer.dir, '.loopx', 'goals', 'inner')), false);
     });
 
@@ -129,7 +130,7 @@ describe('the workspace', { concurrency: true }, () => {
       );
       const doc = json(r, GoalStatusDoc);
       assert.match(r.stderr, new RegExp(`initialised a LoopX workspace in ${fresh}`));
-      assert.ok(fs.existsSync(path.join(fresh, '.loopx', 'goals', doc.id, 'events.jsonl')));
+      assert.ok(fs.existsSync(writerLog(fresh, doc.id)));
       assert.equal(doc.objective, 'from nothing');
     });
   });

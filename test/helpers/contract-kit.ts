@@ -105,7 +105,7 @@ export function rewriteLog(store: Store, goalId: string, edit: (events: LoopxEve
     prev = sha256(line);
     return line;
   });
-  fs.writeFileSync(store.eventsPath(goalId), lines.join('\n') + '\n');
+  fs.writeFileSync(store.logPath(goalId), lines.join('\n') + '\n');
   store.rebuildSnapshot(goalId);
 }
 

@@ -102,3 +102,15 @@ export function writeSignedPolicy(store: Store, policy: Omit<Policy, 'v'>): void
   fs.writeFileSync(store.policyPath, JSON.stringify({ v: 1, ...policy }, null, 1));
   store.signPolicy(personSigner(store));
 }
+
+/**
+ * Makes every goal's index entry one the index vouches for: each goal's logs folder is dated
+ * 10 s back and the index rebuilt after, as for goals untouched since a while (an entry made
+ * within 2 s of its folder's last change is checked against the goal itself, git's racy-index
+ * rule, so in a fresh test store every listing would read the goals).
+ */
+export function settleIndex(store: Store): void {
+  const past = new Date(Date.now() - 10_000);
+  for (const id of store.goalIds()) fs.utimesSync(store.logsDir(id), past, past);
+  store.rebuildIndex();
+}

@@ -82,7 +82,7 @@ function assertNothingRan(where: string) {
   assert.ok(!fs.existsSync(M2), `${where}: the marker ${M2} exists: a refused command ran`);
 }
 
-const logHash = (g: string) => sha256(fs.readFileSync(store.eventsPath(g)));
+const logHash = (g: string) => sha256(fs.readFileSync(store.logPath(g)));
 
 /** A refusal: exit 4 (or 3 when `notFound` is allowed), one clear line, no stack trace, nothing ran. */
 function assertRefused(r: Result, what: string, codes = [4]) {
@@ -241,10 +241,10 @@ describe(
             codes: [3],
           });
         }
-        const original = fs.readFileSync(store.eventsPath('ga'));
+        const original = fs.readFileSync(store.logPath('ga'));
         const originalSnap = fs.readFileSync(store.snapshotPath('ga'));
         const restore = () => {
-          fs.writeFileSync(store.eventsPath('ga'), original);
+          fs.writeFileSync(store.logPath('ga'), original);
           fs.writeFileSync(store.snapshotPath('ga'), originalSnap);
         };
         const editContract = (edit: (c: Contract) => void) =>

@@ -145,12 +145,13 @@ interface Case {
   at?: number;
 }
 
+/** A goal's files: its log (twice: the one that matters most) and its cached snapshot. `@` is the writer id. */
 function goalFiles(g: string) {
-  return [`goals/${g}/events.jsonl`, `goals/${g}/events.jsonl`, `goals/${g}/goal.json`];
+  return [`goals/${g}/events/@.jsonl`, `goals/${g}/events/@.jsonl`, `local/cache/goals/${g}.json`];
 }
 // `secrets/` is the workspace's folder in the user's config folder (Store.secretsDir), outside .loopx/.
 const SHARED = [
-  'index.json',
+  'local/cache/index.json',
   'policy.json',
   'secrets/contract-key',
   'secrets/snapshot-key',
@@ -159,14 +160,19 @@ const SHARED = [
 
 /** Where a case's file is: under `.loopx/`, or (`secrets/...`) in the workspace's secrets folder. */
 function caseFile(ws: string, file: string): string {
-  return file.startsWith('secrets/')
-    ? path.join(new Store(ws).secretsDir, file.slice('secrets/'.length))
-    : path.join(ws, '.loopx', file);
+  if (file.startsWith('secrets/')) return path.join(new Store(ws).secretsDir, file.slice('secrets/'.length));
+  return path.join(ws, '.loopx', file.replace('/@.jsonl', `/${templateWriter()}.jsonl`));
+}
+
+/** The writer id of the template's clone (each damaged copy starts with it). */
+function templateWriter(): string {
+  return fs.readFileSync(path.join(template, '.loopx', 'local', 'writer-id'), 'utf8').trim();
 }
 
 function makeCases(flips: number, truncations: number): Case[] {
   const cases: Case[] = [];
-  const target = (file: string) => /^goals\/([^/]+)\//.exec(file)?.[1];
+  const target = (file: string) =>
+    /^goals\/([^/]+)\//.exec(file)?.[1] ?? /^local\/cache\/goals\/([^/]+)\.json$/.exec(file)?.[1];
   const choose = () => (random() < 0.7 ? pick(goalFiles(pick(GOALS))) : pick(SHARED));
   for (let i = 0; i < flips; i++) {
     const file = choose();
@@ -206,7 +212,7 @@ function makeCases(flips: number, truncations: number): Case[] {
   cases.push({
     no: cases.length,
     kind: 'truncate',
-    file: `goals/${g}/events.jsonl`,
+    file: `goals/${g}/events/@.jsonl`,
     target: g,
     asked: g,
     detail: '',
@@ -216,7 +222,7 @@ function makeCases(flips: number, truncations: number): Case[] {
   for (const file of [
     ...goalFiles(pick(GOALS)).slice(1),
     ...goalFiles(pick(GOALS)).slice(2),
-    'index.json',
+    'local/cache/index.json',
     'policy.json',
     ...SHARED.slice(2),
     'local',
@@ -306,7 +312,10 @@ async function check(c: Case, runner: Runner): Promise<Outcome> {
   const expected = new Map(
     others.map((g) => [
       g,
-      { log: sha256(fs.readFileSync(tpl.eventsPath(g))), state: canonicalJson(tpl.load(g).state) },
+      {
+        log: sha256(fs.readFileSync(tpl.logPath(g, templateWriter()))),
+        state: canonicalJson(tpl.load(g).state),
+      },
     ]),
   );
   const artifactsOf = (root: string, g: string) => {
@@ -322,9 +331,19 @@ async function check(c: Case, runner: Runner): Promise<Outcome> {
   const codes: number[] = [];
   const ms: number[] = [];
   let repairedCode = -1;
-  const scratchLog = path.join(ws, '.loopx', 'goals', SCRATCH, 'events.jsonl');
+  // Every writer's log of the scratch goal (a damaged writer id makes the next write a new writer's).
+  const scratchLogs = () => {
+    const dir = path.join(ws, '.loopx', 'goals', SCRATCH, 'events');
+    return fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .sort()
+          .map((n) => `${n}:${sha256(fs.readFileSync(path.join(dir, n)))}`)
+          .join(',')
+      : '';
+  };
   for (const args of COMMANDS(c.asked)) {
-    const scratchBefore = fs.existsSync(scratchLog) ? sha256(fs.readFileSync(scratchLog)) : '';
+    const scratchBefore = scratchLogs();
     const r = await runner(ws, args);
     const what = `${label}: loopx ${args.join(' ')}`;
     codes.push(r.code);
@@ -366,7 +385,7 @@ async function check(c: Case, runner: Runner): Promise<Outcome> {
     if (args[0] === 'self-repair') repairedCode = r.code;
     if (args[0] === 'todo' && r.code !== 0) {
       assert.equal(
-        fs.existsSync(scratchLog) ? sha256(fs.readFileSync(scratchLog)) : '',
+        scratchLogs(),
         scratchBefore,
         `${what}: the write was refused (exit ${r.code}) but the log changed: an error for an event that was written anyway`,
       );
@@ -390,8 +409,8 @@ async function check(c: Case, runner: Runner): Promise<Outcome> {
       `${label}: self-repair exited 0, yet a second repair finds ${JSON.stringify(again.findings)}`,
     );
     for (const g of store.goalIds()) {
-      const log = store.readLog(g);
-      assert.equal(log.torn, undefined, `${label}: goal ${g} still has a torn tail after self-repair`);
+      for (const { parsed } of store.readLogs(g))
+        assert.equal(parsed.torn, undefined, `${label}: goal ${g} still has a torn tail after self-repair`);
       assert.deepEqual(store.load(g).warnings, [], `${label}: goal ${g} still warns after self-repair`);
     }
     const v = await runner(ws, ['verify']);
@@ -404,7 +423,7 @@ async function check(c: Case, runner: Runner): Promise<Outcome> {
   // The other goals: the same log bytes, the same artifacts, the same state, and readable.
   for (const g of others) {
     assert.equal(
-      sha256(fs.readFileSync(store.eventsPath(g))),
+      sha256(fs.readFileSync(store.logPath(g, templateWriter()))),
       expected.get(g)!.log,
       `${label}: goal ${g}'s log changed`,
     );
@@ -479,8 +498,8 @@ describe('corruption: damaged files in .loopx/', { concurrency: 2 }, () => {
       const all = makeCases(3, 2);
       const cases = [
         ...all.filter((c) => c.kind !== 'delete' && c.at === undefined),
-        ...all.filter((c) => c.at !== undefined && /writer-id|events\.jsonl/.test(c.file)).slice(-2),
-        ...all.filter((c) => c.kind === 'delete' && /events\.jsonl|^local$/.test(c.file)),
+        ...all.filter((c) => c.at !== undefined && /writer-id|events\//.test(c.file)).slice(-2),
+        ...all.filter((c) => c.kind === 'delete' && /events\/|^local$/.test(c.file)),
       ];
       const byCode: Record<string, number> = {};
       const t0 = performance.now();

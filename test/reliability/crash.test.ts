@@ -19,7 +19,7 @@ import '../../src/core/index';
 import { Store } from '../../src/core/store';
 import { parseLog } from '../../src/core/event-log';
 import { invoke } from '../../src/core/capabilities';
-import { replay } from '../../src/core/events';
+import { replay } from '../../src/core/apply-event';
 import { repair } from '../../src/core/repair';
 import type { FindingKind } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
@@ -117,7 +117,7 @@ describe('crash: a writer killed with SIGKILL at a random moment', () => {
         invoke(store, 'goal.create', { goalId: 'bystander', title: 'Bystander' }, human);
         for (let i = 0; i < 12; i++)
           invoke(store, 'todo.add', { goalId: 'bystander', todoId: `b${i}`, title: `bystander ${i}` }, human);
-        const bystanderLog = fs.readFileSync(store.eventsPath('bystander'));
+        const bystanderLog = fs.readFileSync(store.logPath('bystander'));
         const bystanderState = canonicalJson(store.load('bystander').state);
         const acked: string[] = [];
         const lockFile = path.join(store.localDir, 'locks', 'goal-crash.lock');
@@ -151,8 +151,8 @@ describe('crash: a writer killed with SIGKILL at a random moment', () => {
           // 1. As the kill left it: the log parses as a chain (a torn tail allowed), the goal loads, and
           //    every acknowledged todo is there.
           const fresh = new Store(ws);
-          const raw = fs.readFileSync(fresh.eventsPath('crash'));
-          const before = parseLog(raw, fresh.eventsPath('crash'));
+          const raw = fs.readFileSync(fresh.logPath('crash'));
+          const before = parseLog(raw, fresh.logPath('crash'), fresh.writerId());
           if (before.torn) stats.tornTails++;
           if (fs.existsSync(lockFile)) stats.locksLeft++;
           const loaded = fresh.load('crash');
@@ -207,7 +207,7 @@ describe('crash: a writer killed with SIGKILL at a random moment', () => {
 
           // 4. The bystander is untouched.
           assert.ok(
-            fs.readFileSync(after.eventsPath('bystander')).equals(bystanderLog),
+            fs.readFileSync(after.logPath('bystander')).equals(bystanderLog),
             `${where}: the bystander's log changed`,
           );
           assert.equal(

@@ -27,7 +27,7 @@ import { invoke } from '../../src/core/capabilities';
 import { AGENT_TOOLS, callAgentTool } from '../../src/core/agent-tools';
 import { LoopxError } from '../../src/core/errors';
 import { ID_PATTERN } from '../../src/core/ids';
-import { replay } from '../../src/core/events';
+import { replay } from '../../src/core/apply-event';
 import { canonicalJson } from '../../src/core/jsonfile';
 import type { Actor } from '../../src/core/model';
 import { startStatusServer } from '../../src/server/status-server';
@@ -134,7 +134,7 @@ function assertContained(where: string) {
   const top = fs.readdirSync(path.join(ws, '.loopx')).sort();
   for (const f of top)
     assert.ok(
-      ['.gitignore', 'goals', 'index.json', 'local', 'policy.json', 'approvers'].includes(f),
+      ['.gitignore', '.gitattributes', 'goals', 'local', 'policy.json', 'approvers'].includes(f),
       `${where}: unexpected ${f} in .loopx/`,
     );
   const fresh = new Store(ws);

@@ -25,7 +25,7 @@ import '../../src/core/index';
 import { Store } from '../../src/core/store';
 import { invoke, capabilityIds, listCapabilities } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
-import { replay } from '../../src/core/events';
+import { replay } from '../../src/core/apply-event';
 import { repair } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
 import type { Actor, GoalState } from '../../src/core/model';
@@ -321,7 +321,7 @@ describe('properties of invoke', { concurrency: 1 }, () => {
       const bytesOf = () =>
         store
           .goalIds()
-          .map((g) => `${g}:${fs.statSync(store.eventsPath(g)).size}`)
+          .map((g) => `${g}:${fs.statSync(store.logPath(g)).size}`)
           .join(',');
 
       fc.assert(
@@ -606,7 +606,7 @@ describe('properties of invoke', { concurrency: 1 }, () => {
             tick += 1000 + o.i;
             const state = store.load('g').state;
             const { cap, input, actor } = concrete(state, o);
-            const size = fs.statSync(store.eventsPath('g')).size;
+            const size = fs.statSync(store.logPath('g')).size;
             calls++;
             try {
               // A person's calls are signed with a pinned key, as the CLI and the editor sign them.
@@ -616,7 +616,7 @@ describe('properties of invoke', { concurrency: 1 }, () => {
               if (!(e instanceof LoopxError)) throw e;
               refused[cap] = (refused[cap] ?? 0) + 1;
               assert.equal(
-                fs.statSync(store.eventsPath('g')).size,
+                fs.statSync(store.logPath('g')).size,
                 size,
                 `${cap} was refused (${e.message}) but the log grew`,
               );

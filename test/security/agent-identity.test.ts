@@ -18,6 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Sandbox, fails, ok, removeTempDirs } from './kit';
 import type { Result } from './kit';
 import { BIN, REPO, cleanEnv, loopx, show } from '../cli/helpers';
+import { writerLog } from '../helpers/log-kit';
 
 const clients: Client[] = [];
 after(async () => {
@@ -99,10 +100,7 @@ async function todo(sb: Sandbox, id: string) {
   return doc.todos.find((t) => t.id === id)!;
 }
 async function logLength(sb: Sandbox): Promise<number> {
-  return fs
-    .readFileSync(sb.file('.loopx', 'goals', 'g', 'events.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean).length;
+  return fs.readFileSync(writerLog(sb.dir, 'g'), 'utf8').split('\n').filter(Boolean).length;
 }
 
 /** A goal g with a command todo `build` and a judgment todo `docs`. */

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { Sandbox, appendByHand, removeTempDirs, loopx, ok, fails } from './kit';
 import { newKeyPair, decisionStatement, signerFor } from '../../src/core/index';
 import { shq } from '../cli/helpers';
+import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -32,7 +33,7 @@ async function setUp(): Promise<Sandbox> {
   return sb;
 }
 
-const logFile = (sb: Sandbox) => sb.file('.loopx', 'goals', 'g', 'events.jsonl');
+const logFile = (sb: Sandbox) => writerLog(sb.dir, 'g');
 const lines = (sb: Sandbox) => fs.readFileSync(logFile(sb), 'utf8').split('\n').filter(Boolean);
 
 /** Appends a well-formed line with the right seq and prev, as a forger would, in alice's name. */

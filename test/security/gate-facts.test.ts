@@ -10,6 +10,7 @@ import { Sandbox, fails, ok, removeTempDirs } from './kit';
 import { ensurePersonKey, loopxAsPerson, loopxTty } from '../cli/helpers';
 import { decisionStatement, newKeyPair, signerFor, trustOf } from '../../src/core/index';
 import type { DecisionFacts } from '../../src/core/index';
+import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -70,7 +71,7 @@ async function nextCommand(s: Sandbox): Promise<string | undefined> {
 
 const eventsOf = (s: Sandbox) =>
   fs
-    .readFileSync(s.file('.loopx', 'goals', 'g', 'events.jsonl'), 'utf8')
+    .readFileSync(writerLog(s.dir, 'g'), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { canonicalJson, sha256 } from '../../src/core/jsonfile';
+import { canonicalJson } from '../../src/core/jsonfile';
 import { loopx, tempDir } from '../cli/helpers';
 import type { Result } from '../cli/helpers';
+import { appendChained, writerLog } from '../helpers/log-kit';
 
 export { removeTempDirs, tempDir, ok, fails, loopx } from '../cli/helpers';
 export type { Result } from '../cli/helpers';
@@ -113,7 +114,7 @@ export function mintContract(
 }
 
 /**
- * Appends an event to a goal's log, chained the way LoopX chains its own lines (next seq, sha256
+ * Appends an event to this clone's log of a goal, chained the way LoopX chains its own lines (next seq, sha256
  * of the previous line, the last line's writer and version): what an agent with a shell can write
  * by hand. `ev` gives the type and data, and may override any envelope field (actor, sig, ...).
  */
@@ -122,21 +123,7 @@ export function appendByHand(
   goalId: string,
   ev: { type: string; data: unknown } & Record<string, unknown>,
 ): void {
-  const file = sb.file('.loopx', 'goals', goalId, 'events.jsonl');
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  const lastLine = lines.at(-1)!;
-  const last = JSON.parse(lastLine) as { v: number; seq: number; writer: string };
-  const line = {
-    v: last.v,
-    seq: last.seq + 1,
-    id: `ev-hand${randomBytes(5).toString('hex')}`,
-    ts: new Date().toISOString(),
-    writer: last.writer,
-    actor: { kind: 'agent', id: 'agent', channel: 'cli' },
-    prev: sha256(lastLine),
-    ...ev,
-  };
-  fs.appendFileSync(file, JSON.stringify(line) + '\n');
+  appendChained(writerLog(sb.dir, goalId), ev);
 }
 
 /** Appends a `run.started` event carrying `contract` to the goal's log, by hand (appendByHand). */

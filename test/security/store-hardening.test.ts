@@ -25,6 +25,7 @@ import { checkContract } from '../../src/core/exec';
 import { LoopxError } from '../../src/core/errors';
 import { REPO, listTree, loopx } from '../cli/helpers';
 import { Sandbox, appendRunStarted, execArgs, fails, mintContract, ok, removeTempDirs, tempDir } from './kit';
+import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -177,8 +178,8 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     const sb = new Sandbox();
     ok(await sb.run(['init']));
     await sb.goalWithTodo();
-    const outside = path.join(tempDir('loopx-sec-outside-'), 'events.jsonl');
-    const log = sb.file('.loopx', 'goals', 'g', 'events.jsonl');
+    const log = writerLog(sb.dir, 'g');
+    const outside = path.join(tempDir('loopx-sec-outside-'), path.basename(log));
     fs.copyFileSync(log, outside);
     fs.rmSync(log);
     fs.symlinkSync(outside, log);
@@ -188,7 +189,7 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
       ['quota', 'should-run', '--goal-id', 'g'],
       ['goal', 'show', '--goal-id', 'g'],
     ]) {
-      fails(await sb.run(args), 4, /events\.jsonl is a symbolic link/);
+      fails(await sb.run(args), 4, /events\/w-[\w-]+\.jsonl is a symbolic link/);
     }
     assert.deepEqual(fs.readFileSync(outside), before, 'the file outside the workspace changed');
   });
@@ -200,10 +201,12 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     const outside = tempDir('loopx-sec-outside-');
     fs.cpSync(sb.file('.loopx', 'goals', 'g'), outside, { recursive: true });
     fs.symlinkSync(outside, sb.file('.loopx', 'goals', 'g2'));
-    const before = listTree(outside).map((p) => [
-      p,
-      fs.readFileSync(path.join(outside, p)).toString('base64'),
-    ]);
+    const snapshot = () =>
+      listTree(outside).map((p) => {
+        const file = path.join(outside, p);
+        return [p, fs.statSync(file).isDirectory() ? 'dir' : fs.readFileSync(file).toString('base64')];
+      });
+    const before = snapshot();
     for (const args of [
       ['todo', 'add', '--goal-id', 'g2', '--title', 'more'],
       ['quota', 'should-run', '--goal-id', 'g2'],
@@ -214,11 +217,7 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     // Creating a goal of that name does not go through the link either.
     const create = await sb.run(['goal', 'create', '--goal-id', 'g2', '--title', 'through the link']);
     assert.notEqual(create.code, 0, 'goal create wrote through the link');
-    const after = listTree(outside).map((p) => [
-      p,
-      fs.readFileSync(path.join(outside, p)).toString('base64'),
-    ]);
-    assert.deepEqual(after, before, 'the folder outside the workspace changed');
+    assert.deepEqual(snapshot(), before, 'the folder outside the workspace changed');
   });
 
   it('an artifacts folder linked outside: exec refuses before running the command; nothing is written there', async () => {
@@ -242,10 +241,15 @@ describe('no symbolic link under .loopx/ is followed', { concurrency: true }, ()
     const sb = new Sandbox();
     ok(await sb.run(['init']));
     const ignore = sb.file('.loopx', '.gitignore');
-    assert.deepEqual(fs.readFileSync(ignore, 'utf8').split('\n').filter(Boolean), ['local']);
+    const ignored = () =>
+      fs
+        .readFileSync(ignore, 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'));
+    assert.deepEqual(ignored(), ['local', '/index.json', 'goals/*/goal.json']);
     fs.writeFileSync(ignore, 'local/\n');
     ok(await sb.run(['init']));
-    assert.deepEqual(fs.readFileSync(ignore, 'utf8').split('\n').filter(Boolean), ['local/', 'local']);
+    assert.deepEqual(ignored(), ['local/', 'local', '/index.json', 'goals/*/goal.json']);
 
     const git = (...args: string[]) => spawnSync('git', args, { cwd: sb.dir, encoding: 'utf8' });
     if (git('--version').status !== 0) return; // no git here: the file's content is checked above

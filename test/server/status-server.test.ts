@@ -15,7 +15,7 @@ import { Store, invoke, statusAll, goalStatus, StatusDoc, GoalStatusDoc } from '
 import type { Actor } from '../../src/core/index';
 import { startStatusServer, isLoopbackHost, TOKEN_FILE, tokenFile } from '../../src/server/status-server';
 import type { StatusServer, StatusServerOptions } from '../../src/server/status-server';
-import { tempDir, removeTempDirs } from '../helpers/store';
+import { tempDir, removeTempDirs, settleIndex } from '../helpers/store';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const BIN = path.join(REPO, 'bin', 'loopx.js');
@@ -270,7 +270,7 @@ function withoutGenerated<T extends { generated_at?: string }>(doc: T): Omit<T, 
 
 /** Writes garbage into a goal's log and snapshot, as a bad merge or a disk error would. */
 function breakGoal(store: Store, goalId: string) {
-  fs.writeFileSync(store.eventsPath(goalId), '{"v":1,"seq":1 this is not json\n\u0000\u0001garbage\n');
+  fs.writeFileSync(store.logPath(goalId), '{"v":1,"seq":1 this is not json\n\u0000\u0001garbage\n');
   fs.writeFileSync(store.snapshotPath(goalId), 'not json either {{{');
 }
 
@@ -790,8 +790,10 @@ describe('status server: events', () => {
 describe('status server: broken goal files', () => {
   it('keeps serving: the broken goal is an error naming its file, the others are served', async () => {
     const store = workspace(['alpha', 'beta']);
+    settleIndex(store); // the index vouches for beta: listing does not read its broken log
     breakGoal(store, 'beta');
-    // A goal folder the index does not know, with garbage files (a bad merge).
+    // A goal folder the index does not know, with garbage files: an older LoopX's single log, from
+    // a bad merge.
     fs.mkdirSync(path.join(store.root, 'goals', 'gamma'));
     fs.writeFileSync(path.join(store.root, 'goals', 'gamma', 'events.jsonl'), 'garbage\n');
     fs.writeFileSync(path.join(store.root, 'goals', 'gamma', 'goal.json'), '[');
@@ -807,14 +809,16 @@ describe('status server: broken goal files', () => {
     );
     assert.match(doc.errors[0]!.message, /gamma[\\/]events\.jsonl:1/);
 
+    const logOf = (id: string) =>
+      id === 'gamma' ? path.join(store.goalDir(id), 'events.jsonl') : store.logPath(id);
     for (const id of ['beta', 'gamma']) {
       const r = await request(srv, `/goals/${id}`);
       assert.equal(r.status, 500, id);
       assertJson(r);
       const e = errorOf(r);
       assert.equal(e.kind, 'corrupt');
-      assert.equal(e.file, store.eventsPath(id));
-      assert.ok(e.message.includes(store.eventsPath(id)), e.message);
+      assert.equal(e.file, logOf(id));
+      assert.ok(e.message.includes(logOf(id)), e.message);
     }
     const alpha = await request(srv, '/goals/alpha');
     assert.equal(alpha.status, 200);

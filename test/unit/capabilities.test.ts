@@ -50,7 +50,7 @@ function refuses(
   ...patterns: RegExp[]
 ): LoopxError {
   const goalId = typeof input?.goalId === 'string' ? input.goalId : undefined;
-  const log = goalId && store.exists(goalId) ? fs.readFileSync(store.eventsPath(goalId)) : undefined;
+  const log = goalId && store.exists(goalId) ? fs.readFileSync(store.logPath(goalId)) : undefined;
   let caught: unknown;
   try {
     invoke(store, cap, input, actor);
@@ -63,8 +63,7 @@ function refuses(
   );
   assert.equal(caught.kind, kind, `kind of: ${caught.message}`);
   for (const p of patterns) assert.match(caught.message, p);
-  if (log)
-    assert.ok(fs.readFileSync(store.eventsPath(goalId!)).equals(log), `a refused ${cap} wrote nothing`);
+  if (log) assert.ok(fs.readFileSync(store.logPath(goalId!)).equals(log), `a refused ${cap} wrote nothing`);
   return caught;
 }
 
@@ -970,7 +969,12 @@ describe('gate capabilities', () => {
     );
     assert.deepEqual(
       r.events.map((e) => [e.type, e.data]),
-      [['gate.rejected', { gateId: 'deploy', note: 'too risky', cancelled: ['open', 'held', 'asked'] }]],
+      [
+        [
+          'gate.rejected',
+          { gateId: 'deploy', note: 'too risky', cancelled: ['open', 'held', 'asked'], basis: null },
+        ],
+      ],
     );
     assert.equal(gateOf(store, 'deploy')!.status, 'rejected');
     assert.equal(todoOf(store, 'finished')!.status, 'done');

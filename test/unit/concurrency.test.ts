@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store';
 import { parseLog } from '../../src/core/event-log';
 import { invoke } from '../../src/core/capabilities';
-import { replay } from '../../src/core/events';
+import { replay } from '../../src/core/apply-event';
 import { human, tempDir, removeTempDirs } from '../helpers/store';
 
 const WRITER = path.join(__dirname, '..', 'fixtures', 'writer.ts');
@@ -99,9 +99,9 @@ describe('several processes', { concurrency: 2 }, () => {
           assert.equal(r.code, 0, `writer ${k} failed (${r.signal ?? r.code}): ${r.stderr}`),
         );
 
-        const raw = fs.readFileSync(store.eventsPath('shared'));
+        const raw = fs.readFileSync(store.logPath('shared'));
         assert.equal(raw.at(-1), 10, 'the log ends with a complete line');
-        const log = parseLog(raw, store.eventsPath('shared')); // throws on a torn, interleaved or unchained line
+        const log = parseLog(raw, store.logPath('shared'), store.writerId()); // throws on a torn, interleaved or unchained line
         assert.equal(log.torn, undefined);
         assert.equal(log.events.length - before, WRITERS * PER_WRITER, 'exactly 2,000 new events');
         assert.deepEqual(
@@ -201,12 +201,12 @@ describe('several processes', { concurrency: 2 }, () => {
             );
 
             // The goal loads after every kill; a torn tail is reported, never silently dropped.
-            const raw = fs.readFileSync(store.eventsPath(goalId));
+            const raw = fs.readFileSync(store.logPath(goalId));
             const loaded = new Store(ws).load(goalId);
             if (raw.at(-1) !== 10) {
               tornSeen++;
               assert.ok(
-                loaded.warnings.some((w) => /events\.jsonl:\d+ is an incomplete line/.test(w)),
+                loaded.warnings.some((w) => /events\/[\w-]+\.jsonl:\d+ is an incomplete line/.test(w)),
                 `${goalId} round ${round}: a torn tail must be reported: ${JSON.stringify(loaded.warnings)}`,
               );
             } else {
@@ -223,7 +223,11 @@ describe('several processes', { concurrency: 2 }, () => {
           // The next write goes through (a stale lock of a killed writer does not block it), quarantines a
           // torn tail if one is left, and the whole log is one valid chain.
           invoke(store, 'todo.add', { goalId, todoId: 'after-crashes', title: 'after the crashes' }, human);
-          const log = parseLog(fs.readFileSync(store.eventsPath(goalId)), store.eventsPath(goalId));
+          const log = parseLog(
+            fs.readFileSync(store.logPath(goalId)),
+            store.logPath(goalId),
+            store.writerId(),
+          );
           assert.equal(log.torn, undefined);
           assert.deepEqual(
             log.events.map((e) => e.seq),

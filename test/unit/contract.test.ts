@@ -41,7 +41,7 @@ function runsOf(store: Store, goalId: string) {
   return store.load(goalId).state.runs;
 }
 function logSize(store: Store, goalId: string) {
-  return fs.statSync(store.eventsPath(goalId)).size;
+  return fs.statSync(store.logPath(goalId)).size;
 }
 function listed(out: ShouldRunOutput) {
   return out.interaction_contract.cli_channel.next_cli_actions.map((l) => parseWrapped(l).todoId);

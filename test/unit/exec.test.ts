@@ -335,12 +335,12 @@ describe('verify and exec refuse', () => {
 
   it('verify runs nothing and writes nothing', () => {
     const { store, goalId, contractId, runId } = issued();
-    const size = fs.statSync(store.eventsPath(goalId)).size;
+    const size = fs.statSync(store.logPath(goalId)).size;
     const v = verifyCommand(store, { contractId, todoId: 'build', command: BUILD });
     assert.equal(v.run.id, runId);
     assert.equal(v.contract.id, contractId);
     assert.equal(verifyCommand(store, { contractId, command: BUILD }).todo.id, 'build', 'by command alone');
-    assert.equal(fs.statSync(store.eventsPath(goalId)).size, size);
+    assert.equal(fs.statSync(store.logPath(goalId)).size, size);
   });
 });
 

@@ -79,12 +79,12 @@ describe('repair', () => {
     });
     const loaded = store.load(goalId);
     assert.equal(loaded.state.title, 'A goal', 'a snapshot whose MAC does not verify is not trusted');
-    assert.match(loaded.warnings.join('\n'), /goal\.json: its MAC does not verify/);
+    assert.match(loaded.warnings.join('\n'), /goals\/[\w-]+\.json: its MAC does not verify/);
 
     const r = repair(store, { goalId });
     const f = finding(r, 'snapshot-stale');
     assert.equal(f.fixed, true);
-    assert.match(f.message, /goal\.json: its MAC does not verify .*: rebuilt from the log/);
+    assert.match(f.message, /goals\/[\w-]+\.json: its MAC does not verify .*: rebuilt from the log/);
     const state = store.load(goalId).state;
     assert.equal(state.title, 'A goal');
     assert.equal(state.todos[0]!.status, 'open');
@@ -98,7 +98,7 @@ describe('repair', () => {
   it('a torn last line is moved to a quarantine file with exactly its bytes, never deleted', () => {
     const { store, goalId } = goalFixture();
     addTodo(store, goalId, 'a');
-    const log = store.eventsPath(goalId);
+    const log = store.logPath(goalId);
     const good = fs.readFileSync(log);
     const lines = good.toString().split('\n').length - 1;
     const torn = Buffer.from('{"v":1,"seq":3,"id":"ev-half","ts":"2026-11-30T10:00:00.000Z","wri');
@@ -111,7 +111,7 @@ describe('repair', () => {
     assert.equal(f.fixed, true);
     assert.match(
       f.message,
-      new RegExp(`events\\.jsonl:${lines + 1} is an incomplete line of ${torn.length} bytes`),
+      new RegExp(`events/[\\w-]+\\.jsonl:${lines + 1} is an incomplete line of ${torn.length} bytes`),
     );
     assert.match(f.message, /moved aside to a quarantine file/);
 
@@ -138,7 +138,7 @@ describe('repair', () => {
     const { store, goalId } = goalFixture();
     addTodo(store, goalId, 'a');
     addTodo(store, goalId, 'b');
-    const log = store.eventsPath(goalId);
+    const log = store.logPath(goalId);
     const lines = fs.readFileSync(log, 'utf8').split('\n');
     lines[1] = lines[1]!.replace('"do a"', '"do A"'); // same length: a quiet edit of history
     fs.writeFileSync(log, lines.join('\n'));
@@ -148,7 +148,10 @@ describe('repair', () => {
 
     const r = repair(store, { goalId });
     assert.deepEqual(kinds(r), [[goalId, 'corrupt-log', false]]);
-    assert.match(r.findings[0]!.message, /events\.jsonl:3: field prev: does not match the sha256 of line 2/);
+    assert.match(
+      r.findings[0]!.message,
+      /events\/[\w-]+\.jsonl:3: field prev: does not match the sha256 of line 2/,
+    );
     assert.match(r.findings[0]!.message, /history is never rewritten/);
     assert.equal(r.changed, 0);
     assert.deepEqual(hashTree(dir), before, 'no byte of the goal changed');
@@ -294,7 +297,7 @@ describe('repair', () => {
     clock.advance(2 * 60 * MIN);
     // Break the other goal: stale snapshot and a torn tail; and the index misses it.
     forgeSnapshotState(store, 'other', (s) => (s.objective = 'forged'));
-    fs.appendFileSync(store.eventsPath('other'), '{"v":1,"se');
+    fs.appendFileSync(store.logPath('other'), '{"v":1,"se');
     const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
     fs.writeFileSync(
       store.indexPath,

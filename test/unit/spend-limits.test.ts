@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import '../../src/core/index';
 import { invoke } from '../../src/core/capabilities';
 import { shouldRun } from '../../src/core/contract';
-import { replay } from '../../src/core/events';
+import { replay } from '../../src/core/apply-event';
 import type { LoopxEvent } from '../../src/core/events';
 import {
   GRANT_TOTAL_MAX,

@@ -10,7 +10,7 @@ import { goalStatus, statusAll, QUOTA_WARNING_RATIO } from '../../src/core/statu
 import { GoalStatusDoc, StatusDoc } from '../../src/core/status-doc';
 import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
-import { human, agent, removeTempDirs, signed } from '../helpers/store';
+import { human, agent, removeTempDirs, settleIndex, signed } from '../helpers/store';
 import { goalFixture, quota, throwsLoopx } from '../helpers/contract-kit';
 
 after(removeTempDirs);
@@ -250,11 +250,12 @@ describe('statusAll', () => {
     invoke(store, 'todo.add', { goalId: 'beta', todoId: 'x', title: 'x', action: 'true', gate: 'ok' }, agent);
     invoke(store, 'todo.add', { goalId: 'beta', todoId: 'y', title: 'y', action: 'true' }, agent);
     invoke(store, 'todo.complete', { goalId: 'beta', todoId: 'y', summary: 'done' }, agent);
+    settleIndex(store);
     const before = statusAll(store);
 
-    fs.writeFileSync(store.eventsPath('beta'), 'this is not a log\n\u0000\u0001 garbage');
+    fs.writeFileSync(store.logPath('beta'), 'this is not a log\n\u0000\u0001 garbage');
     fs.writeFileSync(store.snapshotPath('beta'), '{ broken');
-    throwsLoopx(() => goalStatus(store, 'beta'), 'corrupt', /events\.jsonl:1/);
+    throwsLoopx(() => goalStatus(store, 'beta'), 'corrupt', /events\/[\w-]+\.jsonl:1/);
 
     const doc = statusAll(store);
     assert.ok(StatusDoc.safeParse(doc).success);
@@ -279,7 +280,7 @@ describe('statusAll', () => {
     invoke(store, 'goal.create', { goalId: 'beta', title: 'Beta goal' }, human);
     invoke(store, 'goal.create', { goalId: 'gamma', title: 'Gamma goal' }, human);
     fs.writeFileSync(store.indexPath, JSON.stringify({ v: 1, goals: [] }));
-    fs.writeFileSync(store.eventsPath('gamma'), 'garbage\n');
+    fs.writeFileSync(store.logPath('gamma'), 'garbage\n');
     const doc = statusAll(store);
     assert.deepEqual(
       doc.goals.map((g) => g.id),
@@ -287,6 +288,6 @@ describe('statusAll', () => {
     );
     assert.equal(doc.errors.length, 1);
     assert.equal(doc.errors[0]!.goal_id, 'gamma');
-    assert.match(doc.errors[0]!.message, /events\.jsonl:1: not valid JSON/);
+    assert.match(doc.errors[0]!.message, /events\/[\w-]+\.jsonl:1: not valid JSON/);
   });
 });

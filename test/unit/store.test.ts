@@ -11,7 +11,8 @@ import { hostname } from 'node:os';
 import { Store } from '../../src/core/store';
 import { LOOPX_DIR } from '../../src/core/workspace';
 import { parseLog } from '../../src/core/event-log';
-import { replay } from '../../src/core/events';
+import { replay } from '../../src/core/apply-event';
+import { nextHlc } from '../../src/core/hlc';
 import type { LoopxEvent } from '../../src/core/events';
 import { invoke } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
@@ -51,13 +52,13 @@ function throwsLoopx(fn: () => unknown, kind: LoopxError['kind'], ...patterns: R
 
 /** The complete lines of a goal's log. */
 function logLines(store: Store, goalId: string): string[] {
-  const text = fs.readFileSync(store.eventsPath(goalId), 'utf8');
+  const text = fs.readFileSync(store.logPath(goalId), 'utf8');
   const lines = text.split('\n');
   assert.equal(lines.pop(), '', 'the log ends with a newline');
   return lines;
 }
 function writeLogLines(store: Store, goalId: string, lines: string[]) {
-  fs.writeFileSync(store.eventsPath(goalId), lines.map((l) => l + '\n').join(''));
+  fs.writeFileSync(store.logPath(goalId), lines.map((l) => l + '\n').join(''));
 }
 
 /** A goal with a bit of everything in its history. */
@@ -136,16 +137,22 @@ function busyGoal(store: Store, goalId = 'busy'): void {
 }
 
 describe('store layout', () => {
-  it('init creates goals/, local/ with its own .gitignore, a valid policy.json and index.json, and is idempotent', () => {
+  it('init creates goals/, local/ with its own .gitignore, git attributes and ignores, a valid policy.json, and is idempotent', () => {
     const ws = tempDir();
     const store = Store.init(ws);
     const root = path.join(ws, LOOPX_DIR);
     assert.ok(fs.statSync(path.join(root, 'goals')).isDirectory());
     assert.match(fs.readFileSync(path.join(root, 'local', '.gitignore'), 'utf8'), /^\*$/m);
     assert.equal(Policy.safeParse(JSON.parse(fs.readFileSync(store.policyPath, 'utf8'))).success, true);
-    assert.deepEqual(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')), { v: 1, goals: [] });
+    const lines = (f: string) => fs.readFileSync(path.join(root, f), 'utf8').split('\n');
+    for (const l of ['local', '/index.json', 'goals/*/goal.json'])
+      assert.ok(lines('.gitignore').includes(l), l);
+    assert.ok(lines('.gitattributes').includes('*.jsonl -text'), 'logs are kept byte for byte');
+    assert.ok(store.indexPath.startsWith(path.join(root, 'local')), 'the goal index is a local cache');
     fs.writeFileSync(store.policyPath, JSON.stringify({ v: 1, contractTtlMinutes: 5 }));
+    const ignore = lines('.gitignore').join('\n');
     Store.init(ws);
+    assert.equal(lines('.gitignore').join('\n'), ignore, 'a second init adds no line twice');
     assert.equal(store.policy().contractTtlMinutes, 5, 'a second init keeps the user-edited policy');
   });
 
@@ -170,7 +177,7 @@ describe('store layout', () => {
     assert.equal(store.readLog('g').events[0]!.writer, id);
   });
 
-  it('events carry v, seq, id, ts, writer, actor, type, data and a prev link', () => {
+  it('events carry v, hlc, seq, id, ts, writer, actor, type, data and a prev link', () => {
     const clock = manualClock();
     const store = tempStore({ now: clock.now });
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
@@ -181,9 +188,26 @@ describe('store layout', () => {
     assert.equal(e1!.prev, null);
     assert.equal(e2!.prev, sha(lines[0]!));
     assert.deepEqual(
-      { v: e2!.v, seq: e2!.seq, ts: e2!.ts, actor: e2!.actor, type: e2!.type },
-      { v: 1, seq: 2, ts: '2026-11-30T10:00:01.000Z', actor: agent, type: 'todo.added' },
+      {
+        v: e2!.v,
+        hlc: e2!.hlc,
+        seq: e2!.seq,
+        ts: e2!.ts,
+        writer: e2!.writer,
+        actor: e2!.actor,
+        type: e2!.type,
+      },
+      {
+        v: 2,
+        hlc: '2026-11-30T10:00:01.000Z.0000',
+        seq: 2,
+        ts: '2026-11-30T10:00:01.000Z',
+        writer: store.writerId(),
+        actor: agent,
+        type: 'todo.added',
+      },
     );
+    assert.equal(e1!.hlc, '2026-11-30T10:00:00.000Z.0000');
     assert.notEqual(e1!.id, e2!.id);
   });
 
@@ -208,7 +232,7 @@ describe('replay and snapshots', () => {
     const replayed = store.replayGoal('busy');
     assert.deepEqual(replayed.state, fromSnapshot.state);
     assert.equal(replayed.revision, fromSnapshot.revision);
-    assert.equal(replayed.lastHash, fromSnapshot.lastHash);
+    assert.deepEqual(replayed.heads, fromSnapshot.heads);
     assert.deepEqual(replay('busy', log.events, store.trust()), fromSnapshot.state);
     // The snapshot may lag a few events (SNAPSHOT_EVERY); rebuilt, it says the same as the log
     // and records where the log ended.
@@ -217,8 +241,9 @@ describe('replay and snapshots', () => {
     assert.equal(problem, undefined);
     assert.deepEqual(snap!.state, replayed.state);
     assert.equal(snap!.revision, log.events.length);
-    assert.equal(snap!.logBytes, fs.statSync(store.eventsPath('busy')).size);
-    assert.equal(snap!.lastHash, sha(logLines(store, 'busy').at(-1)!));
+    const head = snap!.heads[store.writerId()]!;
+    assert.equal(head.bytes, fs.statSync(store.logPath('busy')).size);
+    assert.equal(head.lastHash, sha(logLines(store, 'busy').at(-1)!));
     // Spot checks that the replay is not trivially empty.
     const s = replayed.state;
     assert.equal(s.todos.find((t) => t.id === 'first')?.status, 'done');
@@ -279,10 +304,10 @@ describe('replay and snapshots', () => {
     const lines = logLines(store, 'g');
     lines[1] = lines[1]!.replace('"one"', '"ONE"');
     writeLogLines(store, 'g', lines);
-    throwsLoopx(() => store.load('g'), 'corrupt', /events\.jsonl:3: field prev/);
+    throwsLoopx(() => store.load('g'), 'corrupt', /events\/[\w-]+\.jsonl:3: field prev/);
   });
 
-  it('a snapshot of another history (another goal, or a log rewritten since) is ignored with a warning and the state replayed', () => {
+  it('a snapshot of another goal is ignored, one over a log rewritten since is ignored with a warning, and the state replayed', () => {
     const store = tempStore();
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
     invoke(store, 'todo.add', { goalId: 'g', todoId: 't1', title: 'one' }, agent);
@@ -292,10 +317,8 @@ describe('replay and snapshots', () => {
     let loaded = store.load('g');
     assert.equal(loaded.state.id, 'g');
     assert.deepEqual(loaded.state, store.replayGoal('g').state);
-    assert.match(
-      loaded.warnings.join('\n'),
-      /goal\.json did not match events\.jsonl; state rebuilt from the log/,
-    );
+    assert.deepEqual(loaded.warnings, [], 'a snapshot that does not fit is a stale cache, not a problem');
+    assert.equal(store.load('g').snapshotLag, 0, 'the cache is made again from the logs');
 
     // g's own goal.json from revision 2, over a log that was since rewritten with another history
     // (longer, so the snapshot's end falls inside a line of the new log).
@@ -312,7 +335,10 @@ describe('replay and snapshots', () => {
       ['x1', 'x2'],
     );
     assert.equal(loaded.state.title, 'G, second life with a longer title');
-    assert.match(loaded.warnings.join('\n'), /did not match events\.jsonl; state rebuilt/);
+    assert.match(
+      loaded.warnings.join('\n'),
+      /the log was rewritten up to there; state rebuilt from the logs/,
+    );
   });
 
   it('a broken goal.json is reported naming the file and the line or field, and rebuilt from the log', () => {
@@ -327,17 +353,17 @@ describe('replay and snapshots', () => {
       const loaded = store.load('busy');
       assert.deepEqual(loaded.state, good, 'nothing is lost: the log is the truth');
       assert.equal(loaded.warnings.length, 1, JSON.stringify(loaded.warnings));
-      assert.match(loaded.warnings[0]!, /goals\/busy\/goal\.json/);
-      assert.match(loaded.warnings[0]!, /state rebuilt from the log/);
+      assert.match(loaded.warnings[0]!, /local\/cache\/goals\/busy\.json/);
+      assert.match(loaded.warnings[0]!, /state rebuilt from the logs/);
       for (const p of patterns) assert.match(loaded.warnings[0]!, p);
     };
 
     fs.writeFileSync(file, header.replace(/"revision":\d+/, '"revision":"many"') + rest);
-    expectRebuilt(/goal\.json \(line 1\): field revision/);
+    expectRebuilt(/busy\.json \(line 1\): field revision/);
     fs.writeFileSync(file, header.replace(/,/, ',,') + rest);
-    expectRebuilt(/goal\.json \(line 1\)[^:]*: not valid JSON/);
+    expectRebuilt(/busy\.json \(line 1\)[^:]*: not valid JSON/);
     fs.writeFileSync(file, '');
-    expectRebuilt(/goal\.json \(line 1\)/);
+    expectRebuilt(/busy\.json \(line 1\)/);
     // A hand edit of the state (a todo marked done, say) is not trusted either.
     fs.writeFileSync(file, text.replace('"status":"open"', '"status":"done"'));
     assert.notEqual(fs.readFileSync(file, 'utf8'), text, 'the edit happened');
@@ -384,10 +410,15 @@ describe('the hash chain', () => {
     const lines = logLines(store, 'g');
     lines[2] = lines[2]!.replace('todo b', 'todo B'); // same length, still valid on its own
     writeLogLines(store, 'g', lines);
-    const err = throwsLoopx(() => store.readLog('g'), 'corrupt', /events\.jsonl:4: field prev/, /line 3/);
+    const err = throwsLoopx(
+      () => store.readLog('g'),
+      'corrupt',
+      /events\/[\w-]+\.jsonl:4: field prev/,
+      /line 3/,
+    );
     assert.equal(err.details.line, 4);
-    assert.match(String(err.details.file), /goals\/g\/events\.jsonl$/);
-    throwsLoopx(() => store.load('g'), 'corrupt', /events\.jsonl:4/);
+    assert.match(String(err.details.file), /goals\/g\/events\/[\w-]+\.jsonl$/);
+    throwsLoopx(() => store.load('g'), 'corrupt', /events\/[\w-]+\.jsonl:4/);
     // An edit that changes the length is caught by load() even with a snapshot in place.
     const store2 = tempStore();
     sixEvents(store2);
@@ -395,7 +426,7 @@ describe('the hash chain', () => {
     const l2 = logLines(store2, 'g');
     l2[1] = l2[1]!.replace('todo a', 'todo aaaa');
     writeLogLines(store2, 'g', l2);
-    throwsLoopx(() => store2.load('g'), 'corrupt', /events\.jsonl:3: field prev/);
+    throwsLoopx(() => store2.load('g'), 'corrupt', /events\/[\w-]+\.jsonl:3: field prev/);
   });
 
   it('a removed line is detected where it was, naming the line and field seq', () => {
@@ -407,7 +438,7 @@ describe('the hash chain', () => {
     const err = throwsLoopx(
       () => store.readLog('g'),
       'corrupt',
-      /events\.jsonl:4: field seq: is 5, expected 4/,
+      /events\/[\w-]+\.jsonl:4: field seq: is 5, expected 4/,
       /removed, inserted or moved/,
     );
     assert.equal(err.details.line, 4);
@@ -418,7 +449,10 @@ describe('the hash chain', () => {
     writeLogLines(store2, 'g', logLines(store2, 'g').slice(0, -1));
     const loaded = store2.load('g');
     assert.equal(loaded.revision, 5);
-    assert.match(loaded.warnings.join('\n'), /did not match/);
+    assert.match(
+      loaded.warnings.join('\n'),
+      /is shorter than this clone read before \(6 events\): lines were cut/,
+    );
   });
 
   it('an inserted line is detected: a copied line by its seq, a forged one by the next prev', () => {
@@ -426,12 +460,15 @@ describe('the hash chain', () => {
     sixEvents(store);
     const lines = logLines(store, 'g');
     writeLogLines(store, 'g', [...lines.slice(0, 3), lines[1]!, ...lines.slice(3)]);
-    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\.jsonl:4: field seq: is 2, expected 4/);
+    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\/[\w-]+\.jsonl:4: field seq: is 2, expected 4/);
 
     // A forger who gets seq and prev right for the new line and renumbers the rest still breaks the chain.
+    // It stamps its line where line 4 was, and every later line one tick on.
     const forged = JSON.parse(lines[2]!) as LoopxEvent;
+    let hlc = (JSON.parse(lines[3]!) as LoopxEvent).hlc;
     const fake = {
       ...forged,
+      hlc,
       seq: 4,
       id: 'ev-forged',
       prev: sha(lines[2]!),
@@ -439,13 +476,14 @@ describe('the hash chain', () => {
     };
     const renumbered = lines.slice(3).map((l) => {
       const ev = JSON.parse(l) as LoopxEvent;
-      return JSON.stringify({ ...ev, seq: ev.seq + 1 });
+      hlc = nextHlc(hlc, new Date(0));
+      return JSON.stringify({ ...ev, hlc, seq: ev.seq + 1 });
     });
     writeLogLines(store, 'g', [...lines.slice(0, 3), JSON.stringify(fake), ...renumbered]);
     throwsLoopx(
       () => store.readLog('g'),
       'corrupt',
-      /events\.jsonl:5: field prev: does not match the sha256 of line 4/,
+      /events\/[\w-]+\.jsonl:5: field prev: does not match the sha256 of line 4/,
     );
   });
 
@@ -456,20 +494,24 @@ describe('the hash chain', () => {
     lines[1] = lines[1]!.replace('todo a', 'todo A');
     lines[4] = lines[4]!.replace('todo d', 'todo D');
     writeLogLines(store, 'g', lines);
-    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\.jsonl:3:/);
+    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\/[\w-]+\.jsonl:3:/);
   });
 
   it('parseLog checks a continuation against the hash it should follow', () => {
     const store = tempStore();
     sixEvents(store);
-    const buf = fs.readFileSync(store.eventsPath('g'));
+    const buf = fs.readFileSync(store.logPath('g'));
     const lines = logLines(store, 'g');
     const offset = Buffer.byteLength(lines.slice(0, 3).join('\n') + '\n');
     const tail = buf.subarray(offset);
-    assert.equal(parseLog(tail, 'x.jsonl', 4, sha(lines[2]!)).events.length, 3);
-    assert.throws(() => parseLog(tail, 'x.jsonl', 4, sha(lines[1]!)), /x\.jsonl:4: field prev/);
+    const w = store.writerId();
+    assert.equal(parseLog(tail, 'x.jsonl', w, { startLine: 4, prevHash: sha(lines[2]!) }).events.length, 3);
     assert.throws(
-      () => parseLog(tail, 'x.jsonl', 3, sha(lines[2]!)),
+      () => parseLog(tail, 'x.jsonl', w, { startLine: 4, prevHash: sha(lines[1]!) }),
+      /x\.jsonl:4: field prev/,
+    );
+    assert.throws(
+      () => parseLog(tail, 'x.jsonl', w, { startLine: 3, prevHash: sha(lines[2]!) }),
       /x\.jsonl:3: field seq: is 4, expected 3/,
     );
   });
@@ -484,7 +526,7 @@ describe('corrupt files', () => {
     const lines = logLines(store, 'g');
     lines[1] = '{"v":1,"seq":2,oops}';
     writeLogLines(store, 'g', lines);
-    const err = throwsLoopx(() => store.load('g'), 'corrupt', /events\.jsonl:2: not valid JSON/);
+    const err = throwsLoopx(() => store.load('g'), 'corrupt', /events\/[\w-]+\.jsonl:2: not valid JSON/);
     assert.equal(err.details.line, 2);
   });
 
@@ -497,20 +539,26 @@ describe('corrupt files', () => {
     ev.data.todo.priority = 'P9';
     writeLogLines(store, 'g', [lines[0]!, JSON.stringify(ev)]);
     fs.rmSync(store.snapshotPath('g'));
-    throwsLoopx(() => store.load('g'), 'corrupt', /goals\/g\/events\.jsonl:2: field data\.todo\.priority/);
+    throwsLoopx(
+      () => store.load('g'),
+      'corrupt',
+      /goals\/g\/events\/[\w-]+\.jsonl:2: field data\.todo\.priority/,
+    );
     ev.data.todo.priority = 'P1';
     ev.actor.kind = 'robot';
     writeLogLines(store, 'g', [lines[0]!, JSON.stringify(ev)]);
-    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\.jsonl:2: field actor\.kind/);
+    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\/[\w-]+\.jsonl:2: field actor\.kind/);
   });
 
-  it('an event that cannot apply to the state (valid line, valid chain) names the line', () => {
+  it('an event that points at nothing (valid line, valid chain) is overruled and named; the goal still loads', () => {
     const store = tempStore();
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
     const lines = logLines(store, 'g');
     // Craft a perfectly chained line that claims a todo which does not exist.
+    const first = JSON.parse(lines[0]!);
     const ev = {
-      ...JSON.parse(lines[0]!),
+      ...first,
+      hlc: nextHlc(first.hlc, new Date()),
       seq: 2,
       id: 'ev-x',
       prev: sha(lines[0]!),
@@ -519,16 +567,25 @@ describe('corrupt files', () => {
     };
     writeLogLines(store, 'g', [lines[0]!, JSON.stringify(ev)]);
     fs.rmSync(store.snapshotPath('g'));
-    throwsLoopx(() => store.load('g'), 'corrupt', /events\.jsonl:2: event refers to unknown todo ghost/);
+    const s = store.load('g').state;
+    assert.deepEqual(
+      s.overruled?.map((o) => [o.eventId, o.rule, o.reason]),
+      [['ev-x', 'unknown_ref', 'it refers to todo ghost, which this goal does not have']],
+    );
+    assert.deepEqual(s.todos, []);
   });
 
   it('an empty log or a goal folder without a log is a clear error, a missing goal is not_found', () => {
     const store = tempStore();
-    fs.mkdirSync(store.goalDir('empty'));
-    fs.writeFileSync(store.eventsPath('empty'), '');
-    throwsLoopx(() => store.load('empty'), 'corrupt', /goal empty: .*events\.jsonl has no complete event/);
+    fs.mkdirSync(store.logsDir('empty'), { recursive: true });
+    fs.writeFileSync(store.logPath('empty'), '');
+    throwsLoopx(
+      () => store.load('empty'),
+      'corrupt',
+      /goal empty: .*events\/[\w-]+\.jsonl has no complete event/,
+    );
     fs.mkdirSync(store.goalDir('nolog'));
-    throwsLoopx(() => store.load('nolog'), 'corrupt', /goal nolog: its folder has no events\.jsonl/);
+    throwsLoopx(() => store.load('nolog'), 'corrupt', /goal nolog: its folder has no event log/);
     throwsLoopx(() => store.load('nothing'), 'not_found', /no goal "nothing"/);
   });
 
@@ -595,7 +652,7 @@ describe('the goal list and index.json', () => {
     assert.deepEqual(goals.map((g) => g.id).sort(), ['a', 'c']);
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.goalId, 'b');
-    assert.match(errors[0]!.message, /goals\/b\/events\.jsonl:2: not valid JSON/);
+    assert.match(errors[0]!.message, /goals\/b\/events\/[\w-]+\.jsonl:2: not valid JSON/);
     // rebuildIndex does the same, and writes an index with the readable goals.
     const rebuildErrors = store.rebuildIndex();
     assert.deepEqual(
@@ -658,7 +715,7 @@ describe('optimistic concurrency', () => {
     invoke(one, 'todo.add', { goalId: 'g', todoId: 'from-one', title: 'one' }, agent, {
       expectRevision: seenByOne,
     });
-    const size = fs.statSync(two.eventsPath('g')).size;
+    const size = fs.statSync(two.logPath('g')).size;
     const err = throwsLoopx(
       () =>
         invoke(two, 'todo.add', { goalId: 'g', todoId: 'from-two', title: 'two' }, agent, {
@@ -672,7 +729,7 @@ describe('optimistic concurrency', () => {
       { revision: err.details.revision, expected: err.details.expected },
       { revision: 2, expected: 1 },
     );
-    assert.equal(fs.statSync(two.eventsPath('g')).size, size, 'the refused write appended nothing');
+    assert.equal(fs.statSync(two.logPath('g')).size, size, 'the refused write appended nothing');
     // Read again, retry: accepted.
     const r = invoke(two, 'todo.add', { goalId: 'g', todoId: 'from-two', title: 'two' }, agent, {
       expectRevision: two.load('g').revision,
@@ -740,8 +797,8 @@ describe('torn tail', () => {
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a' }, agent);
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'b', title: 'b' }, agent);
-    const complete = fs.readFileSync(store.eventsPath('g'));
-    fs.appendFileSync(store.eventsPath('g'), TORN); // a crash in the middle of the next append
+    const complete = fs.readFileSync(store.logPath('g'));
+    fs.appendFileSync(store.logPath('g'), TORN); // a crash in the middle of the next append
     return { store, complete };
   }
 
@@ -758,7 +815,7 @@ describe('torn tail', () => {
       assert.equal(loaded.warnings.length, 1, `with${snapshot ? '' : 'out'} a snapshot`);
       assert.match(
         loaded.warnings[0]!,
-        /goals\/g\/events\.jsonl:4 is an incomplete line \(\d+ bytes without a newline\)/,
+        /goals\/g\/events\/[\w-]+\.jsonl:4 is an incomplete line \(\d+ bytes without a newline\)/,
       );
     }
     const log = store.readLog('g');
@@ -782,7 +839,7 @@ describe('torn tail', () => {
     assert.equal(kept, TORN);
     assert.equal(q.data.bytes, Buffer.byteLength(TORN));
     assert.equal(q.data.sha256, sha(TORN));
-    const raw = fs.readFileSync(store.eventsPath('g'));
+    const raw = fs.readFileSync(store.logPath('g'));
     assert.ok(raw.subarray(0, complete.length).equals(complete), 'the complete lines are untouched');
     assert.equal(raw.includes(TORN), false);
     const log = store.readLog('g');
@@ -806,7 +863,7 @@ describe('torn tail', () => {
       () => invoke(store, 'todo.add', { goalId: 'g', todoId: 'z', title: 'z' }, agent, { expectRevision: 1 }),
       'conflict',
     );
-    assert.ok(fs.readFileSync(store.eventsPath('g'), 'utf8').endsWith(TORN), 'refused calls change nothing');
+    assert.ok(fs.readFileSync(store.logPath('g'), 'utf8').endsWith(TORN), 'refused calls change nothing');
     assert.deepEqual(
       fs.readdirSync(store.goalDir('g')).filter((f) => f.startsWith('events.torn-')),
       [],
@@ -828,7 +885,7 @@ describe('hostile ids', () => {
       for (const call of [
         () => store.load(id),
         () => store.exists(id),
-        () => store.eventsPath(id),
+        () => store.logPath(id),
         () => store.commit(id, () => [], { actor: human, create: true }),
       ]) {
         const err = throwsLoopx(call, 'usage', /goal id/);

@@ -9,32 +9,25 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { invoke } from '../../src/core/capabilities';
-import { parseLog } from '../../src/core/event-log';
 import { newKeyPair, pinKey, publishKey } from '../../src/core/trust/keys';
 import { decisionStatement, signerFor } from '../../src/core/trust/decisions';
 import type { Store } from '../../src/core/store';
 import type { LoopxEvent } from '../../src/core/events';
 import { human, agent, removeTempDirs, signed, personSigner } from '../helpers/store';
-import { goalFixture, quota } from '../helpers/contract-kit';
+import { goalFixture, quota, throwsLoopx } from '../helpers/contract-kit';
+import { appendChained } from '../helpers/log-kit';
+import { nextHlc } from '../../src/core/hlc';
+
+const logLinesOf = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
 after(removeTempDirs);
 
-/** Appends a line the way a forger would: right seq, right prev, whatever it likes inside. */
+/** Appends a line the way a forger would: right seq, prev and clock, whatever it likes inside. */
 function forge(store: Store, goalId: string, ev: Partial<LoopxEvent> & { type: string; data: unknown }) {
-  const file = store.eventsPath(goalId);
-  const log = parseLog(fs.readFileSync(file), file);
-  const line = JSON.stringify({
-    v: 1,
-    seq: log.events.length + 1,
-    id: `ev-forged${log.events.length}`,
-    ts: new Date().toISOString(),
-    writer: log.events[0]!.writer,
+  return appendChained(store.logPath(goalId), {
     actor: { kind: 'user', id: 'alice', channel: 'cli' },
-    prev: log.hashes.at(-1),
     ...ev,
   });
-  fs.appendFileSync(file, line + '\n');
-  return JSON.parse(line) as LoopxEvent;
 }
 
 function withPendingGate() {
@@ -57,8 +50,10 @@ function signedApproval(
 ): void {
   const draft = {
     id,
+    // The clock stamp is part of what is signed: stamped as the line that will follow.
+    hlc: nextHlc(store.readLog(goalId).events.at(-1)!.hlc, new Date()),
     ts: new Date().toISOString(),
-    writer: parseLog(fs.readFileSync(store.eventsPath(goalId)), 'x').events[0]!.writer,
+    writer: store.writerId(),
     actor: { kind: 'user' as const, id: actorId, channel: 'cli' as const },
     type: 'gate.approved',
     data: { gateId: 'prod' },
@@ -147,9 +142,15 @@ describe('trust: only a pinned key makes a decision', () => {
   it('a signed decision copied into the log again has no second effect (a grant is not doubled)', () => {
     const { store, goalId } = goalFixture({ quota: quota({ turns: 10 }) });
     invoke(store, 'quota.grant', { goalId, budgets: { turns: 5 } }, human, signed(store));
-    const file = store.eventsPath(goalId);
-    const grant = parseLog(fs.readFileSync(file), file).events.find((e) => e.type === 'quota.granted')!;
-    const { seq: _s, prev: _p, ...rest } = grant;
+    const file = store.logPath(goalId);
+    const grant = store.readLog('g').events.find((e) => e.type === 'quota.granted')!;
+    // Copied as it is, its clock stamp is not after the line before: the log is refused.
+    const { seq: _s, prev: _p, ...copy } = grant;
+    forge(store, goalId, copy);
+    throwsLoopx(() => store.load(goalId), 'corrupt', /field hlc: .* is not after the line before it/);
+    fs.writeFileSync(file, logLinesOf(file).slice(0, -1).join('\n') + '\n');
+    // Copied with a fresh stamp (which its signature does not cover), it is the same decision again.
+    const { seq: _s2, prev: _p2, hlc: _h, ...rest } = grant;
     forge(store, goalId, rest);
     const s = store.load(goalId).state;
     assert.equal(s.granted.turns, 5);
@@ -160,9 +161,8 @@ describe('trust: only a pinned key makes a decision', () => {
     const { store, goalId } = withPendingGate();
     invoke(store, 'gate.request', { goalId, gateId: 'other' }, agent);
     invoke(store, 'gate.approve', { goalId, gateId: 'other', note: 'ok' }, human, signed(store));
-    const file = store.eventsPath(goalId);
-    const approved = parseLog(fs.readFileSync(file), file).events.find((e) => e.type === 'gate.approved')!;
-    const { seq: _s, prev: _p, ...rest } = approved;
+    const approved = store.readLog('g').events.find((e) => e.type === 'gate.approved')!;
+    const { seq: _s, prev: _p, hlc: _h, ...rest } = approved;
     forge(store, goalId, { ...rest, id: 'ev-retarget', data: { gateId: 'prod', note: 'ok' } });
     assert.equal(gate(store, goalId).status, 'pending');
     assert.match(store.load(goalId).state.ignored![0]!.reason, /does not verify/);
@@ -170,7 +170,7 @@ describe('trust: only a pinned key makes a decision', () => {
 
   it("a person's decision without a key is refused before anything is written, naming what to do", () => {
     const { store, goalId } = withPendingGate();
-    const before = fs.readFileSync(store.eventsPath(goalId));
+    const before = fs.readFileSync(store.logPath(goalId));
     for (const [cap, input] of [
       ['gate.approve', { goalId, gateId: 'prod' }],
       ['gate.reject', { goalId, gateId: 'prod' }],
@@ -182,7 +182,7 @@ describe('trust: only a pinned key makes a decision', () => {
           e.details?.reason === 'unsigned_decision' && /loopx key create/.test(e.message),
       );
     }
-    assert.deepEqual(fs.readFileSync(store.eventsPath(goalId)), before);
+    assert.deepEqual(fs.readFileSync(store.logPath(goalId)), before);
   });
 
   it('a signer whose key is not pinned here is refused: its decision would be ignored', () => {

@@ -8,14 +8,15 @@ import {
   usageError,
   repair,
   listCapabilities,
-  LoopxError,
-  describeIgnored,
   policyStatus,
+  verifyGoal,
+  readHistory,
+  historyLine,
 } from '../../core/index';
 import { EXIT } from '../context';
 import { count, example } from '../define';
 import type { Act } from '../define';
-import { goalText, statusText, summaryText, repairText, capabilitiesText } from '../text';
+import { goalText, statusText, summaryText, repairText, capabilitiesText, verifyText } from '../text';
 
 export function registerStatusCommands(program: Command, act: Act) {
   example(
@@ -96,47 +97,21 @@ export function registerStatusCommands(program: Command, act: Act) {
   example(
     program
       .command('verify')
-      .description('check the hash chain of every goal’s event log (or one)')
+      .description(
+        'check every writer’s hash chain of every goal’s logs (or one goal’s), and the merged state',
+      )
       .option('--goal-id <id>', 'one goal')
       .action(
         act((ctx, o: { goalId?: string }) => {
           const store = ctx.store();
           const ids = o.goalId ? [o.goalId] : store.goalIds();
-          const results = ids.map((id) => {
-            try {
-              const log = store.readLog(id);
-              // A chain can be intact and still hold decisions no pinned key signed: name them.
-              const ignored = describeIgnored(store.replayGoal(id, [], log).state);
-              return {
-                goal_id: id,
-                ok: true,
-                events: log.events.length,
-                ...(log.torn ? { torn_tail_line: log.torn.line } : {}),
-                ...(ignored.length ? { ignored_decisions: ignored } : {}),
-              };
-            } catch (e) {
-              // A goal asked for by id that does not exist is not a broken chain: exit 3, not 6.
-              if (e instanceof LoopxError && e.kind === 'not_found') throw e;
-              return { goal_id: id, ok: false, error: (e as Error).message };
-            }
-          });
+          const results = ids.map((id) => verifyGoal(store, id));
           const policy = policyStatus(store);
-          ctx.print(
-            { schema: 'loopx.verify/1', ok: results.every((r) => r.ok), goals: results, policy },
-            () =>
-              (policy.message ? `policy  ${policy.message}\n` : '') +
-                results
-                  .map((r) =>
-                    'events' in r
-                      ? `ok      ${r.goal_id}: ${r.events} events${'torn_tail_line' in r ? ` (incomplete line ${r.torn_tail_line}: run self-repair)` : ''}` +
-                        ('ignored_decisions' in r && r.ignored_decisions
-                          ? r.ignored_decisions.map((w) => `\n        ${w}`).join('')
-                          : '')
-                      : `BROKEN  ${r.goal_id}: ${r.error}`,
-                  )
-                  .join('\n') || 'no goals',
+          const ok = results.every((r) => r.ok);
+          ctx.print({ schema: 'loopx.verify/2', ok, goals: results, policy }, () =>
+            verifyText(results, policy),
           );
-          return results.every((r) => r.ok) ? EXIT.ok : EXIT.corrupt;
+          return ok ? EXIT.ok : EXIT.corrupt;
         }),
       ),
     'loopx verify',
@@ -144,20 +119,16 @@ export function registerStatusCommands(program: Command, act: Act) {
   example(
     program
       .command('log')
-      .description('a goal’s event history')
+      .description('a goal’s event history: every writer’s events, merged in the order replay applies them')
       .requiredOption('--goal-id <id>', 'the goal')
       .option('--limit <n>', 'the last n events', count('--limit'))
       .action(
         act((ctx, o: { goalId: string; limit?: number }) => {
-          const log = ctx.store().readLog(o.goalId);
-          const events = o.limit ? log.events.slice(-o.limit) : log.events;
-          ctx.print(events, () =>
-            events
-              .map(
-                (e) =>
-                  `${String(e.seq).padStart(5)} ${e.ts} ${`${e.actor.kind}:${e.actor.id}`.padEnd(20)} ${e.actor.channel.padEnd(7)} ${e.type.padEnd(16)} ${JSON.stringify(e.data).slice(0, 100)}`,
-              )
-              .join('\n'),
+          const { events } = readHistory(ctx.store(), o.goalId);
+          const shown = o.limit ? events.slice(-o.limit) : events;
+          ctx.print(
+            shown.map((m) => ({ ...m.ev, log: m.log })),
+            () => shown.map((m) => historyLine(m)).join('\n'),
           );
         }),
       ),

@@ -115,7 +115,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
       const guarded = decidedWork(g, s, ctx.policy, i.shown, 'approved');
-      return [draft('gate.approved', { gateId: g.id, note: i.note, guarded })];
+      return [draft('gate.approved', { gateId: g.id, note: i.note, guarded, basis: g.lastDecision ?? null })];
     },
   });
 
@@ -138,7 +138,9 @@ export function defineGateCapabilities(define: DefineCapability): void {
       const g = findGate(s, i.gateId);
       // Everything that needed the gate: the one rule for which gates a todo needs.
       const cancelled = decidedWork(g, s, ctx.policy, i.shown, 'rejected').map((w) => w.todoId);
-      return [draft('gate.rejected', { gateId: g.id, note: i.note, cancelled })];
+      return [
+        draft('gate.rejected', { gateId: g.id, note: i.note, cancelled, basis: g.lastDecision ?? null }),
+      ];
     },
   });
 

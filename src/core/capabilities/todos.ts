@@ -155,7 +155,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
           todoId: t.id,
           reason: 'todo_not_claimed',
         });
-      return [draft('todo.released', { todoId: t.id, reason: i.reason })];
+      return [draft('todo.released', { todoId: t.id, reason: i.reason, by: t.claimedBy })];
     },
   });
 

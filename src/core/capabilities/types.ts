@@ -9,6 +9,8 @@ export interface CapabilityContext {
   policy: Policy;
   /** HMAC over a canonical payload with this workspace's contract key. */
   sign: (payload: string) => string;
+  /** This clone's writer id: what it issues (contracts) binds to it. */
+  writer: string;
 }
 
 export interface CapabilityDeclaration {

@@ -21,6 +21,8 @@ export interface DecisionFacts {
   goalId: string;
   id: string;
   ts: string;
+  /** The clock stamp that places it among all writers' events (absent on version 1 events). */
+  hlc?: string;
   writer: string;
   actor: Actor;
   type: string;
@@ -52,6 +54,7 @@ export function decisionStatement(f: DecisionFacts): string {
     goal: f.goalId,
     id: f.id,
     ts: f.ts,
+    hlc: f.hlc,
     writer: f.writer,
     actor: f.actor,
     type: f.type,

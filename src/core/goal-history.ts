@@ -1,0 +1,127 @@
+/**
+ * A goal's history as people read it (`loopx log`, the editor's event log) and its checks
+ * (`loopx verify`): every writer's events merged in replay order, each with its writer, and each
+ * writer's chain checked on its own, so a broken or cut log is named with the clone that wrote it.
+ */
+import { canonicalJson, sha256 } from './jsonfile';
+import { LoopxError } from './errors';
+import type { GoalState } from './model';
+import type { LoopxEvent } from './events';
+import { mergeLogs } from './merge-logs';
+import type { MergedEvent } from './merge-logs';
+import { readLogFile } from './goal-logs';
+import type { ParsedLog } from './event-log';
+import { describeIgnored } from './trust/decisions';
+import type { Store } from './store';
+
+/** A digest of a goal's state: clones holding the same events (and pinning the same keys) agree on it. */
+export const stateHash = (state: GoalState): string => sha256(canonicalJson(state));
+
+export interface History {
+  /** Every distinct event, in replay order, with the log (writer) it was read from. */
+  events: MergedEvent[];
+  /** Incomplete last lines (a write in progress or a crash), by log. */
+  torn: { file: string; line: number; bytes: number }[];
+}
+
+/** The merged history of a goal (throws `corrupt` naming the file and line when a log is broken). */
+export function readHistory(store: Store, goalId: string): History {
+  const logs = store.readLogs(goalId);
+  const seen = new Set<string>();
+  const events = mergeLogs(logs).filter((m) => !seen.has(m.ev.id) && seen.add(m.ev.id));
+  const torn = logs.flatMap((l) => (l.parsed.torn ? [{ file: l.file, ...l.parsed.torn }] : []));
+  return { events, torn };
+}
+
+/** One event as a line of text: time, writer, who, channel, type, data. */
+export function historyLine(m: { ev: LoopxEvent; log: string }, dataWidth = 100): string {
+  const e = m.ev;
+  const data = JSON.stringify(e.data);
+  return (
+    `${e.ts} ${m.log.padEnd(16)} ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ` +
+    `${e.type.padEnd(16)} ${data.length > dataWidth ? `${data.slice(0, dataWidth - 1)}…` : data}`
+  );
+}
+
+export interface WriterCheck {
+  writer: string;
+  file: string;
+  ok: boolean;
+  events?: number;
+  torn_tail_line?: number;
+  error?: string;
+}
+
+export interface GoalCheck {
+  goal_id: string;
+  ok: boolean;
+  /** Distinct events across all writers. */
+  events?: number;
+  state_hash?: string;
+  writers: WriterCheck[];
+  ignored_decisions?: string[];
+  overruled?: string[];
+  error?: string;
+}
+
+/**
+ * What this clone last saw of each writer's log (its cached snapshot) against the log now: a log
+ * that lost lines or whose lines changed was cut or rewritten (a force push, a reset, a hand edit).
+ */
+function againstLastSeen(store: Store, goalId: string, name: string, parsed: ParsedLog): string | undefined {
+  const seen = store.readSnapshot(goalId).snap?.heads[name];
+  if (!seen || seen.seq === 0) return undefined;
+  if (parsed.events.length < seen.seq) {
+    return `it has ${parsed.events.length} events, but this clone read ${seen.seq} from it before: lines ${parsed.events.length + 1}-${seen.seq} are missing (cut by a reset or a force push?)`;
+  }
+  if (parsed.hashes[seen.seq - 1] !== seen.lastHash) {
+    return `its line ${seen.seq} is not the one this clone read before: the log was rewritten up to there`;
+  }
+  return undefined;
+}
+
+/** Checks every writer's chain of a goal, then the merged replay. */
+export function verifyGoal(store: Store, goalId: string): GoalCheck {
+  const files = store.logFiles(goalId);
+  if (files.length === 0) store.load(goalId); // throws: not found, or a folder without logs
+  const writers: WriterCheck[] = [];
+  const logs: { name: string; file: string; parsed: ParsedLog }[] = [];
+  for (const f of files) {
+    try {
+      const parsed = readLogFile(f);
+      const cut = againstLastSeen(store, goalId, f.name, parsed);
+      writers.push({
+        writer: f.name,
+        file: f.file,
+        ok: !cut,
+        events: parsed.events.length,
+        ...(parsed.torn ? { torn_tail_line: parsed.torn.line } : {}),
+        ...(cut ? { error: `${f.file}: ${cut}` } : {}),
+      });
+      logs.push({ ...f, parsed });
+    } catch (e) {
+      if (e instanceof LoopxError && e.kind === 'not_found') throw e;
+      writers.push({ writer: f.name, file: f.file, ok: false, error: (e as Error).message });
+    }
+  }
+  if (writers.some((w) => !w.ok)) return { goal_id: goalId, ok: false, writers };
+  try {
+    const { state, revision } = store.replayGoal(goalId, logs);
+    const ignored = describeIgnored(state);
+    const overruled = (state.overruled ?? []).map(
+      (o) =>
+        `${o.type} ${o.eventId} by ${o.actor.kind} ${o.actor.id} (writer ${o.writer}) is overruled: ${o.reason}`,
+    );
+    return {
+      goal_id: goalId,
+      ok: true,
+      events: revision,
+      state_hash: stateHash(state),
+      writers,
+      ...(ignored.length ? { ignored_decisions: ignored } : {}),
+      ...(overruled.length ? { overruled } : {}),
+    };
+  } catch (e) {
+    return { goal_id: goalId, ok: false, writers, error: (e as Error).message };
+  }
+}

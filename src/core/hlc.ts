@@ -1,0 +1,40 @@
+/**
+ * Hybrid logical clocks: the order of events written on different clones. A stamp is the wall
+ * time in ms (ISO) and a counter, `2026-11-30T19:47:40.123Z.0007`: fixed width, so comparing the
+ * strings compares the stamps. A writer stamps each event above every stamp it has seen, so an
+ * event always sorts after the events it was written knowing about, whatever the clocks say.
+ */
+const HLC_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\.\d{4}$/;
+export const HLC_RULE = 'an ISO time in UTC with milliseconds, a dot and a 4-digit counter';
+const COUNTER_MAX = 9999;
+
+export function isHlc(s: string): boolean {
+  return HLC_PATTERN.test(s) && Number.isFinite(Date.parse(s.slice(0, 24)));
+}
+
+function stamp(ms: number, counter: number): string {
+  return `${new Date(ms).toISOString()}.${String(counter).padStart(4, '0')}`;
+}
+
+/**
+ * The stamp after `seen` (the highest stamp known, or undefined) at wall time `now`: the wall time
+ * when it is ahead, else one tick above `seen`. A counter that would overflow moves to the next ms.
+ */
+export function nextHlc(seen: string | undefined, now: Date): string {
+  const wall = now.getTime();
+  if (!seen) return stamp(wall, 0);
+  const seenMs = Date.parse(seen.slice(0, 24));
+  if (wall > seenMs) return stamp(wall, 0);
+  const counter = Number(seen.slice(25));
+  return counter >= COUNTER_MAX ? stamp(seenMs + 1, 0) : stamp(seenMs, counter + 1);
+}
+
+/** The larger of two stamps (either may be undefined). */
+export function maxHlc(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a > b ? a : b;
+}
+
+/** The wall-clock part of a stamp, as an ISO time. */
+export const hlcTime = (h: string): string => h.slice(0, 24);
