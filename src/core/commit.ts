@@ -15,7 +15,8 @@ import type { LoopxEvent, EventDraft } from './events';
 import { chainEvents, appendUnsynced } from './event-log';
 import { SNAPSHOT_EVERY } from './snapshot';
 import type { Snapshot } from './snapshot';
-import type { LoadedGoal, WriterHead } from './goal-load';
+import type { LoadedGoal } from './goal-load';
+import type { WriterHead } from './event-log';
 import { indexEntryOf } from './goal-index';
 import { mkdirStore } from './safe-path';
 import { LEGACY_LOG } from './goal-logs';
@@ -65,6 +66,8 @@ export interface CommitTarget {
    */
   migrateLegacy(head: WriterHead, ownExists: boolean): { draft?: EventDraft; cleanup?: () => void };
   writerId(): string;
+  /** Called before this writer's first event in the goal: names the writer for people (writers.ts). */
+  firstWrite(): void;
   trust(): Trust;
   snapshotKey(): Buffer;
   now(): Date;
@@ -144,6 +147,7 @@ function commitLocked(
   const planned = plan(cur ? structuredClone(cur.state) : undefined, revision);
   const writer = target.writerId();
   let own: WriterHead | undefined = cur?.heads[writer];
+  const firstInGoal = own === undefined;
   const drafts: EventDraft[] = [];
   if (own) {
     const quarantined = target.quarantineTornTail();
@@ -173,6 +177,7 @@ function commitLocked(
     trust,
   );
   mkdirStore(target.logsDir);
+  if (firstInGoal) target.firstWrite();
   const fd = appendUnsynced(target.ownLog, next.chunk);
   // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
   // no longer holds other writers back, and concurrent fsyncs share one journal commit. An

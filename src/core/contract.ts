@@ -12,7 +12,7 @@ import { draft } from './events';
 import type { EventDraft } from './events';
 import { newId } from './ids';
 import { Id, Line, policyTtlMinutes } from './model';
-import type { Actor, Contract, Policy } from './model';
+import type { Actor, Contract, GoalState, Policy } from './model';
 import { decide } from './decision';
 import type { AgentAbility } from './decision';
 import { render } from './should-run-output';
@@ -109,6 +109,19 @@ function withTtlWarning(out: ShouldRunOutput, asked: number | undefined, policy:
   };
 }
 
+/** How many of an agent's overruled events a should-run answer lists. */
+const OVERRULED_SHOWN = 5;
+
+/** Tells `agent` what of theirs was overruled when clones merged (a claim another made first). */
+function withOverruled(out: ShouldRunOutput, state: GoalState, agent: string): ShouldRunOutput {
+  const mine = (state.overruled ?? [])
+    .filter((o) => o.actor.id === agent)
+    .slice(-OVERRULED_SHOWN)
+    .reverse()
+    .map((o) => ({ event_id: o.eventId, type: o.type, at: o.ts, reason: o.reason }));
+  return mine.length ? { ...out, overruled: mine } : out;
+}
+
 /** `quota should-run`: decide, open a run when the answer is `run`, and render the contract. */
 export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): ShouldRunOutput {
   const agent = opts.agent ?? actor.id;
@@ -127,8 +140,10 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
     (first.decision === 'run' && !first.reuse) ||
     first.toEnd.length > 0 ||
     first.gates.some((g) => g.status === 'missing');
-  if (opts.preview || !mustWrite)
-    return withTtlWarning(render(state, first, { preview: opts.preview }), opts.ttlMinutes, policy);
+  if (opts.preview || !mustWrite) {
+    const out = render(state, first, { preview: opts.preview });
+    return withOverruled(withTtlWarning(out, opts.ttlMinutes, policy), state, agent);
+  }
   const res = invoke(
     store,
     'contract.issue',
@@ -141,7 +156,7 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
     abilities: opts.abilities,
     writer,
   });
-  const out = withTtlWarning(render(res.state, d), opts.ttlMinutes, policy);
+  const out = withOverruled(withTtlWarning(render(res.state, d), opts.ttlMinutes, policy), res.state, agent);
   const issued = res.events.find((e) => e.type === 'run.started');
   if (issued?.type === 'run.started' && issued.data.run.contract)
     rememberContract(store, issued.data.run.contract);

@@ -33,6 +33,15 @@ export interface ParsedLog {
   completeBytes: number;
 }
 
+/** Where one writer's log ends. */
+export interface WriterHead {
+  seq: number;
+  bytes: number;
+  lastHash: string | null;
+  /** Sort key of its last event (ParsedLog.keys). */
+  key?: string;
+}
+
 /** Where a parse starts: after line `startLine - 1`, whose hash and sort key are given. */
 export interface LogCursor {
   startLine: number;

@@ -31,9 +31,17 @@ const STAMP_SETTLE_MS = 2000;
  * STAMP_SETTLE_MS of the folder's last change proves nothing, as git's racy-index rule says.
  */
 export function folderUnchanged(dir: string, recorded: string | undefined): boolean {
-  if (!recorded) return false;
-  const [, mtimeNs = '', at = ''] = /^(\d{1,30})@(\d{1,16})$/.exec(recorded) ?? [];
   const now = folderStamp(dir, 0);
-  if (!mtimeNs || !now || now.split('@')[0] !== mtimeNs) return false;
-  return Number(at) - Number(BigInt(mtimeNs) / 1_000_000n) >= STAMP_SETTLE_MS;
+  return stampSettled(recorded) && sameFolderTime(now, recorded);
+}
+
+/** Whether two folder stamps name the same folder time (taken at any moment). */
+export function sameFolderTime(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && a.split('@')[0] === b.split('@')[0];
+}
+
+/** Whether a folder stamp was taken long enough after the folder's last change to prove anything. */
+export function stampSettled(recorded: string | undefined): boolean {
+  const [, mtimeNs = '', at = ''] = /^(\d{1,30})@(\d{1,16})$/.exec(recorded ?? '') ?? [];
+  return mtimeNs !== '' && Number(at) - Number(BigInt(mtimeNs) / 1_000_000n) >= STAMP_SETTLE_MS;
 }

@@ -7,11 +7,12 @@ import { canonicalJson, sha256 } from './jsonfile';
 import { LoopxError } from './errors';
 import type { GoalState } from './model';
 import type { LoopxEvent } from './events';
-import { mergeLogs } from './merge-logs';
+import { distinctEvents, mergeLogs } from './merge-logs';
 import type { MergedEvent } from './merge-logs';
 import { readLogFile } from './goal-logs';
 import type { ParsedLog } from './event-log';
 import { describeIgnored } from './trust/decisions';
+import { logCut, logGone } from './goal-load';
 import type { Store } from './store';
 
 /** A digest of a goal's state: clones holding the same events (and pinning the same keys) agree on it. */
@@ -27,18 +28,25 @@ export interface History {
 /** The merged history of a goal (throws `corrupt` naming the file and line when a log is broken). */
 export function readHistory(store: Store, goalId: string): History {
   const logs = store.readLogs(goalId);
-  const seen = new Set<string>();
-  const events = mergeLogs(logs).filter((m) => !seen.has(m.ev.id) && seen.add(m.ev.id));
+  const events = distinctEvents(mergeLogs(logs));
   const torn = logs.flatMap((l) => (l.parsed.torn ? [{ file: l.file, ...l.parsed.torn }] : []));
   return { events, torn };
 }
 
-/** One event as a line of text: time, writer, who, channel, type, data. */
-export function historyLine(m: { ev: LoopxEvent; log: string }, dataWidth = 100): string {
+/**
+ * One event as a line of text: time, writer (its name when `names` has one), who, channel, type,
+ * data.
+ */
+export function historyLine(
+  m: { ev: LoopxEvent; log: string },
+  names: ReadonlyMap<string, string> = new Map(),
+  dataWidth = 100,
+): string {
   const e = m.ev;
   const data = JSON.stringify(e.data);
+  const writer = names.get(m.log) ?? m.log;
   return (
-    `${e.ts} ${m.log.padEnd(16)} ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ` +
+    `${e.ts} ${writer.padEnd(16)} ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ` +
     `${e.type.padEnd(16)} ${data.length > dataWidth ? `${data.slice(0, dataWidth - 1)}…` : data}`
   );
 }
@@ -64,39 +72,32 @@ export interface GoalCheck {
   error?: string;
 }
 
-/**
- * What this clone last saw of each writer's log (its cached snapshot) against the log now: a log
- * that lost lines or whose lines changed was cut or rewritten (a force push, a reset, a hand edit).
- */
-function againstLastSeen(store: Store, goalId: string, name: string, parsed: ParsedLog): string | undefined {
-  const seen = store.readSnapshot(goalId).snap?.heads[name];
-  if (!seen || seen.seq === 0) return undefined;
-  if (parsed.events.length < seen.seq) {
-    return `it has ${parsed.events.length} events, but this clone read ${seen.seq} from it before: lines ${parsed.events.length + 1}-${seen.seq} are missing (cut by a reset or a force push?)`;
-  }
-  if (parsed.hashes[seen.seq - 1] !== seen.lastHash) {
-    return `its line ${seen.seq} is not the one this clone read before: the log was rewritten up to there`;
-  }
-  return undefined;
-}
-
 /** Checks every writer's chain of a goal, then the merged replay. */
 export function verifyGoal(store: Store, goalId: string): GoalCheck {
   const files = store.logFiles(goalId);
   if (files.length === 0) store.load(goalId); // throws: not found, or a folder without logs
   const writers: WriterCheck[] = [];
   const logs: { name: string; file: string; parsed: ParsedLog }[] = [];
+  // What this clone last read of each writer's log (its cached snapshot) against the log now.
+  const seen = store.readSnapshot(goalId).snap?.heads ?? {};
+  for (const [name, h] of Object.entries(seen)) {
+    const gone = files.some((f) => f.name === name) ? undefined : logGone(name, h);
+    if (gone) writers.push({ writer: name, file: '', ok: false, error: gone });
+  }
   for (const f of files) {
     try {
       const parsed = readLogFile(f);
-      const cut = againstLastSeen(store, goalId, f.name, parsed);
+      const h = seen[f.name];
+      const cut =
+        h &&
+        logCut(f.file, h, parsed.completeBytes, (_b, hash) => (parsed.hashes[h.seq - 1] ?? null) === hash);
       writers.push({
         writer: f.name,
         file: f.file,
         ok: !cut,
         events: parsed.events.length,
         ...(parsed.torn ? { torn_tail_line: parsed.torn.line } : {}),
-        ...(cut ? { error: `${f.file}: ${cut}` } : {}),
+        ...(cut ? { error: cut } : {}),
       });
       logs.push({ ...f, parsed });
     } catch (e) {
@@ -104,7 +105,8 @@ export function verifyGoal(store: Store, goalId: string): GoalCheck {
       writers.push({ writer: f.name, file: f.file, ok: false, error: (e as Error).message });
     }
   }
-  if (writers.some((w) => !w.ok)) return { goal_id: goalId, ok: false, writers };
+  const broken = writers.find((w) => !w.ok);
+  if (broken) return { goal_id: goalId, ok: false, writers, error: broken.error };
   try {
     const { state, revision } = store.replayGoal(goalId, logs);
     const ignored = describeIgnored(state);

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { readJsonFile, writeJsonAtomic } from './jsonfile';
-import { folderStamp, folderUnchanged } from './file-stamp';
+import { folderStamp, folderUnchanged, sameFolderTime, stampSettled } from './file-stamp';
 import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
 import type { GoalState } from './model';
 
@@ -134,10 +134,14 @@ export function listGoalEntries(src: GoalListSource): {
     // Stamped before reading: a change made while the goal is read leaves the stamp behind.
     const logs = folderStamp(dir);
     const entry = { ...indexEntryOf(src.stateOf(id)), logs };
-    // Only just changed (not settled yet) but already right: no need to write it again.
-    const same = known && known.logs?.split('@')[0] === logs?.split('@')[0];
-    if (!same || JSON.stringify(shownEntry(known)) !== JSON.stringify(shownEntry(entry))) changed = true;
-    return same ? known : entry;
+    // Right already, and not settled yet when recorded: written again only once the new stamp
+    // is settled, so that from then on the entry is trusted without reading the goal.
+    const same =
+      known !== undefined &&
+      sameFolderTime(known.logs, logs) &&
+      JSON.stringify(shownEntry(known)) === JSON.stringify(shownEntry(entry));
+    if (!same || stampSettled(logs)) changed = true;
+    return same && !stampSettled(logs) ? known : entry;
   });
   if (changed) {
     const write = () => writeIndexFile(src.indexFile, list.goals, src.trust);

@@ -8,24 +8,14 @@ import { corrupt } from './errors';
 import type { GoalState } from './model';
 import { applyInPlace } from './apply-event';
 import { parseLog, lastLineMatches, tornWarning } from './event-log';
-import type { ParsedLog } from './event-log';
-import { mergeLogs, sameEvent } from './merge-logs';
-import type { LogFile } from './goal-logs';
+import type { ParsedLog, WriterHead } from './event-log';
+import { distinctEvents, mergeLogs } from './merge-logs';
+import type { OpenLog } from './goal-logs';
 import { LEGACY_LOG, writerOf } from './goal-logs';
-import type { LoopxEvent } from './events';
 import type { Snapshot } from './snapshot';
 import { maxHlc } from './hlc';
 import { NO_TRUST } from './trust/decisions';
 import type { Trust } from './trust/decisions';
-
-/** Where one writer's log ends. */
-export interface WriterHead {
-  seq: number;
-  bytes: number;
-  lastHash: string | null;
-  /** Sort key of its last event (ParsedLog.keys). */
-  key?: string;
-}
 
 export interface LoadedGoal {
   state: GoalState;
@@ -39,12 +29,6 @@ export interface LoadedGoal {
   warnings: string[];
   /** Events after the snapshot that was used (0 when it was current; undefined after a full replay). */
   snapshotLag?: number;
-}
-
-/** A log open for reading: its descriptor and size. */
-export interface OpenLog extends LogFile {
-  fd: number;
-  size: number;
 }
 
 /** Where a log with no events yet ends. */
@@ -137,15 +121,36 @@ export function resumeFromSnapshot(
 export function cutSince(logs: OpenLog[], snap: Snapshot): string | undefined {
   for (const [name, h] of Object.entries(snap.heads)) {
     const l = logs.find((x) => x.name === name);
-    // An older LoopX's log goes once a clone migrates it: its events live on in that clone's log.
-    if (!l && name === LEGACY_LOG) continue;
-    if (!l) return `the log of writer ${name} is gone, but this clone read ${h.seq} events from it before`;
-    if (l.size < h.bytes)
-      return `${l.file} is shorter than this clone read before (${h.seq} events): lines were cut`;
-    if (!lastLineMatches(l.fd, h.bytes, h.lastHash))
-      return `${l.file}: line ${h.seq} is not the one this clone read before: the log was rewritten up to there`;
+    const cut = l
+      ? logCut(l.file, h, l.size, (bytes, hash) => lastLineMatches(l.fd, bytes, hash))
+      : logGone(name, h);
+    if (cut) return cut;
   }
   return undefined;
+}
+
+/**
+ * How a log (`file`, now `size` bytes of complete lines) differs from where this clone last read
+ * it to (`h`): cut or rewritten; undefined when it only grew. `endsAt(bytes, hash)` says whether
+ * its line that ends at `bytes` hashes to `hash`.
+ */
+export function logCut(
+  file: string,
+  h: WriterHead,
+  size: number,
+  endsAt: (bytes: number, hash: string | null) => boolean,
+): string | undefined {
+  if (size < h.bytes)
+    return `${file} is shorter than this clone read before (${h.seq} events): lines were cut (a reset or a force push?)`;
+  if (!endsAt(h.bytes, h.lastHash))
+    return `${file}: line ${h.seq} is not the one this clone read before: the log was rewritten up to there`;
+  return undefined;
+}
+
+/** Why a log this clone read before is not there now (an older LoopX's log goes once migrated). */
+export function logGone(name: string, h: WriterHead): string | undefined {
+  if (name === LEGACY_LOG) return undefined; // its events live on in the log of the clone that migrated it
+  return `the log of writer ${name} is gone, but this clone read ${h.seq} events from it before`;
 }
 
 /** Reads and checks each open log in full. */
@@ -170,16 +175,9 @@ export function replayLogs(
     throw corrupt(`goal ${goalId}: ${where} has no complete event`, { goalId });
   }
   let state: GoalState | undefined;
-  const seen = new Map<string, LoopxEvent>();
   const files = new Map(logs.map((l) => [l.name, l.file]));
-  let applied = 0;
-  for (const { ev, log } of merged) {
-    // The same event in two logs (two clones migrated one older events.jsonl) counts once. One
-    // that only shares its id is applied like any other line, as the snapshot path would.
-    const prior = seen.get(ev.id);
-    if (prior && sameEvent(prior, ev)) continue;
-    seen.set(ev.id, ev);
-    applied++;
+  const events = distinctEvents(merged);
+  for (const { ev, log } of events) {
     try {
       state = applyInPlace(state, ev, goalId, trust);
     } catch (e) {
@@ -194,5 +192,5 @@ export function replayLogs(
     hlc = maxHlc(hlc, l.parsed.keys.at(-1));
     if (l.parsed.torn) w.push(tornWarning(goalId, l.file, l.parsed.torn));
   }
-  return { state: state!, revision: applied, heads, hlc, warnings: w };
+  return { state: state!, revision: events.length, heads, hlc, warnings: w };
 }

@@ -6,8 +6,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ID_PATTERN } from './ids';
+import { corrupt, notFound } from './errors';
+import type { LoopxError } from './errors';
 import { parseLog } from './event-log';
 import type { ParsedLog } from './event-log';
+import { fileStamp } from './file-stamp';
 import { openStoreFile, readdirStore, storePathExists } from './safe-path';
 
 /** The file an older LoopX kept a goal's whole history in. */
@@ -50,4 +53,45 @@ export function readLogFile(log: LogFile): ParsedLog {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** A log open for reading: its descriptor and size. */
+export interface OpenLog extends LogFile {
+  fd: number;
+  size: number;
+}
+
+/** Opens every log (all or none: a failure closes those already open). */
+export function openLogFiles(files: LogFile[]): OpenLog[] {
+  const open: OpenLog[] = [];
+  try {
+    for (const f of files) {
+      const fd = openStoreFile(f.file, 'r');
+      const l: OpenLog = { ...f, fd, size: 0 };
+      open.push(l);
+      l.size = fs.fstatSync(fd).size;
+    }
+  } catch (e) {
+    closeLogFiles(open);
+    throw e;
+  }
+  return open;
+}
+
+export function closeLogFiles(open: OpenLog[]): void {
+  for (const l of open) fs.closeSync(l.fd);
+}
+
+/** What changes when any of the logs changes (for callers that poll): each log's file stamp. */
+export const logsStamp = (files: LogFile[]): string =>
+  files.map((f) => `${f.name}=${fileStamp(f.file)}`).join(',');
+
+/** The error for a goal with no log: corrupt when its folder is there, else not found. */
+export function missingGoal(root: string, goalDir: string, goalId: string): LoopxError {
+  if (storePathExists(goalDir)) {
+    return corrupt(`goal ${goalId}: its folder has no event log (${logsDir(goalDir)} holds none)`, {
+      goalId,
+    });
+  }
+  return notFound(`no goal ${JSON.stringify(goalId)} in ${root}`, { goalId });
 }

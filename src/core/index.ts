@@ -15,6 +15,7 @@ export type { LoadedGoal } from './goal-load';
 export { SNAPSHOT_EVERY } from './snapshot';
 export { parseLog, type ParsedLog } from './event-log';
 export { LEGACY_LOG } from './goal-logs';
+export { signFirstPolicy } from './workspace-policy';
 export * from './goal-history';
 export * from './apply-event';
 export * from './capabilities';

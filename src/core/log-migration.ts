@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { draft } from './events';
 import type { EventDraft } from './events';
-import type { WriterHead } from './goal-load';
+import type { WriterHead } from './event-log';
 import { randomSuffix } from './ids';
 import { mkdirStore, openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 

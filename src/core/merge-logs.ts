@@ -34,6 +34,21 @@ export function mergeLogs(logs: { name: string; parsed: ParsedLog }[]): MergedEv
   );
 }
 
+/**
+ * The merged events without copies: the same event held by two logs (two clones that migrated
+ * one older events.jsonl) is kept once. One that only shares its id with another stays: replay
+ * applies it like any line, as the snapshot path does.
+ */
+export function distinctEvents(merged: MergedEvent[]): MergedEvent[] {
+  const seen = new Map<string, LoopxEvent>();
+  return merged.filter(({ ev }) => {
+    const prior = seen.get(ev.id);
+    if (prior && sameEvent(prior, ev)) return false;
+    seen.set(ev.id, ev);
+    return true;
+  });
+}
+
 /** Whether two events with one id are the same event: equal in all but their place in a log. */
 export function sameEvent(a: LoopxEvent, b: LoopxEvent): boolean {
   const { seq: _sa, prev: _pa, ...ra } = a;

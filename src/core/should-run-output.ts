@@ -53,6 +53,13 @@ export const ShouldRunOutput = z.object({
   preview: z.boolean().optional(),
   /** What the caller asked for and did not get (a --ttl-minutes above the policy's, capped). */
   warnings: z.array(z.string()).optional(),
+  /**
+   * What this agent did that another clone's earlier work overruled once the logs were merged (a
+   * claim made second, say), newest first: so the agent learns of it at its next turn.
+   */
+  overruled: z
+    .array(z.object({ event_id: Id, type: z.string(), at: z.string(), reason: z.string() }))
+    .optional(),
 });
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { canonicalJson, writeFileAtomic, parseJsonText } from './jsonfile';
 import { readStoreFile } from './safe-path';
 import type { GoalState } from './model';
-import type { WriterHead } from './goal-load';
+import type { WriterHead } from './event-log';
 
 /**
  * The file is two lines: a header (revision, where each writer's log ended, the highest clock

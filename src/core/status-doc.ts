@@ -136,6 +136,8 @@ export const GoalStatusDoc = z.object({
   ),
   /** sha256 of the state: clones holding the same events (and pinning the same keys) agree on it. */
   state_hash: z.string(),
+  /** The names of the clones (writer ids) the goal's runs and overruled events came from. */
+  writers: z.record(z.string(), z.string()),
   warnings: z.array(z.string()),
 });
 export type GoalStatusDoc = z.infer<typeof GoalStatusDoc>;

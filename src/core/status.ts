@@ -113,6 +113,7 @@ export function goalStatusDoc(
   now: Date,
   revision: number,
   warnings: string[] = [],
+  writerNames: ReadonlyMap<string, string> = new Map(),
 ): GoalStatusDoc {
   const use = quotaUse(goal, now);
   const counted = goal.todos.filter((t) => t.status !== 'cancelled');
@@ -204,6 +205,11 @@ export function goalStatusDoc(
       reason: o.reason,
     })),
     state_hash: stateHash(goal),
+    writers: Object.fromEntries(
+      [...new Set([...goal.runs.map((r) => r.writer), ...(goal.overruled ?? []).map((o) => o.writer)])]
+        .filter((w): w is string => w !== undefined && writerNames.has(w))
+        .map((w) => [w, writerNames.get(w)!]),
+    ),
     warnings: [...warnings, ...describeIgnored(goal)],
   };
 }
@@ -218,6 +224,7 @@ export function goalStatus(store: Store, goalId: string): GoalStatusDoc {
     new Date(store.now()),
     loaded.revision,
     policy ? [...loaded.warnings, policy] : loaded.warnings,
+    store.writerNames(),
   );
 }
 

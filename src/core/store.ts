@@ -11,31 +11,41 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LoopxError, corrupt, notFound } from './errors';
+import { LoopxError, notFound } from './errors';
 import { ID_PATTERN, checkId } from './ids';
-import { sha256, writeFileAtomic } from './jsonfile';
 import { withLock } from './lock';
 import type { Artifact, GoalState, Policy } from './model';
 import type { EventDraft } from './events';
 import { quarantineTornTail } from './event-log';
-import { LEGACY_LOG, listLogFiles, logsDir, readLogFile, writerLogPath } from './goal-logs';
-import type { LogFile } from './goal-logs';
+import {
+  LEGACY_LOG,
+  closeLogFiles,
+  missingGoal,
+  listLogFiles,
+  logsDir,
+  logsStamp,
+  openLogFiles,
+  readLogFile,
+  writerLogPath,
+} from './goal-logs';
+import type { LogFile, OpenLog } from './goal-logs';
+import { artifactsDir, writeArtifact } from './artifacts';
 import type { ParsedLog } from './event-log';
-import { readSnapshotFile, writeSnapshotFile } from './snapshot';
 import type { Snapshot } from './snapshot';
 import { cutSince, parseOpenLogs, replayLogs, resumeFromSnapshot } from './goal-load';
-import type { LoadedGoal, OpenLog, WriterHead } from './goal-load';
-import { listGoalEntries, upsertIndexEntry } from './goal-index';
+import type { LoadedGoal } from './goal-load';
+import type { WriterHead } from './event-log';
 import type { IndexEntry } from './goal-index';
 import { LOOPX_DIR, ensureGitFiles, findWorkspace, initLayout } from './workspace';
 import { policyFiles, readPolicyView, signWorkspacePolicy } from './workspace-policy';
 import type { PolicyView } from './trust/policy-signature';
 import { ensureLocalDir, lockFile, peekWriterId, readOrCreateWriterId } from './local-dir';
 import { commitGoal } from './commit';
+import { LocalCache } from './local-cache';
+import { defaultWriterName, recordWriter, writerNames } from './writers';
 import { migrateLegacyLog } from './log-migration';
 import { configDir, readOrCreateSecret, workspaceId } from './config-dir';
-import { fileStamp, folderStamp } from './file-stamp';
-import { lstatStore, mkdirStore, openStoreFile, readdirStore, storePathExists } from './safe-path';
+import { lstatStore, readdirStore } from './safe-path';
 import { PinnedTrust } from './trust/decisions';
 import type { Signer, Trust } from './trust/decisions';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
@@ -60,6 +70,7 @@ export class Store {
   private readonly secrets = new Map<string, Buffer>();
   readonly configDir: string;
   private readonly pinned: PinnedTrust;
+  private readonly cache: LocalCache;
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     this.workspace = path.resolve(workspace);
@@ -68,6 +79,11 @@ export class Store {
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
     this.configDir = opts.configDir ?? configDir(process.env);
     this.pinned = new PinnedTrust(this.configDir);
+    this.cache = new LocalCache({
+      localDir: this.localDir,
+      snapshotKey: () => this.secret('snapshot-key'),
+      lockTimeoutMs: this.lockTimeoutMs,
+    });
   }
 
   /** The keys pinned on this machine: whose decisions count when the logs are replayed. */
@@ -107,12 +123,9 @@ export class Store {
   get localDir() {
     return path.join(this.root, 'local');
   }
-  /** Caches of this clone, rebuilt from the logs when missing or stale. */
-  get cacheDir() {
-    return path.join(this.localDir, 'cache');
-  }
+  /** The goal index: a cache of this clone (local-cache.ts). */
   get indexPath() {
-    return path.join(this.cacheDir, 'index.json');
+    return this.cache.indexPath;
   }
   /** This workspace's secrets: `<configDir>/workspaces/<workspace id>/` (0700), never in the workspace. */
   get secretsDir() {
@@ -136,8 +149,9 @@ export class Store {
     const dir = this.goalDir(goalId);
     return writerLogPath(dir, checkId(writer ?? this.writerId(), 'writer id'));
   }
+  /** A goal's snapshot: a cache of this clone (local-cache.ts). */
   snapshotPath(goalId: string) {
-    return path.join(this.cacheDir, 'goals', `${checkId(goalId, 'goal id')}.json`);
+    return this.cache.snapshotPath(goalId);
   }
   private lockPath(name: string) {
     return lockFile(this.localDir, name);
@@ -172,19 +186,6 @@ export class Store {
   /** Which policy applies and why: signed or not, and the edits that wait for a signature. */
   policyView(): PolicyView {
     return readPolicyView(policyFiles(this.root, this.secretsDir), this.trust());
-  }
-
-  /**
-   * A workspace's first policy is signed with its person's key when the key is first used here,
-   * unless policy.json already holds edits that would loosen the default: those the person
-   * reviews and signs (`review`). Undefined when a signed policy already counts.
-   */
-  signFirstPolicy(signer: Signer): 'signed' | 'review' | undefined {
-    const v = this.policyView();
-    if (v.state !== 'not_signed') return undefined;
-    if (v.unsigned.length > 0) return 'review';
-    this.signPolicy(signer, v.file);
-    return 'signed';
   }
 
   /**
@@ -232,11 +233,14 @@ export class Store {
     return files.map((f) => ({ ...f, parsed: readLogFile(f) }));
   }
 
-  /** What changes when any log of the goal changes (for callers that poll): each log's file stamp. */
+  /** Each writer's name (user@host, or LOOPX_WRITER_NAME where it first wrote), by writer id. */
+  writerNames(): Map<string, string> {
+    return writerNames(this.root);
+  }
+
+  /** What changes when any log of the goal changes (for callers that poll). */
   logsStamp(goalId: string): string {
-    return this.logFiles(goalId)
-      .map((f) => `${f.name}=${fileStamp(f.file)}`)
-      .join(',');
+    return logsStamp(this.logFiles(goalId));
   }
 
   /** One writer's log of a goal, read and checked (this clone's by default). */
@@ -251,38 +255,16 @@ export class Store {
   private openLogs(goalId: string): OpenLog[] {
     const files = this.logFiles(goalId);
     if (files.length === 0) throw this.missing(goalId);
-    const open: OpenLog[] = [];
-    try {
-      for (const f of files) {
-        const fd = openStoreFile(f.file, 'r');
-        const l: OpenLog = { ...f, fd, size: 0 };
-        open.push(l);
-        l.size = fs.fstatSync(fd).size;
-      }
-    } catch (e) {
-      for (const l of open) fs.closeSync(l.fd);
-      throw e;
-    }
-    return open;
+    return openLogFiles(files);
   }
 
   private missing(goalId: string): LoopxError {
-    if (storePathExists(this.goalDir(goalId))) {
-      return corrupt(`goal ${goalId}: its folder has no event log (${this.logsDir(goalId)} holds none)`, {
-        goalId,
-      });
-    }
-    return notFound(`no goal ${JSON.stringify(goalId)} in ${this.root}`, { goalId });
-  }
-
-  private writeSnapshot(goalId: string, snap: Snapshot): void {
-    mkdirStore(path.dirname(this.snapshotPath(goalId)), 0o700);
-    writeSnapshotFile(this.snapshotPath(goalId), this.secret('snapshot-key'), snap);
+    return missingGoal(this.root, this.goalDir(goalId), goalId);
   }
 
   /** The snapshot, or why it cannot be used. Derived: a missing or broken one is rebuilt from the logs. */
   readSnapshot(goalId: string): { snap?: Snapshot; problem?: string } {
-    return readSnapshotFile(this.snapshotPath(goalId), () => this.secret('snapshot-key'));
+    return this.cache.readSnapshot(goalId);
   }
 
   /**
@@ -308,38 +290,10 @@ export class Store {
       const loaded = replayLogs(goalId, parseOpenLogs(logs), warnings, trust);
       // A stale cache is made again; a damaged one (or one over a cut log) is left for
       // self-repair to find and report.
-      if (warnings.length === 0) this.cacheSnapshot(goalId, loaded, trust);
+      if (warnings.length === 0) this.cache.keepReplay(goalId, loaded, trust.fingerprint);
       return loaded;
     } finally {
-      for (const l of logs) fs.closeSync(l.fd);
-    }
-  }
-
-  /**
-   * Whether a reader may write caches: only into a `local/` this clone already has. A reader on
-   * a fresh clone (the status server, a listing) writes nothing in the workspace.
-   */
-  private canCache(): boolean {
-    try {
-      return storePathExists(this.localDir);
-    } catch {
-      return false;
-    }
-  }
-
-  /** Saves a replayed state for the next load; a cache, so a failure to write it is no error. */
-  private cacheSnapshot(goalId: string, loaded: LoadedGoal, trust: Trust): void {
-    if (!this.canCache()) return;
-    try {
-      this.writeSnapshot(goalId, {
-        revision: loaded.revision,
-        heads: loaded.heads,
-        hlc: loaded.hlc,
-        trust: trust.fingerprint,
-        state: loaded.state,
-      });
-    } catch {
-      /* a read-only checkout, a full disk: the next load replays again */
+      closeLogFiles(logs);
     }
   }
 
@@ -364,19 +318,13 @@ export class Store {
   }
 
   private goalList(rebuild: boolean) {
-    return listGoalEntries({
-      indexFile: this.indexPath,
+    const source = {
       trust: this.trust().fingerprint,
       goalIds: this.goalIds(),
-      logsDir: (id) => this.logsDir(id),
-      stateOf: (id) => this.load(id).state,
-      // A listing keeps the index of a clone that has a local/ current; it makes no local/.
-      withIndexLock: (fn) => {
-        if (!rebuild && !this.canCache()) throw new Error('no local/ to keep a cache in');
-        return withLock(this.lockPath('index'), fn, { timeoutMs: this.lockTimeoutMs });
-      },
-      rebuild,
-    });
+      logsDir: (id: string) => this.logsDir(id),
+      stateOf: (id: string) => this.load(id).state,
+    };
+    return this.cache.listGoals(source, rebuild);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -416,19 +364,13 @@ export class Store {
       quarantineTornTail: () => this.quarantineTornTail(goalId),
       migrateLegacy: (head, ownExists) => this.migrateLegacy(goalId, head, ownExists),
       writerId: () => this.writerId(),
+      firstWrite: () => recordWriter(this.root, this.writerId(), defaultWriterName()),
       trust: () => this.trust(),
       snapshotKey: () => this.secret('snapshot-key'),
       now: () => this.clock(),
-      writeSnapshot: (snap) => this.writeSnapshot(goalId, snap),
-      updateIndexEntry: (entry, trust) => this.updateIndexEntry(goalId, entry, trust),
+      writeSnapshot: (snap) => this.cache.writeSnapshot(goalId, snap),
+      updateIndexEntry: (entry, trust) => this.cache.updateIndexEntry(entry, this.logsDir(goalId), trust),
     };
-  }
-
-  private updateIndexEntry(goalId: string, entry: IndexEntry, trust: string) {
-    const logs = folderStamp(this.logsDir(goalId));
-    withLock(this.lockPath('index'), () => upsertIndexEntry(this.indexPath, { ...entry, logs }, trust), {
-      timeoutMs: this.lockTimeoutMs,
-    });
   }
 
   /** Moves this writer's torn tail, if any, to a quarantine file. Only under the goal lock (event-log.ts says why). */
@@ -455,31 +397,17 @@ export class Store {
   rebuildSnapshot(goalId: string): LoadedGoal {
     const trust = this.trust();
     const loaded = replayLogs(goalId, this.readLogs(goalId), [], trust);
-    this.writeSnapshot(goalId, {
-      revision: loaded.revision,
-      heads: loaded.heads,
-      hlc: loaded.hlc,
-      trust: trust.fingerprint,
-      state: loaded.state,
-    });
+    this.cache.writeSnapshot(goalId, LocalCache.snapshotOf(loaded, trust.fingerprint));
     return loaded;
   }
 
   /** The goal's `artifacts/` folder; refuses when it (or a folder above it in .loopx) is a link. */
   artifactsDir(goalId: string): string {
-    const dir = path.join(this.goalDir(goalId), 'artifacts');
-    lstatStore(dir);
-    return dir;
+    return artifactsDir(this.goalDir(goalId));
   }
 
   /** Stores command output or a file as evidence, named by the evidence id, with its sha256. */
   writeArtifact(goalId: string, evidenceId: string, content: Buffer | string, ext = 'log'): Artifact {
-    checkId(evidenceId, 'evidence id');
-    const dir = this.artifactsDir(goalId);
-    mkdirStore(dir);
-    const name = `${evidenceId}.${ext.replace(/[^a-z0-9]/gi, '') || 'log'}`;
-    const buf = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
-    writeFileAtomic(path.join(dir, name), buf);
-    return { path: `artifacts/${name}`, sha256: sha256(buf), bytes: buf.length };
+    return writeArtifact(this.goalDir(goalId), evidenceId, content, ext);
   }
 }

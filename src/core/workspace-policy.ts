@@ -86,3 +86,19 @@ export function signWorkspacePolicy(
   writeJsonAtomic(files.copy, signed);
   return readPolicyView(files, trust);
 }
+
+/**
+ * A workspace's first policy is signed with its person's key when the key is first used here,
+ * unless policy.json already holds edits that would loosen the default: those the person
+ * reviews and signs (`review`). Undefined when a signed policy already counts.
+ */
+export function signFirstPolicy(
+  store: { policyView(): PolicyView; signPolicy(signer: Signer, shown?: Policy): unknown },
+  signer: Signer,
+): 'signed' | 'review' | undefined {
+  const v = store.policyView();
+  if (v.state !== 'not_signed') return undefined;
+  if (v.unsigned.length > 0) return 'review';
+  store.signPolicy(signer, v.file);
+  return 'signed';
+}

@@ -36,7 +36,8 @@ export class EventLogProvider extends Disposable implements vscode.TextDocumentC
     if (!ref) return `no goal ${goalId} in this workspace`;
     try {
       const { events, torn } = readHistory(ref.store, goalId);
-      const lines = events.map((m) => historyLine(m, 10_000));
+      const names = ref.store.writerNames();
+      const lines = events.map((m) => historyLine(m, names, 10_000));
       for (const t of torn)
         lines.push(
           `(${t.file}:${t.line}: an incomplete line of ${t.bytes} bytes; run LoopX: Run Self-Repair)`,

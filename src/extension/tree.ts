@@ -13,7 +13,8 @@ export type Node =
   | { kind: 'todo'; ref: GoalRef; todo: Todo }
   | { kind: 'gate'; ref: GoalRef; gate: Gate }
   | { kind: 'evidence'; ref: GoalRef; evidence: Evidence }
-  | { kind: 'run'; ref: GoalRef; run: Run; rewards: string }
+  /** `writer`: the clone it ran on, named when the goal's runs come from more than one. */
+  | { kind: 'run'; ref: GoalRef; run: Run; rewards: string; writer?: string }
   | { kind: 'error'; message: string }
   | { kind: 'policy'; folder: LoopxFolder; unsigned: string[]; message: string };
 
@@ -102,7 +103,10 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
               .map((gate) => ({ kind: 'gate', ref, gate }));
           case 'evidence':
             return [...g.evidence].reverse().map((evidence) => ({ kind: 'evidence', ref, evidence }));
-          case 'runs':
+          case 'runs': {
+            // In a team, say where each run ran; alone, that is noise.
+            const team = new Set(g.runs.map((r) => r.writer)).size > 1;
+            const names = team ? ref.store.writerNames() : new Map<string, string>();
             return [...g.runs].reverse().map((run) => ({
               kind: 'run',
               ref,
@@ -111,7 +115,9 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
                 .filter((w) => w.runId === run.id)
                 .map((w) => `★ ${w.score}`)
                 .join(' '),
+              writer: team && run.writer ? `on ${names.get(run.writer) ?? run.writer}` : undefined,
             }));
+          }
         }
         return [];
       }
@@ -282,7 +288,9 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         const r = node.run;
         const item = new vscode.TreeItem(r.id, C.None);
         item.id = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}/run/${r.id}`;
-        item.description = [r.agent, r.outcome ?? 'open', node.rewards].filter(Boolean).join(' · ');
+        item.description = [r.agent, node.writer, r.outcome ?? 'open', node.rewards]
+          .filter(Boolean)
+          .join(' · ');
         item.iconPath = icon(
           r.outcome === undefined
             ? ['sync~spin', 'charts.blue']

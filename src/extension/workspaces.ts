@@ -22,6 +22,9 @@ export interface GoalRef {
   folder: vscode.WorkspaceFolder;
 }
 
+/** Goals per folder whose logs folder the once-a-second look covers (one stat each). */
+const MAX_POLLED_GOALS = 200;
+
 export class LoopxWorkspaces extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   /** Fires (debounced) after anything under a `.loopx/` changed, and when folders change. */
@@ -46,8 +49,9 @@ export class LoopxWorkspaces extends Disposable {
     this._register(watcher.onDidDelete(poke));
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.schedule()));
     this._register({ dispose: () => clearTimeout(this.timer) });
-    // File watchers can miss events; a once-a-second look at each index.json that was read
-    // (one stat per folder) catches what changes the list, the gates and the counts even then.
+    // File watchers can miss events; a once-a-second look at what was read (each folder's goal
+    // index and goals folder, and the logs folder of each goal still in play, which a git pull
+    // changes) catches what changes the list, the gates and the counts even then.
     const poll = setInterval(() => {
       if (this.readStamps.changed().length > 0) this.schedule();
     }, 1000);
@@ -92,10 +96,15 @@ export class LoopxWorkspaces extends Disposable {
     const out: { ref: GoalRef; entry: IndexEntry }[] = [];
     for (const f of this.folders()) {
       this.readStamps.markRead(f.store.indexPath);
+      this.readStamps.markRead(path.join(f.store.root, 'goals'));
       const { goals, errors } = f.store.listGoals();
       for (const e of errors) this.log.warn(`${f.folder.name}: goal ${e.goalId}: ${e.message}`);
-      for (const entry of goals)
+      let watched = 0;
+      for (const entry of goals) {
         out.push({ ref: { store: f.store, goalId: entry.id, folder: f.folder }, entry });
+        const inPlay = entry.status !== 'closed' && entry.status !== 'cancelled';
+        if (inPlay && watched++ < MAX_POLLED_GOALS) this.readStamps.markRead(f.store.logsDir(entry.id));
+      }
     }
     return out;
   }

@@ -603,11 +603,11 @@ describe('contract and evidence', { concurrency: true }, () => {
       );
       const lines = ok(text).stdout.replace(/\n$/, '').split('\n');
       assert.equal(lines.length, 3);
-      assert.match(
-        lines[0]!,
-        /^\S+Z w-\S+ +agent:\S+ +cli +goal\.created /,
-        'time, writer, who, channel, type',
-      );
+      // The writer is shown by the name it recorded for this clone (writers/<id>.json).
+      const writer = fs.readFileSync(ws.file('.loopx', 'local', 'writer-id'), 'utf8').trim();
+      const { name } = JSON.parse(fs.readFileSync(ws.file('.loopx', 'writers', `${writer}.json`), 'utf8'));
+      assert.ok(lines[0]!.split(/ +/)[1] === name, `time, writer, who, channel, type: ${lines[0]}`);
+      assert.match(lines[0]!, /^\S+Z \S+ +agent:\S+ +cli +goal\.created /);
       fails(await ws.run('log', '--goal-id', 'nope'), 3, /no goal "nope"/);
     });
 

@@ -169,7 +169,7 @@ describe('errors', { concurrency: true }, () => {
         ws.run('status', '--goal-id', 'healthy', '--json'),
         ws.run('status', '--json'),
       ]);
-      const where = /events\.jsonl:2: field prev/;
+      const where = /events\/w-[\w-]+\.jsonl:2: field prev/;
       fails(status, 6, where);
       fails(log, 6, where);
       assert.equal(verify.code, 6, verify.stderr);
@@ -187,7 +187,7 @@ describe('errors', { concurrency: true }, () => {
       );
       assert.match(v.goals[0]!.error!, where);
       assert.equal(repair.code, 6, repair.stdout + repair.stderr);
-      assert.match(repair.stdout, /found +corrupt-log broken: .*events\.jsonl:2/);
+      assert.match(repair.stdout, /found +corrupt-log broken: .*events\/w-[\w-]+\.jsonl:2/);
       assert.match(repair.stdout, /never rewritten/);
       assert.equal(json(healthy, GoalStatusDoc).status, 'active');
       json(all, StatusDoc);

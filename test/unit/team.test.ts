@@ -45,6 +45,7 @@ function twoClones(opts: { quota?: ReturnType<typeof quota> } = {}): [Clone, Clo
 }
 
 const state = (c: Clone) => c.store.load('g').state;
+const o0reason = (c: Clone) => state(c).overruled![0]!.reason;
 const todo = (c: Clone, id: string) => state(c).todos.find((t) => t.id === id)!;
 
 describe('hybrid logical clocks', () => {
@@ -92,6 +93,67 @@ describe('team mode: each clone writes its own log', () => {
       ].sort(),
     );
     assert.equal(v.state_hash, stateHash(sa));
+    // Each clone named itself once, with its first event, in a file of its own (committed).
+    const names = b.store.writerNames();
+    assert.deepEqual([...names.keys()].sort(), [a.store.writerId(), b.store.writerId()].sort());
+    for (const n of names.values()) assert.match(n, /^\S+@\S+$/, 'user@host');
+  });
+
+  it('a clone is named by LOOPX_WRITER_NAME when set; a hand-broken name file shows the id instead', () => {
+    const [a] = twoClones();
+    const c = cloneOf(a.store);
+    process.env.LOOPX_WRITER_NAME = 'ci\u0007 runner';
+    try {
+      invoke(c.store, 'todo.add', { goalId: 'g', todoId: 'x', title: 'x' }, agent);
+    } finally {
+      delete process.env.LOOPX_WRITER_NAME;
+    }
+    assert.equal(c.store.writerNames().get(c.store.writerId()), 'ci runner', 'control characters dropped');
+    fs.writeFileSync(
+      `${c.store.root}/writers/${a.store.writerId()}.json`,
+      '{"v":1,"writer":"someone-else","name":"x"}',
+    );
+    assert.equal(
+      c.store.writerNames().has(a.store.writerId()),
+      false,
+      'a file naming another writer is ignored',
+    );
+  });
+
+  it('verify names, per writer, a log that lost lines, was rewritten or is gone since this clone read it', () => {
+    const [a, b] = twoClones();
+    invoke(a.store, 'todo.add', { goalId: 'g', todoId: 'more', title: 'more' }, agent);
+    invoke(b.store, 'todo.add', { goalId: 'g', todoId: 'mine', title: 'mine' }, agent);
+    sync(a, b);
+    b.store.load('g'); // B reads A's log to its end (its cached snapshot records where)
+    const theirs = b.store.logPath('g', a.store.writerId());
+    const lines = fs.readFileSync(theirs, 'utf8').split('\n').filter(Boolean);
+    const byWriter = () =>
+      Object.fromEntries(
+        verifyGoal(b.store, 'g').writers.map((w) => [w.writer, { ok: w.ok, error: w.error ?? '' }]),
+      );
+    // A force push cut A's last line.
+    fs.writeFileSync(theirs, lines.slice(0, -1).join('\n') + '\n');
+    let v = byWriter();
+    assert.deepEqual(v[b.store.writerId()], { ok: true, error: '' });
+    assert.equal(v[a.store.writerId()]!.ok, false);
+    assert.match(
+      v[a.store.writerId()]!.error,
+      /shorter than this clone read before \(5 events\): lines were cut/,
+    );
+    assert.match(b.store.load('g').warnings.join('\n'), /lines were cut .*; state rebuilt from the logs/);
+    // Rewritten: same length, another last line (chained anew, so the chain itself is sound).
+    fs.writeFileSync(
+      theirs,
+      [...lines.slice(0, -1), lines.at(-1)!.replace('"more"', '"MORE"')].join('\n') + '\n',
+    );
+    assert.match(byWriter()[a.store.writerId()]!.error, /line 5 is not the one this clone read before/);
+    fs.rmSync(theirs);
+    assert.match(
+      byWriter()[a.store.writerId()]!.error,
+      /is gone, but this clone read 5 events from it before/,
+    );
+    assert.equal(verifyGoal(b.store, 'g').ok, false);
   });
 
   it('the state depends only on the set of events: every order of reading the logs replays the same', () => {
@@ -157,7 +219,16 @@ describe('team mode: conflicts are decided by rules', () => {
       );
     }
     assert.equal(stateHash(state(a)), stateHash(state(b)));
-    // B is told when it acts on it: the todo is another agent's now.
+    // B's agent is told at its next turn, and when it acts on the todo: another agent's now.
+    const told = shouldRun(b.store, { goalId: 'g', agent: 'agent-b', preview: true }, agentB);
+    assert.deepEqual(
+      told.overruled?.map((o) => [o.type, o.reason]),
+      [['todo.claimed', o0reason(b)]],
+    );
+    assert.equal(
+      shouldRun(b.store, { goalId: 'g', agent: 'agent-c', preview: true }, agentB).overruled,
+      undefined,
+    );
     throwsLoopx(
       () => invoke(b.store, 'todo.claim', { goalId: 'g', todoId: 't1', by: 'agent-b' }, agentB),
       'refused',

@@ -12,6 +12,7 @@ import {
   pinnedKeys,
   publishKey,
   publishedKeys,
+  signFirstPolicy,
   terminalKeys,
   usageError,
 } from '../../core/index';
@@ -65,7 +66,7 @@ export function registerKeyCommands(program: Command, act: Act) {
           const { key: k, signer } = createTerminalKey(dir, name, first, new Date().toISOString());
           const store = storeIfAny(ctx);
           if (store) publishKey(store.root, k);
-          const policy = store?.signFirstPolicy(signer);
+          const policy = store && signFirstPolicy(store, signer);
           ctx.print(
             {
               schema: 'loopx.key/1',

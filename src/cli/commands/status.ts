@@ -124,11 +124,17 @@ export function registerStatusCommands(program: Command, act: Act) {
       .option('--limit <n>', 'the last n events', count('--limit'))
       .action(
         act((ctx, o: { goalId: string; limit?: number }) => {
-          const { events } = readHistory(ctx.store(), o.goalId);
+          const store = ctx.store();
+          const { events } = readHistory(store, o.goalId);
+          const names = store.writerNames();
           const shown = o.limit ? events.slice(-o.limit) : events;
           ctx.print(
-            shown.map((m) => ({ ...m.ev, log: m.log })),
-            () => shown.map((m) => historyLine(m)).join('\n'),
+            shown.map((m) => ({
+              ...m.ev,
+              log: m.log,
+              ...(names.has(m.log) ? { writer_name: names.get(m.log) } : {}),
+            })),
+            () => shown.map((m) => historyLine(m, names)).join('\n'),
           );
         }),
       ),

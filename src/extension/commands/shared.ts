@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import * as os from 'node:os';
-import { LoopxError, effectiveStatus, invoke, refused, textProblem } from '../../core/index';
+import { LoopxError, effectiveStatus, invoke, refused, signFirstPolicy, textProblem } from '../../core/index';
 import type { Actor, GoalState, InvokeResult } from '../../core/index';
 import type { GoalRef, LoopxWorkspaces } from '../workspaces';
 import type { Node } from '../tree';
@@ -170,7 +170,7 @@ export async function invokeSigned(
   const signer = await deps.approver.signer(ref.store);
   // A workspace's first policy is signed by its person's key with their first decision (nothing
   // changes in effect: an edit that loosens it is left for the person to review).
-  ref.store.signFirstPolicy(signer);
+  signFirstPolicy(ref.store, signer);
   return invoke(ref.store, capability, input, person(), { signer });
 }
 

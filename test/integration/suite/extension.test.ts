@@ -3,6 +3,9 @@
  * goal refactor-payment-module with todos, a pending gate staging-deploy, a run with a reward.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, loopxCli, until, withStub, workspaceDir, EXTENSION_ID } from './util';
 import { Store } from '../../../src/core/index';
@@ -360,6 +363,49 @@ export function registerExtensionTests(): void {
         3000,
       );
       console.log(`    tree refreshed ${Date.now() - before} ms after the CLI write`);
+    });
+
+    it("follows a pull: a teammate's log arriving in events/ refreshes the tree, named by its writer", async () => {
+      const { tree } = await api();
+      const store = new Store(workspaceDir());
+      // A teammate's clone (the committed files, not local/) where they plan a goal of their own.
+      const mate = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-teammate-'));
+      fs.cpSync(store.root, path.join(mate, '.loopx'), {
+        recursive: true,
+        filter: (src) => path.relative(store.root, src).split(path.sep)[0] !== 'local',
+      });
+      const env = { LOOPX_WRITER_NAME: 'sam@laptop' };
+      for (const args of [
+        ['goal', 'create', '--goal-id', 'from-sam', '--title', 'Planned on a teammate machine'],
+        ['todo', 'add', '--goal-id', 'from-sam', '--todo-id', 'sams-todo', '--title', 'Sam wrote this'],
+      ]) {
+        const r = loopxCli(args, mate, env);
+        assert.equal(r.status, 0, r.stderr);
+      }
+      // The pull: git brings the teammate's log and name file; nothing else changes here.
+      const writer = fs.readFileSync(path.join(mate, '.loopx', 'local', 'writer-id'), 'utf8').trim();
+      assert.notEqual(writer, store.writerId());
+      fs.cpSync(path.join(mate, '.loopx', 'goals', 'from-sam'), store.goalDir('from-sam'), {
+        recursive: true,
+      });
+      fs.cpSync(path.join(mate, '.loopx', 'writers'), path.join(store.root, 'writers'), { recursive: true });
+      const goal = await until(
+        "the teammate's goal in the tree",
+        () => tree.getChildren().find((n: Node) => n.kind === 'goal' && n.entry.id === 'from-sam'),
+        3000,
+      );
+      const [todos] = tree.getChildren(goal);
+      assert.deepEqual(
+        tree.getChildren(todos).map((n: Node) => (n.kind === 'todo' ? n.todo.title : n.kind)),
+        ['Sam wrote this'],
+      );
+      const uri = await vscode.commands.executeCommand<vscode.Uri>('loopx.showEventLog', {
+        goalId: 'from-sam',
+      });
+      const text = (await vscode.workspace.openTextDocument(uri)).getText();
+      assert.match(text, /^# from-sam: 2 events from 1 writer/m);
+      assert.match(text, /Z sam@laptop +\S+ +cli +goal\.created/, 'each event names the clone that wrote it');
+      fs.rmSync(mate, { recursive: true, force: true });
     });
   });
 }

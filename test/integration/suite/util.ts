@@ -33,15 +33,22 @@ export async function until<T>(
   }
 }
 
-/** Runs the built `loopx` CLI in another process, as an agent in a terminal would. */
-export function loopxCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+/**
+ * Runs the built `loopx` CLI in another process, as an agent in a terminal would (in the demo
+ * workspace, or in `workspace`: a teammate's clone, say).
+ */
+export function loopxCli(
+  args: string[],
+  workspace = workspaceDir(),
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
   const repo = process.env.LOOPX_REPO ?? path.resolve(__dirname, '..', '..');
   const r = spawnSync(
     process.execPath,
-    [path.join(repo, 'bin', 'loopx.js'), '--workspace', workspaceDir(), ...args],
+    [path.join(repo, 'bin', 'loopx.js'), '--workspace', workspace, ...args],
     {
       encoding: 'utf8',
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LOOPX_WORKSPACE: '' },
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LOOPX_WORKSPACE: '', ...env },
     },
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

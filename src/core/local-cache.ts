@@ -1,0 +1,110 @@
+/**
+ * This clone's caches in `local/cache/`: each goal's snapshot and the goal index, both derived
+ * from the logs, never committed, made again when missing or stale. A reader writes them only
+ * into a `local/` the clone already has: on a fresh clone nothing is written until the first
+ * write, and a failure to write a cache is no error.
+ */
+import * as path from 'node:path';
+import { checkId } from './ids';
+import { withLock } from './lock';
+import type { GoalState } from './model';
+import { readSnapshotFile, writeSnapshotFile } from './snapshot';
+import type { Snapshot } from './snapshot';
+import type { LoadedGoal } from './goal-load';
+import { listGoalEntries, upsertIndexEntry } from './goal-index';
+import type { IndexEntry } from './goal-index';
+import { lockFile } from './local-dir';
+import { folderStamp } from './file-stamp';
+import { mkdirStore, storePathExists } from './safe-path';
+
+export interface LocalCacheOptions {
+  localDir: string;
+  /** The key of the snapshots' MAC (asked for only when a snapshot is read or written). */
+  snapshotKey: () => Buffer;
+  lockTimeoutMs: number;
+}
+
+/** What listing reads from the store. */
+export interface GoalSource {
+  trust: string;
+  goalIds: string[];
+  logsDir(goalId: string): string;
+  stateOf(goalId: string): GoalState;
+}
+
+export class LocalCache {
+  constructor(private readonly o: LocalCacheOptions) {}
+
+  get dir() {
+    return path.join(this.o.localDir, 'cache');
+  }
+  get indexPath() {
+    return path.join(this.dir, 'index.json');
+  }
+  snapshotPath(goalId: string) {
+    return path.join(this.dir, 'goals', `${checkId(goalId, 'goal id')}.json`);
+  }
+
+  /** Whether a reader may write caches: only into a `local/` this clone already has. */
+  canWrite(): boolean {
+    try {
+      return storePathExists(this.o.localDir);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The snapshot, or why it cannot be used (a missing one is no problem). */
+  readSnapshot(goalId: string): { snap?: Snapshot; problem?: string } {
+    return readSnapshotFile(this.snapshotPath(goalId), this.o.snapshotKey);
+  }
+
+  writeSnapshot(goalId: string, snap: Snapshot): void {
+    mkdirStore(path.dirname(this.snapshotPath(goalId)), 0o700);
+    writeSnapshotFile(this.snapshotPath(goalId), this.o.snapshotKey(), snap);
+  }
+
+  /** The snapshot of a replayed goal, made under the pinned keys `trust` (a fingerprint). */
+  static snapshotOf(loaded: LoadedGoal, trust: string): Snapshot {
+    return { revision: loaded.revision, heads: loaded.heads, hlc: loaded.hlc, trust, state: loaded.state };
+  }
+
+  /** Saves a state a reader replayed, for the next load: best effort. */
+  keepReplay(goalId: string, loaded: LoadedGoal, trust: string): void {
+    if (!this.canWrite()) return;
+    try {
+      this.writeSnapshot(goalId, LocalCache.snapshotOf(loaded, trust));
+    } catch {
+      /* a read-only checkout, a full disk: the next load replays again */
+    }
+  }
+
+  /** Records a goal's entry after a write (the writer holds no index lock yet: this takes it). */
+  updateIndexEntry(entry: IndexEntry, logsDir: string, trust: string): void {
+    const logs = folderStamp(logsDir);
+    withLock(this.indexLock(), () => upsertIndexEntry(this.indexPath, { ...entry, logs }, trust), {
+      timeoutMs: this.o.lockTimeoutMs,
+    });
+  }
+
+  /**
+   * The goal list from the index, each entry checked against its goal's logs folder (a pull may
+   * have changed it), kept current when this clone has a `local/`; `rebuild` makes every entry
+   * again from the goals.
+   */
+  listGoals(src: GoalSource, rebuild: boolean) {
+    return listGoalEntries({
+      indexFile: this.indexPath,
+      ...src,
+      withIndexLock: (fn) => {
+        if (!rebuild && !this.canWrite()) throw new Error('no local/ to keep a cache in');
+        return withLock(this.indexLock(), fn, { timeoutMs: this.o.lockTimeoutMs });
+      },
+      rebuild,
+    });
+  }
+
+  private indexLock() {
+    return lockFile(this.o.localDir, 'index');
+  }
+}
