@@ -5,7 +5,7 @@
  * each other is settled by merge-rules.ts.
  */
 import { BUDGET_NAMES } from './model';
-import type { GoalState as GoalStateT, Run, Spend } from './model';
+import type { Gate, GoalState as GoalStateT, Run, Spend } from './model';
 import { NO_TRUST, isDecision } from './trust/decisions';
 import { addCapped, grantedAfter, runsInWindow, spendOf } from './quota';
 import { approvalCovers, guardedWork } from './gate-rules';
@@ -47,6 +47,21 @@ function decisionSigned(g: GoalStateT, ev: LoopxEvent, goalId: string, trust: Tr
   if (!why) return true;
   (g.ignored ??= []).push({ eventId: ev.id, type: ev.type, ts: ev.ts, actor: ev.actor, reason: why });
   return false;
+}
+
+/** Records a person's decision `ev` on `gate`: what it decided, who, when, and that it is the last. */
+function decided(
+  gate: Gate,
+  ev: LoopxEvent,
+  status: 'approved' | 'rejected',
+  note: string | undefined,
+): Gate {
+  gate.status = status;
+  gate.lastDecision = ev.id;
+  gate.decidedBy = ev.actor;
+  gate.decidedAt = ev.ts;
+  if (note !== undefined) gate.note = note;
+  return gate;
 }
 
 /** Lists `ev` as overruled by rule `o`. */
@@ -198,12 +213,7 @@ export function applyInPlace(
       break;
     }
     case 'gate.approved': {
-      const gate = gateIn(g, ev.data.gateId);
-      gate.status = 'approved';
-      gate.lastDecision = ev.id;
-      gate.decidedBy = ev.actor;
-      gate.decidedAt = ev.ts;
-      if (ev.data.note !== undefined) gate.note = ev.data.note;
+      const gate = decided(gateIn(g, ev.data.gateId), ev, 'approved', ev.data.note);
       if (ev.sig) gate.signature = ev.sig;
       else delete gate.signature;
       // An approval from before the list was recorded covers the work the goal had then.
@@ -211,12 +221,7 @@ export function applyInPlace(
       break;
     }
     case 'gate.rejected': {
-      const gate = gateIn(g, ev.data.gateId);
-      gate.status = 'rejected';
-      gate.lastDecision = ev.id;
-      gate.decidedBy = ev.actor;
-      gate.decidedAt = ev.ts;
-      if (ev.data.note !== undefined) gate.note = ev.data.note;
+      const gate = decided(gateIn(g, ev.data.gateId), ev, 'rejected', ev.data.note);
       for (const id of ev.data.cancelled) {
         const t = todoIn(g, id);
         // Done on another clone before the rejection was merged: finished stays finished.

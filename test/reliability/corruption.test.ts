@@ -43,23 +43,13 @@ import {
 } from './helpers';
 import type { Result } from './helpers';
 import { human, agent, signed } from '../helpers/store';
+import { rng } from '../helpers/rng';
 
 const GOALS = ['alpha', 'beta', 'gamma', 'delta'];
 const SCRATCH = 'scratch';
 const CREATED = 'created-later';
 
 const SEED = Number(process.env.LOOPX_RELIABILITY_SEED ?? Date.now() % 2 ** 31);
-/** mulberry32: small, seeded, good enough to pick offsets. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 
@@ -302,6 +292,15 @@ interface Outcome {
   repaired: boolean;
 }
 
+/** Each file of `dir` with its sha256 (`name:hash`), sorted; none when there is no such folder. */
+function filesOf(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((n) => `${n}:${sha256(fs.readFileSync(path.join(dir, n)))}`);
+}
+
 /** Checks one damaged store end to end; throws with the case in the message. */
 async function check(c: Case, runner: Runner): Promise<Outcome> {
   const ws = damaged(c);
@@ -318,30 +317,14 @@ async function check(c: Case, runner: Runner): Promise<Outcome> {
       },
     ]),
   );
-  const artifactsOf = (root: string, g: string) => {
-    const dir = path.join(root, '.loopx', 'goals', g, 'artifacts');
-    return fs.existsSync(dir)
-      ? fs
-          .readdirSync(dir)
-          .sort()
-          .map((n) => `${n}:${sha256(fs.readFileSync(path.join(dir, n)))}`)
-      : [];
-  };
+  const artifactsOf = (root: string, g: string) =>
+    filesOf(path.join(root, '.loopx', 'goals', g, 'artifacts'));
 
   const codes: number[] = [];
   const ms: number[] = [];
   let repairedCode = -1;
   // Every writer's log of the scratch goal (a damaged writer id makes the next write a new writer's).
-  const scratchLogs = () => {
-    const dir = path.join(ws, '.loopx', 'goals', SCRATCH, 'events');
-    return fs.existsSync(dir)
-      ? fs
-          .readdirSync(dir)
-          .sort()
-          .map((n) => `${n}:${sha256(fs.readFileSync(path.join(dir, n)))}`)
-          .join(',')
-      : '';
-  };
+  const scratchLogs = () => filesOf(path.join(ws, '.loopx', 'goals', SCRATCH, 'events')).join(',');
   for (const args of COMMANDS(c.asked)) {
     const scratchBefore = scratchLogs();
     const r = await runner(ws, args);

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { z } from 'zod';
 import { json, loopx, loopxAsPerson, loopxOnPath, sh, show } from '../cli/helpers';
 import type { Result } from '../cli/helpers';
+import { rng } from '../helpers/rng';
 
 export type { Result } from '../cli/helpers';
 
@@ -17,17 +18,10 @@ export type { Result } from '../cli/helpers';
 // A small deterministic PRNG (mulberry32)
 
 export class Prng {
-  private s: number;
-  constructor(readonly seed: number) {
-    this.s = seed >>> 0;
-  }
   /** A float in [0, 1). */
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  readonly next: () => number;
+  constructor(readonly seed: number) {
+    this.next = rng(seed);
   }
   /** An integer in [lo, hi]. */
   int(lo: number, hi: number): number {

@@ -20,6 +20,7 @@ import { agent, human, manualClock, removeTempDirs, signed, tempDir } from '../h
 import { quota, throwsLoopx } from '../helpers/contract-kit';
 import { cloneOf, sync } from '../helpers/clones';
 import type { Clone } from '../helpers/clones';
+import { rng } from '../helpers/rng';
 
 after(removeTempDirs);
 
@@ -134,7 +135,7 @@ describe('team mode: each clone writes its own log', () => {
       );
     // A force push cut A's last line.
     fs.writeFileSync(theirs, lines.slice(0, -1).join('\n') + '\n');
-    let v = byWriter();
+    const v = byWriter();
     assert.deepEqual(v[b.store.writerId()], { ok: true, error: '' });
     assert.equal(v[a.store.writerId()]!.ok, false);
     assert.match(
@@ -392,18 +393,6 @@ describe('team mode: conflicts are decided by rules', () => {
     assert.equal(canonicalJson(state(a)), canonicalJson(s));
   });
 });
-
-/** mulberry32: small and seeded, so a failing run can be replayed with LOOPX_TEAM_SEED. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('team mode: a property', () => {
   it('random work on three clones, synced in random orders, ends in one state on each and in every order of logs', () => {
