@@ -484,10 +484,14 @@ describe('team mode: a property', () => {
     const full = clones.map((cl) => stateHash(cl.store.replayGoal('g').state));
     assert.deepEqual(full, hashes, `a full replay disagrees with the loaded state (${label})`);
     const logs = a.store.readLogs('g');
+    // Every order of reading the three writers' logs.
     for (const order of [
       [0, 1, 2],
-      [2, 1, 0],
+      [0, 2, 1],
+      [1, 0, 2],
       [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
     ]) {
       const replayed = replayLogs(
         'g',
