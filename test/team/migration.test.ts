@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { REPO, fails, json, loopx, loopxAsPerson, ok, tempDir, removeTempDirs } from '../cli/helpers';
-import { writerLog } from '../helpers/log-kit';
+import { appendChained, writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -195,5 +195,56 @@ describe('a store written before team mode', () => {
     );
     assert.equal(new Set(history.map((e) => e.id)).size, history.length, 'no event twice in the history');
     fails(await loopx(['log', '--goal-id', 'nope'], { cwd: a }), 3, /no goal "nope"/);
+  });
+
+  it('an older LoopX that still appends to events.jsonl after the move: its events are read, and nothing is lost', async () => {
+    const ws = await oldWorkspace();
+    ok(
+      await loopx(
+        ['todo', 'add', '--goal-id', 'ship', '--todo-id', 'after', '--title', 'After the upgrade'],
+        { cwd: ws },
+      ),
+    );
+    // A teammate on the old version appends to the old file, and git brings it back here.
+    const legacy = path.join(ws, '.loopx', 'goals', 'ship', 'events.jsonl');
+    fs.copyFileSync(path.join(FIXTURE, 'loopx', 'goals', 'ship', 'events.jsonl'), legacy);
+    appendChained(legacy, {
+      type: 'todo.added',
+      data: {
+        todo: { id: 'old-clone', title: 'From an old clone', owner: 'agent', priority: 'P2', dependsOn: [] },
+      },
+    });
+    const s = await status(ws, 'ship');
+    assert.equal(s.revision, 24 + 1, 'the old events once, the move, the new todo, and the old clone’s todo');
+    assert.deepEqual(
+      s.todos.map((t) => t.id).slice(-2),
+      ['after', 'old-clone'],
+      'in clock order: an old event (no stamp) sorts by its time, here after the move',
+    );
+    const v = json(
+      await loopx(['--json', 'verify', '--goal-id', 'ship'], { cwd: ws }),
+      z.object({ ok: z.boolean(), goals: z.array(z.any()) }),
+    );
+    assert.equal(v.ok, true);
+    assert.deepEqual(
+      v.goals[0].writers.map((w: { writer: string; events: number }) => w.events).sort(),
+      [23, 24],
+    );
+    // The next write keeps the old file: it holds an event no log of this version has.
+    ok(await loopx(['todo', 'add', '--goal-id', 'ship', '--title', 'Later'], { cwd: ws }));
+    assert.ok(fs.existsSync(legacy));
+    // self-repair leaves it, and says so with exit 6: a person has an old clone to upgrade.
+    const repaired = await loopx(['--json', 'self-repair', '--goal-id', 'ship'], { cwd: ws });
+    assert.equal(repaired.code, 6, repaired.stderr);
+    const r = z
+      .object({ findings: z.array(z.object({ kind: z.string(), fixed: z.boolean(), message: z.string() })) })
+      .parse(JSON.parse(repaired.stdout));
+    const f = r.findings.find((x) => x.kind === 'log-legacy')!;
+    assert.equal(f.fixed, false);
+    assert.match(f.message, /kept and read as one more log/);
+    assert.equal(
+      (await status(ws, 'ship')).todos.some((t) => t.id === 'old-clone'),
+      true,
+    );
   });
 });
