@@ -117,42 +117,77 @@ export interface GoalListSource {
  * The goal list: each goal's index entry while its logs folder is unchanged since the entry was
  * made, else an entry made from the goal itself; the index is brought up to date when it was not
  * (best effort: a read-only checkout or a busy lock leaves it as it was, the list is right anyway).
+ * An index made under other pinned keys, or a rebuild, is made again in full under the index lock,
+ * as commits update their entry under it: a commit cannot land between a goal's read and the write.
  */
 export function listGoalEntries(src: GoalListSource): {
   goals: IndexEntry[];
   errors: { goalId: string; message: string }[];
 } {
+  const shown = (l: { goals: StoredEntry[]; errors: { goalId: string; message: string }[] }) => ({
+    goals: l.goals.map(shownEntry),
+    errors: l.errors,
+  });
+  // Stamped before reading: a change made while the goal is read leaves the stamp behind.
+  const fresh = (id: string): StoredEntry => {
+    const logs = folderStamp(src.logsDir(id));
+    return { ...indexEntryOf(src.stateOf(id)), logs };
+  };
   const index = readIndexFile(src.indexFile);
-  const rebuild = src.rebuild === true || index.trust !== src.trust;
-  const byId = new Map(rebuild ? [] : index.goals.map((e) => [e.id, e]));
+  if (src.rebuild || index.trust !== src.trust) {
+    const rebuild = () => {
+      const list = collectIndexEntries(src.goalIds, fresh);
+      writeIndexFile(src.indexFile, list.goals, src.trust);
+      return list;
+    };
+    if (src.rebuild) return shown(src.withIndexLock(rebuild));
+    try {
+      return shown(src.withIndexLock(rebuild));
+    } catch {
+      return shown(collectIndexEntries(src.goalIds, fresh));
+    }
+  }
+  const seen = new Map(index.goals.map((e) => [e.id, e]));
   const ids = new Set(src.goalIds);
-  let changed = rebuild || index.goals.some((e) => !ids.has(e.id));
+  let changed = index.goals.some((e) => !ids.has(e.id));
   const list = collectIndexEntries(src.goalIds, (id): StoredEntry => {
-    const dir = src.logsDir(id);
-    const known = byId.get(id);
-    if (known && folderUnchanged(dir, known.logs)) return known;
-    // Stamped before reading: a change made while the goal is read leaves the stamp behind.
-    const logs = folderStamp(dir);
-    const entry = { ...indexEntryOf(src.stateOf(id)), logs };
+    const known = seen.get(id);
+    if (known && folderUnchanged(src.logsDir(id), known.logs)) return known;
+    const entry = fresh(id);
     // Right already, and not settled yet when recorded: written again only once the new stamp
     // is settled, so that from then on the entry is trusted without reading the goal.
     const same =
       known !== undefined &&
-      sameFolderTime(known.logs, logs) &&
+      sameFolderTime(known.logs, entry.logs) &&
       JSON.stringify(shownEntry(known)) === JSON.stringify(shownEntry(entry));
-    if (!same || stampSettled(logs)) changed = true;
-    return same && !stampSettled(logs) ? known : entry;
+    if (!same || stampSettled(entry.logs)) changed = true;
+    return same && !stampSettled(entry.logs) ? known : entry;
   });
   if (changed) {
-    const write = () => writeIndexFile(src.indexFile, list.goals, src.trust);
-    if (src.rebuild) src.withIndexLock(write);
-    else {
-      try {
-        src.withIndexLock(write);
-      } catch {
-        /* not written: the list is made from the goals all the same */
-      }
+    try {
+      src.withIndexLock(() => keepNewer(src.indexFile, list.goals, seen, src.trust));
+    } catch {
+      /* not written: the list is made from the goals all the same */
     }
   }
-  return { goals: list.goals.map(shownEntry), errors: list.errors };
+  return shown(list);
+}
+
+/**
+ * Writes `goals` as the index, except where an entry changed in the file since it was read as
+ * `seen` (a commit updated it meanwhile, under the lock the caller holds now): that one is newer.
+ */
+function keepNewer(file: string, goals: StoredEntry[], seen: Map<string, StoredEntry>, trust: string): void {
+  const now = readIndexFile(file);
+  if (now.trust !== trust) return; // made under other keys meanwhile: the next listing rebuilds it
+  const current = new Map(now.goals.map((e) => [e.id, e]));
+  const movedOn = (cur: StoredEntry) => JSON.stringify(cur) !== JSON.stringify(seen.get(cur.id));
+  const out = goals.map((e) => {
+    const cur = current.get(e.id);
+    return cur && movedOn(cur) ? cur : e;
+  });
+  // A goal created meanwhile (its entry new since the read) stays listed.
+  const listed = new Set(goals.map((e) => e.id));
+  for (const cur of now.goals) if (!listed.has(cur.id) && movedOn(cur)) out.push(cur);
+  writeIndexFile(file, out, trust);
 }

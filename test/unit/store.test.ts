@@ -26,8 +26,10 @@ import {
   removeTempDirs,
   manualClock,
   HOSTILE_IDS,
+  settleIndex,
   signed,
 } from '../helpers/store';
+import { listGoalEntries } from '../../src/core/goal-index';
 
 after(removeTempDirs);
 
@@ -621,6 +623,39 @@ describe('corrupt files', () => {
 });
 
 describe('the goal list and index.json', () => {
+  it('a listing never writes back an entry a commit updated while the listing read the goals', () => {
+    const store = tempStore();
+    for (const g of ['a', 'b']) invoke(store, 'goal.create', { goalId: g, title: g.toUpperCase() }, human);
+    settleIndex(store);
+    // b's folder moved on (a pull): the listing reads b, and meanwhile a commit lands on a (an
+    // append, which leaves a's folder time as it was, so only its index entry says it changed).
+    const past = new Date(Date.now() - 5_000);
+    fs.writeFileSync(path.join(store.logsDir('b'), 'w-teammate.jsonl'), '');
+    fs.utimesSync(store.logsDir('b'), past, past);
+    const list = listGoalEntries({
+      indexFile: store.indexPath,
+      trust: store.trust().fingerprint,
+      goalIds: store.goalIds(),
+      logsDir: (id) => store.logsDir(id),
+      stateOf: (id) => {
+        if (id === 'b')
+          invoke(store, 'todo.add', { goalId: 'a', todoId: 'meanwhile', title: 'meanwhile' }, agent);
+        return store.load(id).state;
+      },
+      withIndexLock: (fn) => fn(),
+    });
+    assert.equal(
+      list.goals.find((g) => g.id === 'a')!.todosTotal,
+      0,
+      'the listing itself saw a before the commit',
+    );
+    assert.equal(
+      store.listGoals().goals.find((g) => g.id === 'a')!.todosTotal,
+      1,
+      "the index kept the commit's entry for a",
+    );
+  });
+
   function threeGoals(store: Store) {
     for (const id of ['a', 'b', 'c'])
       invoke(store, 'goal.create', { goalId: id, title: `Goal ${id}` }, human);
