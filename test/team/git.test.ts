@@ -13,104 +13,18 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
 import { ensurePersonKey, fails, json, ok, removeTempDirs, show, tempDir } from '../cli/helpers';
 import type { Result } from '../cli/helpers';
 import { Clone, Prng, evidenceOf, gitOk, todoOf } from './git-kit';
 import type { PullMode, PullOutcome } from './git-kit';
+import { ShouldRun, GoalStatus, Verify, Log, AllStatus } from './team-docs';
+import type { LogEvent } from './team-docs';
 
 after(() => removeTempDirs());
 
 const SEED = process.env.LOOPX_TEAM_SEED
   ? Number(process.env.LOOPX_TEAM_SEED) >>> 0
   : (Date.now() ^ (process.pid << 16)) >>> 0;
-
-// ---------------------------------------------------------------------------------------------
-// The documents the test reads (only the fields it uses are checked; the rest is kept as it is)
-
-const ShouldRun = z.looseObject({
-  schema: z.literal('loopx.should-run/1'),
-  decision: z.enum(['run', 'wait', 'stop', 'done']),
-  reasons: z.array(z.string()),
-  run_id: z.string().nullable(),
-  interaction_contract: z.looseObject({
-    id: z.string().nullable(),
-    cli_channel: z.looseObject({ next_cli_actions: z.array(z.string()) }),
-  }),
-});
-
-const Overruled = z.looseObject({
-  event_id: z.string(),
-  type: z.string(),
-  at: z.string(),
-  writer: z.string(),
-  by: z.string(),
-  rule: z.string(),
-  reason: z.string(),
-});
-const Use = z.looseObject({ used: z.number(), limit: z.number(), left: z.number() });
-const GoalStatus = z.looseObject({
-  schema: z.literal('loopx.goal-status/1'),
-  id: z.string(),
-  status: z.string(),
-  counts: z.looseObject({ todos: z.record(z.string(), z.number()) }),
-  todos: z.array(
-    z.looseObject({
-      id: z.string(),
-      status: z.string(),
-      claimed_by: z.string().optional(),
-      evidence: z.array(z.string()),
-    }),
-  ),
-  gates: z.array(
-    z.looseObject({
-      id: z.string(),
-      status: z.string(),
-      decided_by: z.string().optional(),
-      signed: z.boolean(),
-    }),
-  ),
-  quota: z.looseObject({
-    budgets: z.record(z.string(), Use),
-    spend: z.looseObject({ turns: z.number(), tokens: z.number() }),
-    window: z.string(),
-  }),
-  overruled: z.array(Overruled),
-  state_hash: z.string().regex(/^[0-9a-f]{64}$/),
-});
-type GoalStatus = z.infer<typeof GoalStatus>;
-
-const Verify = z.looseObject({
-  schema: z.literal('loopx.verify/2'),
-  ok: z.boolean(),
-  goals: z.array(
-    z.looseObject({
-      goal_id: z.string(),
-      ok: z.boolean(),
-      events: z.number(),
-      state_hash: z.string(),
-      writers: z.array(
-        z.looseObject({ writer: z.string(), file: z.string(), ok: z.boolean(), events: z.number() }),
-      ),
-    }),
-  ),
-});
-const Log = z.array(
-  z.looseObject({
-    id: z.string(),
-    type: z.string(),
-    hlc: z.string(),
-    log: z.string(),
-    actor: z.looseObject({ kind: z.string(), id: z.string() }),
-    data: z.record(z.string(), z.unknown()),
-  }),
-);
-type LogEvent = z.infer<typeof Log>[number];
-const AllStatus = z.looseObject({
-  schema: z.literal('loopx.status/1'),
-  generated_at: z.string(),
-  workspace: z.string(),
-});
 
 /** Stdout parsed as it is: documents are compared whole, not through a schema's reading of them. */
 const raw = (r: Result): unknown => JSON.parse(r.stdout);
