@@ -1,4 +1,7 @@
-/** The goal's collapsible sections: last runs (with evidence and rewards), gates, todos. */
+/**
+ * The goal's collapsible sections: last runs (with evidence and rewards, and where they ran when
+ * a team's clones share the goal), gates, todos, and what clones' merged work overruled.
+ */
 import type { GoalStatusDoc } from '../src/core/status-doc';
 import { gateButtons } from './attention';
 import { badge, button, h, setAttr, tone } from './dom';
@@ -12,7 +15,31 @@ export function goalSections(d: GoalStatusDoc, folder?: string): HTMLElement[] {
     section('runs', `Last runs`, String(d.runs.length), runsList(d, folder)),
     ...(d.gates.length ? [section('gates', 'Gates', gateSummary(d), gatesList(d, folder))] : []),
     section('todos', 'Todos', `${d.progress.done}/${d.progress.total} done`, todosList(d)),
+    ...(d.overruled.length
+      ? [section('overruled', 'Overruled', plural(d.overruled.length, 'event'), overruledList(d))]
+      : []),
   ];
+}
+
+/** Name of the clone that wrote `writer`'s events (its recorded name, else its id). */
+const writerName = (d: GoalStatusDoc, writer: string) => d.writers[writer] ?? writer;
+
+/** Events that lost to an earlier one from another clone when the logs merged, and why. */
+function overruledList(d: GoalStatusDoc): Node {
+  const ul = h('ul', { class: 'plain' });
+  for (const o of [...d.overruled].reverse()) {
+    ul.append(
+      h(
+        'li',
+        { attrs: { 'data-overruled': o.event_id } },
+        h('span', { class: 'tag' }, o.rule),
+        h('code', null, o.type),
+        h('span', { class: 'muted' }, ` ${o.by} on ${writerName(d, o.writer)} · ${fmtDate(o.at)}`),
+        h('div', { class: 'summary' }, o.reason),
+      ),
+    );
+  }
+  return ul;
 }
 
 function section(id: string, heading: string, description: string, body: Node): HTMLElement {
@@ -45,7 +72,10 @@ function runsList(d: GoalStatusDoc, folder?: string): Node {
       'No runs yet. An agent starts one when it requests a contract and works a turn.',
     );
   const ul = h('ul', { class: 'runs' });
+  // Where a run ran matters once the goal's runs come from more than one clone.
+  const team = new Set(d.runs.map((r) => r.writer)).size > 1;
   for (const r of d.runs) {
+    const where = team && r.writer ? ` on ${writerName(d, r.writer)}` : '';
     const outcome = r.outcome ?? (r.ended_at ? 'ended' : 'running');
     const spend = [
       plural(r.spend.turns, 'turn'),
@@ -107,7 +137,7 @@ function runsList(d: GoalStatusDoc, folder?: string): Node {
           { class: 'run-head' },
           badge(outcome, 'outcome', tone(outcome)),
           h('code', null, r.id),
-          h('span', { class: 'muted' }, ` ${r.agent} · ${fmtDate(r.started_at)} · ${spend}`),
+          h('span', { class: 'muted' }, ` ${r.agent}${where} · ${fmtDate(r.started_at)} · ${spend}`),
         ),
         r.evidence.length ? ev : h('p', { class: 'muted small' }, 'No evidence recorded.'),
         r.rewards.length ? rw : null,

@@ -34,6 +34,8 @@ import { dashboardHtml, dashboardCsp, parseWebviewMessage, statusMessage } from 
 import type { HostMessage, StatusMessage } from '../../src/core/protocol';
 import type { RenderStats } from '../../webview/main';
 import { tempDir, removeTempDirs, manualClock, signed } from '../helpers/store';
+import { cloneOf, sync } from '../helpers/clones';
+import type { Clone } from '../helpers/clones';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -601,6 +603,58 @@ function buildFixture(): Fixture {
   };
 }
 
+/**
+ * A goal two clones share (ana's and ben's, named by LOOPX_WRITER_NAME): each opened a run, and
+ * both claimed one todo before syncing, ben second.
+ */
+function teamFixture(): { status: StatusMessage; doc: GoalStatusDoc } {
+  const clock = manualClock();
+  const a: Clone = {
+    store: Store.init(fs.realpathSync(tempDir('loopx-dash-team-')), { clock: clock.now }),
+    clock,
+  };
+  const as = (name: string, fn: () => void) => {
+    process.env.LOOPX_WRITER_NAME = name;
+    try {
+      fn();
+    } finally {
+      delete process.env.LOOPX_WRITER_NAME;
+    }
+  };
+  as('ana@desk', () => {
+    invoke(a.store, 'goal.create', { goalId: 'team', title: 'Shared by two clones' }, human);
+    invoke(a.store, 'todo.add', { goalId: 'team', todoId: 'split', title: 'Split the module' }, agent);
+  });
+  const b = cloneOf(a.store);
+  a.clock.advance(60_000);
+  b.clock.advance(120_000);
+  as('ana@desk', () => {
+    invoke(a.store, 'run.start', { goalId: 'team', runId: 'run-ana', agent: 'codex' }, agent);
+    invoke(a.store, 'todo.claim', { goalId: 'team', todoId: 'split', by: 'codex' }, agent);
+  });
+  as('ben@laptop', () => {
+    invoke(
+      b.store,
+      'run.start',
+      { goalId: 'team', runId: 'run-ben', agent: 'claude' },
+      { ...agent, id: 'claude' },
+    );
+    invoke(
+      b.store,
+      'todo.claim',
+      { goalId: 'team', todoId: 'split', by: 'claude' },
+      { ...agent, id: 'claude' },
+    );
+  });
+  sync(a, b);
+  fs.cpSync(path.join(b.store.root, 'writers'), path.join(a.store.root, 'writers'), { recursive: true });
+  const status = statusMessage(
+    [{ path: a.store.workspace, name: 'team', doc: statusAll(a.store), attention: [] }],
+    a.store.now(),
+  );
+  return { status, doc: goalStatus(a.store, 'team') };
+}
+
 /** 1,000 goals as the index would list them, validated against the schema. */
 /** A workspace with no goals, as the extension posts it. */
 function emptyStatus(
@@ -930,6 +984,31 @@ describe('dashboard webview in Chromium', { timeout: 180_000 }, () => {
       { type: 'open-evidence', goalId: 'payments', evidenceId: 'ev-r2' },
       { type: 'reveal-goal', goalId: 'payments' },
     ]);
+  });
+
+  it('a goal two clones share: each run says where it ran, and what the merge overruled is listed with its rule', async () => {
+    const team = teamFixture();
+    fx.goals.set('team', team.doc);
+    const o = await open('dark', team.status);
+    await selectGoal(o, 'team');
+    const heads = await o.page.$$eval('.details .run .run-head', (els) =>
+      els.map((e) => e.textContent ?? ''),
+    );
+    assert.deepEqual(
+      heads.map((t) => /(\w+) on (\S+@\S+)/.exec(t)?.slice(1)),
+      [
+        ['claude', 'ben@laptop'],
+        ['codex', 'ana@desk'],
+      ],
+      JSON.stringify(heads),
+    );
+    const overruled = await o.page.$eval(
+      'vscode-collapsible[data-section="overruled"]',
+      (e) => e.textContent ?? '',
+    );
+    assert.match(overruled, /claimed_first[\s\S]*todo\.claimed[\s\S]*agent:claude on ben@laptop/);
+    assert.match(overruled, /todo split was claimed first by codex/);
+    assert.deepEqual(o.errors, []);
   });
 
   it('sends only accepted messages; the protocol refuses everything else', async () => {
