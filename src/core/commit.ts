@@ -20,6 +20,7 @@ import type { WriterHead } from './event-log';
 import { indexEntryOf } from './goal-index';
 import { mkdirStore } from './safe-path';
 import { LEGACY_LOG } from './goal-logs';
+import type { LogFile } from './goal-logs';
 import type { IndexEntry } from './goal-index';
 import type { Signer, Trust } from './trust/decisions';
 
@@ -54,9 +55,10 @@ export interface CommitTarget {
   /** This writer's log. */
   ownLog: string;
   withLock<T>(fn: () => T): T;
-  /** Whether the goal has any log. */
-  exists(): boolean;
-  load(): LoadedGoal;
+  /** The goal's logs (none: the goal does not exist). */
+  logFiles(): LogFile[];
+  /** The goal's current state from `files`, its logs as `logFiles` listed them. */
+  load(files: LogFile[]): LoadedGoal;
   /** The error for a goal that has no log. */
   missing(): LoopxError;
   quarantineTornTail(): EventDraft | undefined;
@@ -128,14 +130,15 @@ function commitLocked(
   syncLater: (fd: number) => void,
 ): CommitResult {
   const { goalId } = target;
-  const exists = target.exists();
+  const files = target.logFiles();
+  const exists = files.length > 0;
   if (opts.create && exists)
     throw conflict(`goal ${goalId} already exists`, { goalId, reason: 'goal_exists' });
   if (!opts.create && !exists) throw target.missing();
   // A torn tail is not part of the state (load leaves it out), so plan against the state first
   // and quarantine only once the call is not refused: a refusal must change nothing, and the
   // quarantine is then recorded by the `log.quarantined` event of the write that does it.
-  const cur: LoadedGoal | undefined = exists ? target.load() : undefined;
+  const cur: LoadedGoal | undefined = exists ? target.load(files) : undefined;
   const revision = cur?.revision ?? 0;
   if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
     throw conflict(
@@ -176,8 +179,10 @@ function commitLocked(
     { now: target.now(), writer, actor, signer: opts.signer },
     trust,
   );
-  mkdirStore(target.logsDir);
-  if (firstInGoal) target.firstWrite();
+  if (firstInGoal) {
+    mkdirStore(target.logsDir);
+    target.firstWrite();
+  }
   const fd = appendUnsynced(target.ownLog, next.chunk);
   // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
   // no longer holds other writers back, and concurrent fsyncs share one journal commit. An

@@ -252,8 +252,7 @@ export class Store {
   }
 
   /** Every log of the goal open for reading (not found, or corrupt, when the goal has none). */
-  private openLogs(goalId: string): OpenLog[] {
-    const files = this.logFiles(goalId);
+  private openLogs(goalId: string, files = this.logFiles(goalId)): OpenLog[] {
     if (files.length === 0) throw this.missing(goalId);
     return openLogFiles(files);
   }
@@ -272,14 +271,14 @@ export class Store {
    * this clone's own log grew since. Otherwise (a pull brought other writers' events) a full
    * replay, whose result is cached for the next load.
    */
-  load(goalId: string): LoadedGoal {
+  load(goalId: string, files?: LogFile[]): LoadedGoal {
     checkId(goalId, 'goal id');
     // Opened once: the sizes, the snapshot's check and the replay all read these descriptors.
-    const logs = this.openLogs(goalId);
+    const logs = this.openLogs(goalId, files);
     try {
       const { snap, problem } = this.readSnapshot(goalId);
       const trust = this.trust();
-      const own = peekWriterId(this.localDir) ?? '';
+      const own = this.cachedWriter ?? peekWriterId(this.localDir) ?? '';
       const resumed = snap && resumeFromSnapshot(goalId, logs, snap, own, trust);
       if (resumed) return resumed;
       const ours = snap && snap.trust === trust.fingerprint && snap.state.id === goalId;
@@ -358,8 +357,8 @@ export class Store {
       logsDir: this.logsDir(goalId),
       ownLog: this.logPath(goalId),
       withLock: (fn) => this.withGoalLock(goalId, fn),
-      exists: () => this.exists(goalId),
-      load: () => this.load(goalId),
+      logFiles: () => this.logFiles(goalId),
+      load: (files) => this.load(goalId, files),
       missing: () => this.missing(goalId),
       quarantineTornTail: () => this.quarantineTornTail(goalId),
       migrateLegacy: (head, ownExists) => this.migrateLegacy(goalId, head, ownExists),
