@@ -66,7 +66,10 @@ export interface CommitTarget {
    * Makes an older LoopX's `events.jsonl` (ended at `head`) the head of this writer's log, if
    * this writer has none yet: the draft to record it, and what to remove once the write is done.
    */
-  migrateLegacy(head: WriterHead, ownExists: boolean): { draft?: EventDraft; cleanup?: () => void };
+  migrateLegacy(
+    head: WriterHead,
+    ownExists: boolean,
+  ): { draft?: EventDraft; apply?: () => void; cleanup?: () => void };
   writerId(): string;
   /** Called before this writer's first event in the goal: names the writer for people (writers.ts). */
   firstWrite(): void;
@@ -183,6 +186,8 @@ function commitLocked(
     mkdirStore(target.logsDir);
     target.firstWrite();
   }
+  // Nothing is written before this point: a refused call leaves an older store as it was.
+  migration?.apply?.();
   const fd = appendUnsynced(target.ownLog, next.chunk);
   // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
   // no longer holds other writers back, and concurrent fsyncs share one journal commit. An

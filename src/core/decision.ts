@@ -8,6 +8,7 @@ import type { GoalState, Policy, Run, Todo, GoalStatus } from './model';
 import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota';
 import { contractTooLong } from './issued-contract';
 import type { QuotaUse } from './quota';
+import { ownOpenRuns } from './identity';
 
 /** How many actions one contract lists: enough for a turn, small enough to read. */
 export const MAX_ACTIONS = 5;
@@ -143,9 +144,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
   const toEnd: DecisionResult['toEnd'] = [];
   let reuse: Run | undefined;
   let reuseLeft = 0;
-  for (const run of goal.runs) {
-    if (run.endedAt || run.agent !== agent) continue;
-    if (input.writer !== undefined && run.writer !== undefined && run.writer !== input.writer) continue;
+  for (const run of ownOpenRuns(goal, input.writer, agent)) {
     const c = run.contract;
     if (c && Date.parse(c.expiresAt) <= now.getTime()) {
       toEnd.push({ run, outcome: 'abandoned', why: `its contract ${c.id} expired at ${c.expiresAt}` });

@@ -11,11 +11,10 @@ import { draft } from './events';
 import { refused, notFound, quote } from './errors';
 import { checkId, newId } from './ids';
 import { withoutUnsafeCharacters } from './text-rules';
-import { Id, Line, Text, Artifact, effectiveStatus, Contract as ContractSchema } from './model';
+import { Id, Line, Text, Artifact, effectiveStatus } from './model';
 import type { Actor, Contract, GoalState, Policy, Run, Todo } from './model';
-import { contractSignatureValid, findContract } from './contract';
-import { contractTooLong } from './issued-contract';
-import { assertOwnContract } from './identity';
+import { findContract } from './contract';
+import { authenticContract, contractTooLong } from './issued-contract';
 import type { Store } from './store';
 
 export interface Verified {
@@ -66,26 +65,8 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
   // file that is trusted while its length matches, so a hand edit there (a gate marked approved,
   // a run marked open) must not let a command run.
   const goal = store.replayGoal(hint.goal.id).state;
-  const run = goal.runs.find((r) => r.contract?.id === contractId);
-  if (!run?.contract) throw forged();
-  const contract = ContractSchema.parse(run.contract);
+  const { run, contract } = authenticContract(store, goal, contractId, opts.agent, forged);
   const cid = contract.id;
-  // A contract binds the clone that issued it: after a pull, another clone's open run is there
-  // to see, not to act on.
-  const issuer = contract.writer ?? run.writer;
-  if (issuer !== undefined && issuer !== store.writerId()) {
-    throw refused(
-      `contract ${cid} was issued on another clone of this workspace (writer ${issuer}): a contract authorises work only where it was issued; get one here with \`loopx quota should-run --goal-id ${goal.id}\``,
-      { contractId: cid, reason: 'contract_other_clone' },
-    );
-  }
-  if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
-    throw refused(
-      `contract ${cid} fails signature verification: it was altered after it was issued, or signed with a key that is not this workspace's`,
-      { contractId: cid, reason: 'contract_signature_invalid' },
-    );
-  }
-  assertOwnContract(contract, opts.agent);
   if (run.endedAt) {
     throw refused(
       `contract ${cid} belongs to run ${run.id}, which ended (${run.outcome}) at ${run.endedAt}: get a new contract with \`loopx quota should-run --goal-id ${goal.id}\``,

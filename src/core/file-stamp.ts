@@ -26,15 +26,6 @@ export function folderStamp(dir: string, now = Date.now()): string | undefined {
 /** File systems stamp times coarsely: a change this soon after a stamp may not have moved the mtime. */
 const STAMP_SETTLE_MS = 2000;
 
-/**
- * Whether `dir` is unchanged since `recorded` (a folderStamp) was taken. A stamp taken within
- * STAMP_SETTLE_MS of the folder's last change proves nothing, as git's racy-index rule says.
- */
-export function folderUnchanged(dir: string, recorded: string | undefined): boolean {
-  const now = folderStamp(dir, 0);
-  return stampSettled(recorded) && sameFolderTime(now, recorded);
-}
-
 /** Whether two folder stamps name the same folder time (taken at any moment). */
 export function sameFolderTime(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && b !== undefined && a.split('@')[0] === b.split('@')[0];

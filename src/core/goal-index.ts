@@ -9,7 +9,8 @@
  */
 import { z } from 'zod';
 import { readJsonFile, writeJsonAtomic } from './jsonfile';
-import { folderStamp, folderUnchanged, sameFolderTime, stampSettled } from './file-stamp';
+import * as path from 'node:path';
+import { folderStamp, sameFolderTime, stampSettled } from './file-stamp';
 import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
 import type { GoalState } from './model';
 
@@ -100,6 +101,14 @@ export function collectIndexEntries<E extends IndexEntry>(
   return { goals, errors };
 }
 
+/**
+ * The stamp of a goal's logs folder (`events/`), or of the goal's folder while it has none (a goal
+ * an older LoopX wrote, not migrated yet): git changes either when a pull changes a log.
+ */
+export function logsFolderStamp(logsDir: string, now = Date.now()): string | undefined {
+  return folderStamp(logsDir, now) ?? folderStamp(path.dirname(logsDir), now);
+}
+
 /** What listing needs from the store. */
 export interface GoalListSource {
   indexFile: string;
@@ -130,7 +139,7 @@ export function listGoalEntries(src: GoalListSource): {
   });
   // Stamped before reading: a change made while the goal is read leaves the stamp behind.
   const fresh = (id: string): StoredEntry => {
-    const logs = folderStamp(src.logsDir(id));
+    const logs = logsFolderStamp(src.logsDir(id));
     return { ...indexEntryOf(src.stateOf(id)), logs };
   };
   const index = readIndexFile(src.indexFile);
@@ -152,7 +161,8 @@ export function listGoalEntries(src: GoalListSource): {
   let changed = index.goals.some((e) => !ids.has(e.id));
   const list = collectIndexEntries(src.goalIds, (id): StoredEntry => {
     const known = seen.get(id);
-    if (known && folderUnchanged(src.logsDir(id), known.logs)) return known;
+    if (known && stampSettled(known.logs) && sameFolderTime(logsFolderStamp(src.logsDir(id), 0), known.logs))
+      return known;
     const entry = fresh(id);
     // Right already, and not settled yet when recorded: written again only once the new stamp
     // is settled, so that from then on the entry is trusted without reading the goal.

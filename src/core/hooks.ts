@@ -12,6 +12,7 @@ import { invoke } from './capabilities';
 import type { Actor } from './model';
 import type { Store } from './store';
 import type { HookAnswer } from './hooks/answer';
+import { ownOpenRuns } from './identity';
 
 export * from './hooks/answer';
 export { preToolUse, deny } from './hooks/pre-tool-use';
@@ -49,7 +50,7 @@ export function stop(
   const goalId = sessionGoal(store, opts.goalId);
   if (!goalId) return { output: {}, exitCode: 0 };
   const state = store.load(goalId).state;
-  const open = state.runs.filter((r) => !r.endedAt && r.agent === opts.agent);
+  const open = ownOpenRuns(state, store.writerId(), opts.agent);
   for (const r of open) {
     invoke(
       store,

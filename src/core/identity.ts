@@ -14,7 +14,7 @@
  */
 import { refused, quote } from './errors';
 import { withoutUnsafeCharacters } from './text-rules';
-import type { Contract, Run } from './model';
+import type { Contract, GoalState, Run } from './model';
 
 /** The agent a CLI caller with no identity (no LOOPX_AGENT, no --agent) acts as. */
 export const DEFAULT_AGENT = 'agent';
@@ -68,5 +68,19 @@ export function sameAgent(
   throw refused(
     `${what} ${quote(given)} is not you: your identity is ${quote(caller)} (from the channel you call through), and an agent acts only in its own name. Leave ${what} out`,
     { agent: caller, given, reason: 'agent_mismatch' },
+  );
+}
+
+/**
+ * The open runs of `state` this clone opened (`writer`; undefined: every clone's, a preview), of
+ * `agent` when given. After a pull another clone's runs are there to see: ending or reusing them
+ * is that clone's business (a run ended here would end its live contract once the logs merge).
+ */
+export function ownOpenRuns(state: GoalState, writer: string | undefined, agent?: string): Run[] {
+  return state.runs.filter(
+    (r) =>
+      !r.endedAt &&
+      (agent === undefined || r.agent === agent) &&
+      (writer === undefined || r.writer === undefined || r.writer === writer),
   );
 }

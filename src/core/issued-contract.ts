@@ -9,6 +9,9 @@ import { canonicalJson } from './jsonfile';
 import { Contract as ContractSchema, policyTtlMinutes } from './model';
 import type { Contract, GoalState, Policy, Run } from './model';
 import type { Store } from './store';
+import { refused } from './errors';
+import type { LoopxError } from './errors';
+import { assertOwnContract } from './identity';
 import { mkdirStore, readStoreFile, writeStoreFile } from './safe-path';
 
 /**
@@ -38,6 +41,41 @@ export function contractSignatureValid(store: Store, c: Contract): boolean {
   const expected = Buffer.from(signPayload(store, contractPayload(c)), 'hex');
   const got = Buffer.from(c.sig, 'hex');
   return expected.length === got.length && timingSafeEqual(expected, got);
+}
+
+/**
+ * The run `contractId` opened in `goal` (replayed from the logs) and its contract, once the
+ * contract is shown to be this clone's (a contract binds the writer that issued it: after a pull,
+ * another clone's open run is there to see, not to act on), untampered, and the caller's own when
+ * the caller (`agent`) is known. `missing` is the error when the goal has no such contract.
+ * Whether the run may still act (open, unexpired) is the caller's question.
+ */
+export function authenticContract(
+  store: Store,
+  goal: GoalState,
+  contractId: string,
+  agent: string | undefined,
+  missing: () => LoopxError,
+): { run: Run; contract: Contract } {
+  const run = goal.runs.find((r) => r.contract?.id === contractId);
+  if (!run?.contract) throw missing();
+  const contract = ContractSchema.parse(run.contract);
+  const cid = contract.id;
+  const issuer = contract.writer ?? run.writer;
+  if (issuer !== undefined && issuer !== store.writerId()) {
+    throw refused(
+      `contract ${cid} was issued on another clone of this workspace (writer ${issuer}): a contract authorises work only where it was issued; get one here with \`loopx quota should-run --goal-id ${goal.id}\``,
+      { contractId: cid, reason: 'contract_other_clone' },
+    );
+  }
+  if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id) {
+    throw refused(
+      `contract ${cid} fails signature verification: it was altered after it was issued, or signed with a key that is not this workspace's`,
+      { contractId: cid, reason: 'contract_signature_invalid' },
+    );
+  }
+  assertOwnContract(contract, agent);
+  return { run, contract };
 }
 
 // ---------------------------------------------------------------------------------------------

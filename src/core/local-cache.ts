@@ -11,10 +11,9 @@ import type { GoalState } from './model';
 import { readSnapshotFile, writeSnapshotFile } from './snapshot';
 import type { Snapshot } from './snapshot';
 import type { LoadedGoal } from './goal-load';
-import { listGoalEntries, upsertIndexEntry } from './goal-index';
+import { listGoalEntries, logsFolderStamp, upsertIndexEntry } from './goal-index';
 import type { IndexEntry } from './goal-index';
 import { lockFile } from './local-dir';
-import { folderStamp } from './file-stamp';
 import { mkdirStore, storePathExists } from './safe-path';
 
 export interface LocalCacheOptions {
@@ -69,19 +68,20 @@ export class LocalCache {
     return { revision: loaded.revision, heads: loaded.heads, hlc: loaded.hlc, trust, state: loaded.state };
   }
 
-  /** Saves a state a reader replayed, for the next load: best effort. */
-  keepReplay(goalId: string, loaded: LoadedGoal, trust: string): void {
-    if (!this.canWrite()) return;
+  /** Saves a state a reader replayed, for the next load: best effort. Whether it was saved. */
+  keepReplay(goalId: string, loaded: LoadedGoal, trust: string): boolean {
+    if (!this.canWrite()) return false;
     try {
       this.writeSnapshot(goalId, LocalCache.snapshotOf(loaded, trust));
+      return true;
     } catch {
-      /* a read-only checkout, a full disk: the next load replays again */
+      return false; // a read-only checkout, a full disk: the next load replays again
     }
   }
 
   /** Records a goal's entry after a write (the writer holds no index lock yet: this takes it). */
   updateIndexEntry(entry: IndexEntry, logsDir: string, trust: string): void {
-    const logs = folderStamp(logsDir);
+    const logs = logsFolderStamp(logsDir);
     withLock(this.indexLock(), () => upsertIndexEntry(this.indexPath, { ...entry, logs }, trust), {
       timeoutMs: this.o.lockTimeoutMs,
     });

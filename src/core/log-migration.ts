@@ -46,18 +46,24 @@ function removeLegacy(l: LegacyLog): void {
 /**
  * Under the goal lock. When this writer has no log yet, its log starts as a copy of the old one
  * (the complete lines only: a torn tail stays in the old file, which is then kept) and the draft
- * records it. When this writer's log already starts with the old log (a migration cut short), the
+ * records it; `apply` makes the copy, called only once the write is not refused. When this writer's log already starts with the old log (a migration cut short), the
  * old file only needs removing. Otherwise the old log holds events this writer's does not (an
  * older LoopX on another clone still writes it): it stays, and replay reads it as one more log.
  */
-export function migrateLegacyLog(l: LegacyLog): { draft?: EventDraft; cleanup?: () => void } {
+export function migrateLegacyLog(l: LegacyLog): {
+  draft?: EventDraft;
+  apply?: () => void;
+  cleanup?: () => void;
+} {
   const old = readStoreFile(l.legacy);
   const complete = old.subarray(0, l.head.bytes);
   const torn = old.length > complete.length;
   if (!l.ownExists) {
-    mkdirStore(path.dirname(l.own));
-    writeDurably(l.own, complete);
     return {
+      apply: () => {
+        mkdirStore(path.dirname(l.own));
+        writeDurably(l.own, complete);
+      },
       draft: draft('log.migrated', {
         from: 'events.jsonl',
         events: l.head.seq,

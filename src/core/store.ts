@@ -289,7 +289,9 @@ export class Store {
       const loaded = replayLogs(goalId, parseOpenLogs(logs), warnings, trust);
       // A stale cache is made again; a damaged one (or one over a cut log) is left for
       // self-repair to find and report.
-      if (warnings.length === 0) this.cache.keepReplay(goalId, loaded, trust.fingerprint);
+      // Cached: the snapshot is current (a commit need not write it again).
+      if (warnings.length === 0 && this.cache.keepReplay(goalId, loaded, trust.fingerprint))
+        return { ...loaded, snapshotLag: 0 };
       return loaded;
     } finally {
       closeLogFiles(logs);
@@ -363,7 +365,7 @@ export class Store {
       quarantineTornTail: () => this.quarantineTornTail(goalId),
       migrateLegacy: (head, ownExists) => this.migrateLegacy(goalId, head, ownExists),
       writerId: () => this.writerId(),
-      firstWrite: () => recordWriter(this.root, this.writerId(), defaultWriterName()),
+      firstWrite: () => this.firstWrite(),
       trust: () => this.trust(),
       snapshotKey: () => this.secret('snapshot-key'),
       now: () => this.clock(),
@@ -378,11 +380,18 @@ export class Store {
   }
 
   /** Under the goal lock: an older LoopX's events.jsonl becomes the head of this writer's log (log-migration.ts). */
-  private migrateLegacy(goalId: string, head: WriterHead, ownExists: boolean) {
-    // A store from before team mode lacks the lines that keep git from touching the logs' bytes,
-    // and holds its goal index where the caches no longer live.
+  /**
+   * Before this clone's first event in a goal: name the writer for people, and bring a store made
+   * before team mode up to date (the git lines that keep the logs' bytes; its goal index, now a
+   * local cache) whichever goal its first write goes to.
+   */
+  private firstWrite(): void {
+    recordWriter(this.root, this.writerId(), defaultWriterName());
     ensureGitFiles(this.root);
     fs.rmSync(path.join(this.root, 'index.json'), { force: true });
+  }
+
+  private migrateLegacy(goalId: string, head: WriterHead, ownExists: boolean) {
     return migrateLegacyLog({
       goalDir: this.goalDir(goalId),
       legacy: path.join(this.goalDir(goalId), LEGACY_LOG),

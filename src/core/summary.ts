@@ -1,14 +1,13 @@
 /** summary_all: end the caller's open run(s), summarise their evidence, and give the goal's progress. */
-import { Contract as ContractSchema } from './model';
 import type { Actor } from './model';
 import type { Store } from './store';
 import { invoke } from './capabilities';
-import { LoopxError, notFound, refused, quote } from './errors';
+import { LoopxError, notFound, quote } from './errors';
 import { checkId } from './ids';
-import { assertOwnContract } from './identity';
-import { contractSignatureValid } from './issued-contract';
+import { authenticContract } from './issued-contract';
 import { goalStatus } from './status';
 import type { AttentionItem, GoalStatusDoc } from './status-doc';
+import { ownOpenRuns } from './identity';
 
 export const SUMMARY_SCHEMA = 'loopx.summary/1';
 export interface SummaryDoc {
@@ -38,9 +37,8 @@ export interface SummaryDoc {
 export function runOfContract(store: Store, goalId: string, contractId: string, caller?: string): string {
   checkId(contractId, 'contract id');
   const goal = store.replayGoal(goalId).state;
-  const run = goal.runs.find((r) => r.contract?.id === contractId);
-  if (!run?.contract)
-    throw notFound(
+  const missing = () =>
+    notFound(
       `goal ${goal.id} has no contract ${quote(contractId)}: it is forged, mistyped or another goal's`,
       {
         contractId,
@@ -48,13 +46,7 @@ export function runOfContract(store: Store, goalId: string, contractId: string, 
         reason: 'contract_not_found',
       },
     );
-  const contract = ContractSchema.parse(run.contract);
-  if (!contractSignatureValid(store, contract) || contract.runId !== run.id || contract.goalId !== goal.id)
-    throw refused(`contract ${contract.id} fails signature verification`, {
-      contractId: contract.id,
-      reason: 'contract_signature_invalid',
-    });
-  assertOwnContract(contract, caller);
+  const { run } = authenticContract(store, goal, contractId, caller, missing);
   return run.id;
 }
 
@@ -73,9 +65,12 @@ export function summaryAll(
 ): SummaryDoc {
   const before = store.load(goalId).state;
   const ended: SummaryDoc['ended_runs'] = [];
-  const mine = (x: (typeof before.runs)[number]) =>
-    opts.runId !== undefined ? x.id === opts.runId : opts.agent === undefined || x.agent === opts.agent;
-  for (const r of before.runs.filter((x) => !x.endedAt && mine(x))) {
+  // A contract's run was checked to be this clone's (runOfContract); by agent, only this clone's.
+  const open =
+    opts.runId !== undefined
+      ? before.runs.filter((x) => !x.endedAt && x.id === opts.runId)
+      : ownOpenRuns(before, store.writerId(), opts.agent);
+  for (const r of open) {
     const ev = before.evidence.filter((e) => e.runId === r.id);
     const withCode = ev.filter((e) => e.exitCode !== undefined);
     const failed = withCode.filter((e) => e.exitCode !== 0).length;

@@ -6,9 +6,12 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { invoke } from '../../src/core/capabilities';
 import { shouldRun } from '../../src/core/contract';
 import { checkContract } from '../../src/core/exec';
+import { runOfContract, summaryAll } from '../../src/core/summary';
+import { stop } from '../../src/core/hooks';
 import { nextHlc, maxHlc } from '../../src/core/hlc';
 import { mergeLogs } from '../../src/core/merge-logs';
 import { replayLogs } from '../../src/core/goal-load';
@@ -44,6 +47,16 @@ function twoClones(opts: { quota?: ReturnType<typeof quota> } = {}): [Clone, Clo
   b.clock.advance(1000);
   return [a, b];
 }
+
+/** Every order of reading three writers' logs. */
+const EVERY_ORDER = [
+  [0, 1, 2],
+  [0, 2, 1],
+  [1, 0, 2],
+  [1, 2, 0],
+  [2, 0, 1],
+  [2, 1, 0],
+];
 
 const state = (c: Clone) => c.store.load('g').state;
 const o0reason = (c: Clone) => state(c).overruled![0]!.reason;
@@ -168,15 +181,7 @@ describe('team mode: each clone writes its own log', () => {
     }
     sync(a, b, c);
     const logs = a.store.readLogs('g');
-    const orders = [
-      [0, 1, 2],
-      [0, 2, 1],
-      [1, 0, 2],
-      [1, 2, 0],
-      [2, 0, 1],
-      [2, 1, 0],
-    ];
-    const hashes = orders.map((o) =>
+    const hashes = EVERY_ORDER.map((o) =>
       stateHash(
         replayLogs(
           'g',
@@ -370,6 +375,32 @@ describe('team mode: conflicts are decided by rules', () => {
     assert.equal(checkContract(b.store, onB.interaction_contract!.id!).contract.writer, b.store.writerId());
   });
 
+  it("ending a turn on one clone never ends another clone's run: not by agent, not by its contract", () => {
+    const [a, b] = twoClones();
+    invoke(a.store, 'todo.add', { goalId: 'g', todoId: 'build', title: 'Build', action: 'true' }, agent);
+    const onA = shouldRun(a.store, { goalId: 'g', agent: 'agent-a' }, agentA);
+    const contractId = onA.interaction_contract!.id!;
+    sync(a, b);
+    // The same agent name ends its turn on B (summary_all --agent, the Stop hook): A's run stays.
+    assert.deepEqual(summaryAll(b.store, 'g', agentA, { agent: 'agent-a' }).ended_runs, []);
+    assert.deepEqual(stop(b.store, { goalId: 'g', agent: 'agent-a' }, agentA).exitCode, 0);
+    const err = throwsLoopx(
+      () => runOfContract(b.store, 'g', contractId, 'agent-a'),
+      'refused',
+      /another clone/,
+    );
+    assert.equal(err.details.reason, 'contract_other_clone');
+    sync(a, b);
+    assert.equal(state(a).runs.find((r) => r.id === onA.run_id)!.endedAt, undefined, "A's run is still open");
+    // On A, the same calls end it.
+    assert.deepEqual(
+      summaryAll(a.store, 'g', agentA, {
+        runId: runOfContract(a.store, 'g', contractId, 'agent-a'),
+      }).ended_runs.map((r) => r.id),
+      [onA.run_id],
+    );
+  });
+
   it('a goal created on two machines under one id: the earlier creation stands, the work of both is kept', () => {
     const clock = manualClock();
     const a: Clone = { store: Store.init(tempDir(), { clock: clock.now }), clock };
@@ -391,6 +422,41 @@ describe('team mode: conflicts are decided by rules', () => {
       [['goal.created', 'created_first']],
     );
     assert.equal(canonicalJson(state(a)), canonicalJson(s));
+  });
+});
+
+describe('team mode: a store from before it', () => {
+  const oldStore = () => {
+    const ws = tempDir();
+    fs.cpSync(path.join(__dirname, '..', 'fixtures', 'store-v1', 'loopx'), path.join(ws, '.loopx'), {
+      recursive: true,
+    });
+    fs.mkdirSync(path.join(ws, '.loopx', 'local'));
+    return new Store(ws);
+  };
+
+  it('a goal not migrated yet is vouched for by the index like any other: listing does not read it again', () => {
+    const store = oldStore();
+    const past = new Date(Date.now() - 10_000);
+    for (const g of store.goalIds()) fs.utimesSync(store.goalDir(g), past, past);
+    store.listGoals();
+    const written = fs.statSync(store.indexPath).ino;
+    assert.deepEqual(
+      store.listGoals().goals.map((g) => g.id),
+      ['ship', 'docs'],
+    );
+    assert.equal(fs.statSync(store.indexPath).ino, written, 'the second listing wrote no index');
+  });
+
+  it("its first write, to any goal, adds the git lines that keep the logs' bytes and drops the old index", () => {
+    const store = oldStore();
+    invoke(store, 'goal.create', { goalId: 'fresh', title: 'After the upgrade' }, human);
+    assert.match(fs.readFileSync(path.join(store.root, '.gitattributes'), 'utf8'), /^\*\.jsonl -text$/m);
+    assert.equal(fs.existsSync(path.join(store.root, 'index.json')), false);
+    assert.ok(
+      fs.existsSync(path.join(store.goalDir('ship'), 'events.jsonl')),
+      'the untouched goal is not migrated',
+    );
   });
 });
 
@@ -484,15 +550,7 @@ describe('team mode: a property', () => {
     const full = clones.map((cl) => stateHash(cl.store.replayGoal('g').state));
     assert.deepEqual(full, hashes, `a full replay disagrees with the loaded state (${label})`);
     const logs = a.store.readLogs('g');
-    // Every order of reading the three writers' logs.
-    for (const order of [
-      [0, 1, 2],
-      [0, 2, 1],
-      [1, 0, 2],
-      [1, 2, 0],
-      [2, 0, 1],
-      [2, 1, 0],
-    ]) {
+    for (const order of EVERY_ORDER) {
       const replayed = replayLogs(
         'g',
         order.filter((i) => logs[i]).map((i) => logs[i]!),

@@ -13,7 +13,7 @@
 import * as os from 'node:os';
 import { checkJudgment, verifyCommand } from '../exec';
 import { shellWords } from '../shell-lex';
-import { DEFAULT_AGENT } from '../identity';
+import { DEFAULT_AGENT, ownOpenRuns } from '../identity';
 import { runOfContract } from '../summary';
 import { effectiveStatus } from '../model';
 import type { Contract, Policy } from '../model';
@@ -99,17 +99,17 @@ function commandOf(input: unknown): string | undefined {
 /** A shell tool by name (an MCP server's `mcp__x__bash` too). */
 const isShellTool = (tool: string) => SHELL_TOOLS.test(tool) || SHELL_TOOLS.test(tool.split('__').pop()!);
 
-/** The contracts of open, unexpired runs of active goals. */
+/** The contracts of this clone's open, unexpired runs of active goals (another clone's authorise nothing here). */
 function activeContracts(store: Store, now: Date): Contract[] {
   const out: Contract[] = [];
+  const writer = store.writerId();
   for (const g of store.listGoals().goals) {
     if (g.status !== 'active') continue;
     try {
       const state = store.load(g.id).state;
       if (effectiveStatus(state) !== 'active') continue;
-      for (const r of state.runs)
-        if (!r.endedAt && r.contract && Date.parse(r.contract.expiresAt) > now.getTime())
-          out.push(r.contract);
+      for (const r of ownOpenRuns(state, writer))
+        if (r.contract && Date.parse(r.contract.expiresAt) > now.getTime()) out.push(r.contract);
     } catch {
       /* a broken goal authorises nothing */
     }
