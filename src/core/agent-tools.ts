@@ -374,20 +374,10 @@ export function callAgentTool(store: Store, name: string, rawInput: unknown, act
     throw usageError(
       `there is no LoopX tool ${JSON.stringify(name)}; the tools are ${AGENT_TOOL_NAMES.join(', ')}`,
     );
-  let input: unknown;
+  // Every refusal (bad input, the commonest, included) gets its next step.
   try {
-    input = withoutAgent(rawInput, actor);
-  } catch (e) {
-    if (e instanceof LoopxError) throw new LoopxError(e.kind, nextStep(e), e.details);
-    throw e;
-  }
-  const parsed = tool.input.safeParse(input ?? {});
-  if (!parsed.success) {
-    // Bad input is the commonest refusal: it gets its next step like every other one.
-    const e = usageError(`${name}: ${describeIssues(parsed.error)}`);
-    throw new LoopxError(e.kind, nextStep(e), e.details);
-  }
-  try {
+    const parsed = tool.input.safeParse(withoutAgent(rawInput, actor) ?? {});
+    if (!parsed.success) throw usageError(`${name}: ${describeIssues(parsed.error)}`);
     return tool.run(store, parsed.data, actor);
   } catch (e) {
     if (e instanceof LoopxError) throw new LoopxError(e.kind, nextStep(e), e.details);

@@ -31,8 +31,8 @@ export interface CommitOptions {
   /** The goal must not exist yet (goal creation). */
   create?: boolean;
   /**
-   * Leave index.json alone (bulk generation: the caller rebuilds the index once at the end).
-   * Listing stays correct meanwhile: it reconciles the index with the goal folders.
+   * Leave the goal index alone (bulk generation, as the benchmark does: the caller rebuilds the
+   * index once at the end). Listing stays correct meanwhile: a goal the index lacks is read.
    */
   deferIndex?: boolean;
   /** The person's key, for the events that are a person's decision (see trust/decisions.ts). */

@@ -19,6 +19,7 @@ import { render } from './should-run-output';
 import type { ShouldRunOutput } from './should-run-output';
 import { contractPayload, rememberContract } from './issued-contract';
 import type { Store } from './store';
+import { overruledOut } from './status-doc';
 
 // What this module exported before its parts moved out.
 export { canonicalJson } from './jsonfile';
@@ -118,7 +119,7 @@ function withOverruled(out: ShouldRunOutput, state: GoalState, agent: string): S
     .filter((o) => o.actor.id === agent)
     .slice(-OVERRULED_SHOWN)
     .reverse()
-    .map((o) => ({ event_id: o.eventId, type: o.type, at: o.ts, reason: o.reason }));
+    .map(overruledOut);
   return mine.length ? { ...out, overruled: mine } : out;
 }
 

@@ -46,9 +46,11 @@ export interface WriterHead {
 export interface LogCursor {
   startLine: number;
   prevHash: string | null;
+  /**
+   * The sort key of line `startLine - 1`. A cursor is taken only within this version's own log,
+   * so a version 1 event (an older LoopX's) cannot follow it.
+   */
   prevKey?: string;
-  /** Whether the log holds a version 2 event before this point. */
-  prevV2?: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ export function parseLog(
   let lineNo = from.startLine;
   let prev = from.prevHash;
   let key = from.prevKey;
-  let v2 = from.prevKey !== undefined && from.prevV2 === true;
+  let v2 = from.prevKey !== undefined;
   while (offset < buf.length) {
     const nl = buf.indexOf(10, offset);
     if (nl === -1) {

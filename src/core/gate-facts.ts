@@ -9,7 +9,7 @@ import type { Actor, Gate, GoalState, GuardedWork, Policy } from './model';
 
 export type GateDecision = 'approve' | 'reject';
 
-export interface GateFacts {
+interface GateFacts {
   /** The work the decision covers (approve) or cancels (reject), as the capability's `shown`. */
   work: GuardedWork[];
   /** Several lines of plain text; commands whole, never cut. */

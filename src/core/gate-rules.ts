@@ -53,7 +53,11 @@ export function policyGatesFor(policy: Policy, command: string) {
  * The gates a todo needs, each once: its own, any gate requested to guard it, and those the
  * policy requires for its action.
  */
-export function gatesFor(todo: Todo, policy: Policy, gates: readonly Gate[] = []): NeededGate[] {
+export function gatesFor(
+  todo: Pick<Todo, 'id' | 'gate' | 'action'>,
+  policy: Policy,
+  gates: readonly Gate[] = [],
+): NeededGate[] {
   const out: NeededGate[] = [];
   if (todo.gate) out.push({ id: todo.gate });
   for (const g of gates)

@@ -9,7 +9,7 @@ import type { GoalState } from './model';
 import type { LoopxEvent } from './events';
 import { distinctEvents, mergeLogs } from './merge-logs';
 import type { MergedEvent } from './merge-logs';
-import { readLogFile } from './goal-logs';
+import { missingGoal, readLogFile } from './goal-logs';
 import type { ParsedLog } from './event-log';
 import { describeIgnored } from './trust/decisions';
 import { logCut, logGone } from './goal-load';
@@ -75,7 +75,7 @@ export interface GoalCheck {
 /** Checks every writer's chain of a goal, then the merged replay. */
 export function verifyGoal(store: Store, goalId: string): GoalCheck {
   const files = store.logFiles(goalId);
-  if (files.length === 0) store.load(goalId); // throws: not found, or a folder without logs
+  if (files.length === 0) throw missingGoal(store.root, store.goalDir(goalId), goalId);
   const writers: WriterCheck[] = [];
   const logs: { name: string; file: string; parsed: ParsedLog }[] = [];
   // What this clone last read of each writer's log (its cached snapshot) against the log now.

@@ -84,7 +84,6 @@ export function resumeFromSnapshot(
       startLine: h.seq + 1,
       prevHash: h.lastHash,
       prevKey: h.key,
-      prevV2: true,
     });
     // Lines of ours that sort before something the snapshot holds were not written by LoopX.
     const first = parsed.keys[0];

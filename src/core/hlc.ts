@@ -9,8 +9,11 @@ export const HLC_RULE = 'an ISO time in UTC with milliseconds, a dot and a 4-dig
 const COUNTER_MAX = 9999;
 
 export function isHlc(s: string): boolean {
-  return HLC_PATTERN.test(s) && Number.isFinite(Date.parse(s.slice(0, 24)));
+  return HLC_PATTERN.test(s) && Number.isFinite(wallMs(s));
 }
+
+/** The wall-clock part of a stamp, in ms. */
+const wallMs = (h: string) => Date.parse(h.slice(0, 24));
 
 function stamp(ms: number, counter: number): string {
   return `${new Date(ms).toISOString()}.${String(counter).padStart(4, '0')}`;
@@ -23,7 +26,7 @@ function stamp(ms: number, counter: number): string {
 export function nextHlc(seen: string | undefined, now: Date): string {
   const wall = now.getTime();
   if (!seen) return stamp(wall, 0);
-  const seenMs = Date.parse(seen.slice(0, 24));
+  const seenMs = wallMs(seen);
   if (wall > seenMs) return stamp(wall, 0);
   const counter = Number(seen.slice(25));
   return counter >= COUNTER_MAX ? stamp(seenMs + 1, 0) : stamp(seenMs, counter + 1);
@@ -35,6 +38,3 @@ export function maxHlc(a: string | undefined, b: string | undefined): string | u
   if (b === undefined) return a;
   return a > b ? a : b;
 }
-
-/** The wall-clock part of a stamp, as an ISO time. */
-export const hlcTime = (h: string): string => h.slice(0, 24);

@@ -19,7 +19,7 @@ import type { Contract, GoalState, Run } from './model';
 /** The agent a CLI caller with no identity (no LOOPX_AGENT, no --agent) acts as. */
 export const DEFAULT_AGENT = 'agent';
 /** The longest agent name (the model's `Line(128)`). */
-export const MAX_AGENT_NAME = 128;
+const MAX_AGENT_NAME = 128;
 
 /**
  * An agent name from outside (a client's name, a setting): no control or invisible characters,

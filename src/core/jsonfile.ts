@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { corrupt } from './errors';
-import { readStoreFile, writeStoreFile } from './safe-path';
+import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -47,12 +47,21 @@ export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.in
 /**
  * Writes through a temp file and a rename, so a reader sees the old file or the new one, never
  * half. Under `.loopx` no folder on the way may be a link (safe-path.ts); a link in the file's
- * own place is replaced by the rename, never followed.
+ * own place is replaced by the rename, never followed. `durable`: the content is on disk (fsync)
+ * before the rename, for a file that holds the truth rather than a cache.
  */
-export function writeFileAtomic(file: string, content: string | Buffer, mode = 0o644): void {
+export function writeFileAtomic(file: string, content: string | Buffer, mode = 0o644, durable = false): void {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     writeStoreFile(tmp, content, { mode, flag: 'wx' });
+    if (durable) {
+      const fd = openStoreFile(tmp, 'r');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
     fs.renameSync(tmp, file);
   } catch (e) {
     fs.rmSync(tmp, { force: true });

@@ -7,12 +7,11 @@
 import * as path from 'node:path';
 import { checkId } from './ids';
 import { withLock } from './lock';
-import type { GoalState } from './model';
 import { readSnapshotFile, writeSnapshotFile } from './snapshot';
 import type { Snapshot } from './snapshot';
 import type { LoadedGoal } from './goal-load';
 import { listGoalEntries, logsFolderStamp, upsertIndexEntry } from './goal-index';
-import type { IndexEntry } from './goal-index';
+import type { GoalListSource, IndexEntry } from './goal-index';
 import { lockFile } from './local-dir';
 import { mkdirStore, storePathExists } from './safe-path';
 
@@ -23,13 +22,8 @@ export interface LocalCacheOptions {
   lockTimeoutMs: number;
 }
 
-/** What listing reads from the store. */
-export interface GoalSource {
-  trust: string;
-  goalIds: string[];
-  logsDir(goalId: string): string;
-  stateOf(goalId: string): GoalState;
-}
+/** What listing reads from the store (the index's own file and lock are the cache's). */
+export type GoalSource = Omit<GoalListSource, 'indexFile' | 'withIndexLock' | 'rebuild'>;
 
 export class LocalCache {
   constructor(private readonly o: LocalCacheOptions) {}

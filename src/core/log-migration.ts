@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { draft } from './events';
 import type { EventDraft } from './events';
 import type { WriterHead } from './event-log';
-import { randomSuffix } from './ids';
-import { mkdirStore, openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
+import { writeFileAtomic } from './jsonfile';
+import { mkdirStore, readStoreFile } from './safe-path';
 
 export interface LegacyLog {
   goalDir: string;
@@ -21,20 +21,6 @@ export interface LegacyLog {
   /** Where the old log's complete lines end. */
   head: WriterHead;
   ownExists: boolean;
-}
-
-/** Writes `bytes` to `file` durably, all or nothing (a temp file, fsync, rename). */
-function writeDurably(file: string, bytes: Buffer): void {
-  // A name no log has (logs are `<id>.jsonl`), so a crash leaves nothing replay would read.
-  const tmp = path.join(path.dirname(file), `.migrating-${randomSuffix(6)}.tmp`);
-  writeStoreFile(tmp, bytes, { flag: 'wx' });
-  const fd = openStoreFile(tmp, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
 }
 
 /** The old log's files a migration leaves behind: the log itself and its snapshot. */
@@ -62,7 +48,8 @@ export function migrateLegacyLog(l: LegacyLog): {
     return {
       apply: () => {
         mkdirStore(path.dirname(l.own));
-        writeDurably(l.own, complete);
+        // The temp file's name is no log's (`<id>.jsonl`): a crash leaves nothing replay reads.
+        writeFileAtomic(l.own, complete, 0o644, true);
       },
       draft: draft('log.migrated', {
         from: 'events.jsonl',

@@ -6,6 +6,7 @@ import { Id } from './model';
 import type { GoalState } from './model';
 import { PRIORITY_ORDER, stillOpenFor } from './decision';
 import type { DecisionResult } from './decision';
+import { OverruledOut } from './status-doc';
 
 export const SHOULD_RUN_SCHEMA = 'loopx.should-run/1';
 
@@ -57,9 +58,7 @@ export const ShouldRunOutput = z.object({
    * What this agent did that another clone's earlier work overruled once the logs were merged (a
    * claim made second, say), newest first: so the agent learns of it at its next turn.
    */
-  overruled: z
-    .array(z.object({ event_id: Id, type: z.string(), at: z.string(), reason: z.string() }))
-    .optional(),
+  overruled: z.array(OverruledOut).optional(),
 });
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 

@@ -3,7 +3,8 @@
  * they receive): one goal's status and the list of all goals.
  */
 import { z } from 'zod';
-import { Id, GoalStatus } from './model';
+import { Id, GoalStatus, OverruleRule } from './model';
+import type { Overruled } from './model';
 
 export const GOAL_STATUS_SCHEMA = 'loopx.goal-status/1';
 export const STATUS_SCHEMA = 'loopx.status/1';
@@ -24,6 +25,32 @@ const SpendOut = z.object({
   costUsd: z.number(),
   wallSeconds: z.number(),
 });
+
+/** An overruled event as status documents show it (model.ts Overruled, by merge-rules.ts). */
+export const OverruledOut = z.object({
+  event_id: Id,
+  type: z.string(),
+  at: z.string(),
+  writer: z.string(),
+  /** `kind:id` of who wrote it. */
+  by: z.string(),
+  rule: OverruleRule,
+  reason: z.string(),
+});
+export type OverruledOut = z.infer<typeof OverruledOut>;
+
+/** An overruled event of the state (model.ts Overruled) as documents show it. */
+export function overruledOut(o: Overruled): OverruledOut {
+  return {
+    event_id: o.eventId,
+    type: o.type,
+    at: o.ts,
+    writer: o.writer,
+    by: `${o.actor.kind}:${o.actor.id}`,
+    rule: o.rule,
+    reason: o.reason,
+  };
+}
 
 export const GoalStatusDoc = z.object({
   schema: z.literal(GOAL_STATUS_SCHEMA),
@@ -123,17 +150,7 @@ export const GoalStatusDoc = z.object({
    * Events written on one clone that lost to an earlier one from another once merged (a todo
    * claimed first elsewhere, a gate already decided), with the rule that decided.
    */
-  overruled: z.array(
-    z.object({
-      event_id: Id,
-      type: z.string(),
-      at: z.string(),
-      writer: z.string(),
-      by: z.string(),
-      rule: z.string(),
-      reason: z.string(),
-    }),
-  ),
+  overruled: z.array(OverruledOut),
   /** sha256 of the state: clones holding the same events (and pinning the same keys) agree on it. */
   state_hash: z.string(),
   /** The names of the clones (writer ids) the goal's runs and overruled events came from. */

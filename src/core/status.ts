@@ -13,7 +13,7 @@ import type { PolicyView } from './trust/policy-signature';
 import { LoopxError } from './errors';
 import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
-import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA } from './status-doc';
+import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA, overruledOut } from './status-doc';
 import type { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
 import { stateHash } from './goal-history';
 
@@ -195,15 +195,7 @@ export function goalStatusDoc(
         : null,
       trend: goal.rewards.map((w) => ({ at: w.at, run_id: w.runId, score: w.score })),
     },
-    overruled: (goal.overruled ?? []).map((o) => ({
-      event_id: o.eventId,
-      type: o.type,
-      at: o.ts,
-      writer: o.writer,
-      by: `${o.actor.kind}:${o.actor.id}`,
-      rule: o.rule,
-      reason: o.reason,
-    })),
+    overruled: (goal.overruled ?? []).map(overruledOut),
     state_hash: stateHash(goal),
     writers: Object.fromEntries(
       [...new Set([...goal.runs.map((r) => r.writer), ...(goal.overruled ?? []).map((o) => o.writer)])]

@@ -278,7 +278,7 @@ export class Store {
     try {
       const { snap, problem } = this.readSnapshot(goalId);
       const trust = this.trust();
-      const own = this.cachedWriter ?? peekWriterId(this.localDir) ?? '';
+      const own = (this.cachedWriter ??= peekWriterId(this.localDir)) ?? '';
       const resumed = snap && resumeFromSnapshot(goalId, logs, snap, own, trust);
       if (resumed) return resumed;
       const ours = snap && snap.trust === trust.fingerprint && snap.state.id === goalId;

@@ -45,7 +45,7 @@ const NAMES: Record<number, string> = {
 };
 
 /** `U+202E RIGHT-TO-LEFT OVERRIDE` for one character. */
-export function codePointName(ch: string): string {
+function codePointName(ch: string): string {
   const cp = ch.codePointAt(0) ?? 0;
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
   return NAMES[cp] ? `U+${hex} ${NAMES[cp]}` : `U+${hex}`;

@@ -34,7 +34,7 @@ export function pendingGates(workspaces: LoopxWorkspaces): PendingGate[] {
 }
 
 /** The notification's text: LoopX's words, and store text only as plain words (see the file comment). */
-export function notificationText(p: PendingGate): string {
+function notificationText(p: PendingGate): string {
   return `LoopX: gate ${p.gate.id} of goal "${plainText(p.goalTitle)}" waits for your decision, asked by ${plainText(describeActor(p.gate.requestedBy), 100)}. Approve or Reject shows what it guards before you decide.`;
 }
 

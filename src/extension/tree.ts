@@ -359,7 +359,7 @@ function tooltip(): vscode.MarkdownString {
  * Store text as plain text: `appendText` escapes Markdown syntax; `<` and `&` (which it leaves, so
  * `<https://…>` would be a link and `&#91;` a bracket) are written as entities.
  */
-export function appendPlain(md: vscode.MarkdownString, s: string): vscode.MarkdownString {
+function appendPlain(md: vscode.MarkdownString, s: string): vscode.MarkdownString {
   for (const part of s.split(/([<&])/)) {
     if (part === '<') md.appendMarkdown('&lt;');
     else if (part === '&') md.appendMarkdown('&amp;');
@@ -374,7 +374,7 @@ export function appendPlain(md: vscode.MarkdownString, s: string): vscode.Markdo
  * be indented by up to three spaces (CommonMark), which it does not count, so text with such a
  * line gets a fence longer than those too.
  */
-export function appendCode(md: vscode.MarkdownString, code: string, language = ''): vscode.MarkdownString {
+function appendCode(md: vscode.MarkdownString, code: string, language = ''): vscode.MarkdownString {
   if (!/^ {1,3}`{3,}/m.test(code)) return md.appendCodeblock(code, language);
   const longest = Math.max(...(code.match(/^ {0,3}`+/gm) ?? []).map((r) => r.trimStart().length));
   const fence = '`'.repeat(Math.max(3, longest + 1));

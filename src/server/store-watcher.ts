@@ -1,7 +1,7 @@
 /**
  * Tells the event stream when the store changed. A change is a new fingerprint of the store
- * (policy.json, the goals folder, each goal folder, its logs folder and each writer's log: mtime,
- * size, inode), so a pull that brings another clone's events is seen like a local write. fs.watch
+ * (policy.json, the goals folder, each goal folder and each writer's log in it: mtime, size,
+ * inode), so a pull that brings another clone's events is seen like a local write. fs.watch
  * is the fast trigger (recursive on macOS and Windows; on Linux the root, `goals/`, each goal
  * folder and its logs folder, non-recursively), a 500 ms poll of the same fingerprint the
  * fallback. At most one change is reported per 200 ms.
@@ -56,7 +56,7 @@ export function createStoreWatcher(store: Store, onChange: () => void): StoreWat
       } catch {
         logs = 'unreadable'; // a linked folder: the goal's own load reports it
       }
-      parts.push(`${n}=${fileStamp(dir)}/${fileStamp(path.join(dir, 'events'))}/${logs}`);
+      parts.push(`${n}=${fileStamp(dir)}/${logs}`);
     }
     return parts.join('|');
   }

@@ -3,6 +3,7 @@
  * rest is kept as it is (documents are also compared whole).
  */
 import { z } from 'zod';
+import { OverruledOut } from '../../src/core/status-doc';
 
 export const ShouldRun = z.looseObject({
   schema: z.literal('loopx.should-run/1'),
@@ -15,15 +16,8 @@ export const ShouldRun = z.looseObject({
   }),
 });
 
-export const Overruled = z.looseObject({
-  event_id: z.string(),
-  type: z.string(),
-  at: z.string(),
-  writer: z.string(),
-  by: z.string(),
-  rule: z.string(),
-  reason: z.string(),
-});
+/** As the core documents it. */
+export const Overruled = OverruledOut;
 export const Use = z.looseObject({ used: z.number(), limit: z.number(), left: z.number() });
 export const GoalStatus = z.looseObject({
   schema: z.literal('loopx.goal-status/1'),

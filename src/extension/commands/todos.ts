@@ -13,8 +13,10 @@ import {
   findTodo,
   ID_PATTERN,
   ID_RULE,
+  Owner,
   plainText,
-  policyGatesFor,
+  Priority,
+  gatesFor,
   refused,
   usageError,
 } from '../../core/index';
@@ -63,8 +65,8 @@ async function addTodo(deps: CommandDeps, a: Arg): Promise<string> {
           'agent' | 'user' | undefined));
   if (!owner) throw new Cancelled();
   // Checked before the modal shows them: what the person reads is what is recorded.
-  if (owner !== 'agent' && owner !== 'user') throw usageError('the owner is "agent" or "user"');
-  if (args.priority !== undefined && !['P0', 'P1', 'P2', 'P3'].includes(args.priority))
+  if (!Owner.safeParse(owner).success) throw usageError('the owner is "agent" or "user"');
+  if (args.priority !== undefined && !Priority.safeParse(args.priority).success)
     throw usageError('the priority is P0, P1, P2 or P3');
   const todo = {
     title: title.trim(),
@@ -78,10 +80,12 @@ async function addTodo(deps: CommandDeps, a: Arg): Promise<string> {
   // whole, command included, and added only on the person's click.
   await confirmIfCalledWithArguments(a, () => {
     const state = ref.store.load(ref.goalId).state;
-    const byPolicy = todo.action ? policyGatesFor(ref.store.policy(), todo.action).map((r) => r.gate) : [];
-    const gates = [...new Set([todo.gate, ...byPolicy].filter((g) => g !== undefined))];
+    // The rule todo.add applies: its own gate and the policy's gates for its command.
+    const needed = gatesFor({ id: '', gate: todo.gate, action: todo.action }, ref.store.policy());
+    const gates = needed.map((g) => g.id);
+    const byPolicy = needed.some((g) => g.pattern !== undefined);
     const gateLine = gates.length
-      ? `Gate${gates.length > 1 ? 's' : ''}: ${gates.join(', ')} must be approved first${byPolicy.length ? " (the workspace policy's gates for this command included)" : ''}\n`
+      ? `Gate${gates.length > 1 ? 's' : ''}: ${gates.join(', ')} must be approved first${byPolicy ? " (the workspace policy's gates for this command included)" : ''}\n`
       : 'Gate: none\n';
     return {
       message: `Add the todo "${plainText(todo.title)}" to goal "${plainText(state.title)}" as yours?`,

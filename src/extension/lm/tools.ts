@@ -35,7 +35,7 @@ export function sessionSuffix(session = `window:${vscode.env.sessionId}`): strin
  * and neither can work under the other's contract. A call outside a chat (no session in its
  * token) gets the window's session (`vscode.env.sessionId`) instead: one identity per window.
  */
-export function lmToolActor(toolInvocationToken?: unknown): Actor {
+function lmToolActor(toolInvocationToken?: unknown): Actor {
   const name = vscode.workspace.getConfiguration('loopx').get<string>('agentName', 'vscode') || 'vscode';
   const chat = chatSessionOf(toolInvocationToken);
   const suffix = sessionSuffix(chat ? `chat:${chat}` : undefined);
