@@ -2,7 +2,16 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store, LoopxError, DEFAULT_AGENT, configDir, notFound, sameAgent, usageError } from '../core/index';
+import {
+  Store,
+  LoopxError,
+  DEFAULT_AGENT,
+  agentFromEnv,
+  configDir,
+  notFound,
+  sameAgent,
+  usageError,
+} from '../core/index';
 import type { Actor, StoreOptions } from '../core/index';
 
 export interface GlobalOptions {
@@ -111,16 +120,17 @@ export class CliContext {
    * unlocks a key (person.ts), however interactive the terminal looks.
    */
   actor(): Actor {
-    const id = (this.io.env.LOOPX_AGENT || this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
+    const id = (agentFromEnv(this.io.env) || this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
     return { kind: 'agent', id, channel: 'cli' };
   }
 
   /**
-   * The caller's agent identity: `LOOPX_AGENT` names a shell agent (an empty one counts as unset).
-   * Undefined when the caller has none (a person, a script): a contract id is then the capability.
+   * The caller's agent identity: `LOOPX_AGENT` names a shell agent (an empty one counts as unset),
+   * else the agent host session the command runs in (Claude Code's, Codex's). Undefined when the
+   * caller has none (a person, a script): a contract id is then the capability.
    */
   callerAgent(): string | undefined {
-    return this.io.env.LOOPX_AGENT || undefined;
+    return agentFromEnv(this.io.env);
   }
 
   /**

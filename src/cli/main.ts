@@ -16,6 +16,7 @@ import { registerRecordCommands } from './commands/records';
 import { registerQuotaCommands } from './commands/quota';
 import { registerContractCommands } from './commands/contract';
 import { registerIntegrationCommands } from './commands/integrations';
+import { registerHookCommands } from './commands/hooks';
 import { registerStatusCommands } from './commands/status';
 import { registerKeyCommands } from './commands/keys';
 import { registerPolicyCommands } from './commands/policy';
@@ -89,6 +90,7 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerQuotaCommands(program, act);
   registerContractCommands(program, act);
   registerIntegrationCommands(program, act);
+  registerHookCommands(program, act);
   registerStatusCommands(program, act);
   registerKeyCommands(program, act);
   registerPolicyCommands(program, act);

@@ -4,7 +4,7 @@
  * clones holding the same events compute the same state. What two clones did without knowing of
  * each other is settled by merge-rules.ts.
  */
-import { BUDGET_NAMES } from './model';
+import { BUDGET_NAMES, MAX_DENIALS_KEPT } from './model';
 import type { Gate, GoalState as GoalStateT, Run, Spend } from './model';
 import { NO_TRUST, isDecision } from './trust/decisions';
 import { addCapped, grantedAfter, runsInWindow, spendOf } from './quota';
@@ -33,6 +33,17 @@ function runIn(goal: GoalStateT, id: string) {
 function addSpend(run: Run, s: Partial<Spend> | undefined) {
   if (!s) return;
   for (const k of BUDGET_NAMES) run.spend[k] = addCapped(run.spend[k], s[k] ?? 0);
+}
+
+/** The set view of a state's counted messages, built once per array (replay pushes into the same one). */
+const countedSets = new WeakMap<string[], Set<string>>();
+export function countedSet(counted: string[]): Set<string> {
+  let set = countedSets.get(counted);
+  if (!set || set.size !== counted.length) {
+    set = new Set(counted);
+    countedSets.set(counted, set);
+  }
+  return set;
 }
 
 /**
@@ -257,9 +268,37 @@ export function applyInPlace(
         spend: { turns: 1, tokens: 0, costUsd: 0, wallSeconds: 0 },
       });
       break;
-    case 'run.spend':
-      addSpend(runIn(g, ev.data.runId), ev.data.spend);
+    case 'run.spend': {
+      const r = runIn(g, ev.data.runId);
+      const u = ev.data.usage;
+      if (u) {
+        // Each transcript message counts once: a copy of a capture that already counted adds nothing.
+        const counted = (g.counted ??= []);
+        const seen = countedSet(counted);
+        if (u.messages.length && u.messages.every((m) => seen.has(m))) break;
+        for (const m of u.messages)
+          if (!seen.has(m)) {
+            seen.add(m);
+            counted.push(m);
+          }
+        const was = r.usage ?? { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+        r.usage = {
+          input: addCapped(was.input, u.input),
+          output: addCapped(was.output, u.output),
+          cacheWrite: addCapped(was.cacheWrite, u.cacheWrite),
+          cacheRead: addCapped(was.cacheRead, u.cacheRead),
+        };
+      }
+      addSpend(r, ev.data.spend);
       break;
+    }
+    case 'agent.denied': {
+      const denied = (g.denied ??= []);
+      denied.push({ ...ev.data, eventId: ev.id, at: ev.ts });
+      if (denied.length > MAX_DENIALS_KEPT) denied.splice(0, denied.length - MAX_DENIALS_KEPT);
+      g.deniedTotal = (g.deniedTotal ?? 0) + 1;
+      break;
+    }
     case 'run.ended': {
       const r = runIn(g, ev.data.runId);
       r.endedAt = ev.ts;

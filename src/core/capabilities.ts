@@ -19,6 +19,7 @@ import { defineGateCapabilities } from './capabilities/gates';
 import { defineEvidenceCapabilities } from './capabilities/evidence';
 import { defineRunCapabilities } from './capabilities/runs';
 import { defineQuotaCapabilities } from './capabilities/quota';
+import { defineDenialCapabilities } from './capabilities/denials';
 
 export { GOAL_TRANSITIONS } from './capabilities/goals';
 export type { GoalTransition } from './capabilities/goals';
@@ -46,6 +47,7 @@ defineGateCapabilities(define);
 defineEvidenceCapabilities(define);
 defineRunCapabilities(define);
 defineQuotaCapabilities(define);
+defineDenialCapabilities(define);
 
 // -------------------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import {
   Actor,
   DecisionSig,
   Budgets,
+  Denial,
   Evidence,
   Gate,
   GuardedWork,
@@ -20,6 +21,7 @@ import {
   Text,
   Timestamp,
   Todo,
+  TokenUsage,
 } from './model';
 import { HLC_RULE, isHlc } from './hlc';
 
@@ -95,13 +97,26 @@ const data = {
   'gate.expired': z.object({ gateId: Id }),
   'evidence.added': z.object({ evidence: Evidence.omit({ at: true, by: true }) }),
   'run.started': z.object({ run: Run.pick({ id: true, agent: true, contract: true }) }),
-  'run.spend': z.object({ runId: Id, spend: Spend.partial() }),
+  /**
+   * `usage`: where the spend came from a host's transcript (the Stop hook): its tokens by kind, and
+   * the messages counted (usageKey digests), so that no message is counted twice.
+   */
+  'run.spend': z.object({
+    runId: Id,
+    spend: Spend.partial(),
+    usage: TokenUsage.extend({
+      messages: z.array(z.string().regex(/^[0-9a-f]{16}$/)).max(10000),
+      models: z.array(Line(100)).max(50),
+    }).optional(),
+  }),
   'run.ended': z.object({
     runId: Id,
     outcome: RunOutcome,
     summary: Text(4000).optional(),
     spend: Spend.partial().optional(),
   }),
+  /** A hook refused an agent's tool call (or, `enforced: false`, would have: observe mode). */
+  'agent.denied': Denial.omit({ eventId: true, at: true }),
   'reward.added': z.object({ reward: Reward.omit({ by: true, at: true }) }),
   'quota.set': z.object({ quota: Quota }),
   'quota.granted': z.object({ budgets: Budgets, note: Text(2000).optional() }),

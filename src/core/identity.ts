@@ -7,11 +7,17 @@
  *   itself after it.
  * - VS Code language-model tools: the `loopx.agentName` setting plus a hash of the chat session
  *   (of the window when the host gives no chat session).
- * - The CLI: `LOOPX_AGENT`. Without it the caller has no identity: a contract id is then the
- *   capability, as it always was, and `--agent` names the agent.
+ * - The CLI: `LOOPX_AGENT`, else the agent host session it runs in (`hostSessionAgent`: Claude
+ *   Code and Codex name their session in every tool's environment). Without either the caller has
+ *   no identity: a contract id is then the capability, as it always was, and `--agent` names the
+ *   agent.
+ * - Hooks: the same, from the hook's environment (the host's session).
+ * - MCP, when the person configured no name: the host session of the server's environment, or
+ *   the one Codex names in each call's metadata; else the client's name plus a session id.
  *
  * With an identity, a caller works only under its own contracts and on its own runs.
  */
+import { createHash } from 'node:crypto';
 import { refused, quote } from './errors';
 import { withoutUnsafeCharacters } from './text-rules';
 import type { Contract, GoalState, Run } from './model';
@@ -33,6 +39,43 @@ export function cleanAgentName(raw: string, fallback: string, max = MAX_AGENT_NA
 /** `name-session`, the name shortened so that the whole stays within MAX_AGENT_NAME. */
 export function sessionAgentId(name: string, session: string, fallback: string): string {
   return `${cleanAgentName(name, fallback, MAX_AGENT_NAME - session.length - 1)}-${session}`;
+}
+
+/**
+ * Agent hosts that name their session in the environment of every process they start for it (its
+ * shell commands, its hooks, its MCP servers), by host name and variable.
+ */
+const HOST_SESSION_VARS = [
+  ['claude-code', 'CLAUDE_CODE_SESSION_ID'],
+  ['codex', 'CODEX_SESSION_ID'],
+] as const;
+export type AgentHost = (typeof HOST_SESSION_VARS)[number][0];
+
+/**
+ * The identity of one agent host session, the same on every channel it calls through: the host's
+ * name and a short hash of its session id (`claude-code-3f9a1c02`). Its shell commands, its hooks
+ * and its MCP server all derive it from the session the host names, so the session has one run
+ * per goal, whichever channel asks for the contract, reports, or ends the turn.
+ */
+export function hostSessionAgent(host: AgentHost, session: string): string {
+  const suffix = createHash('sha256').update(session).digest('hex').slice(0, 8);
+  return sessionAgentId(host, suffix, host);
+}
+
+/** The host session a process runs in, from the variables its host set; undefined outside one. */
+export function hostSessionFromEnv(env: NodeJS.ProcessEnv): { host: AgentHost; session: string } | undefined {
+  for (const [host, name] of HOST_SESSION_VARS) {
+    const session = env[name]?.trim();
+    if (session) return { host, session: session.slice(0, 200) };
+  }
+  return undefined;
+}
+
+/** The agent a process speaks for by its environment: LOOPX_AGENT, else its host session's; else none. */
+export function agentFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.LOOPX_AGENT) return env.LOOPX_AGENT;
+  const s = hostSessionFromEnv(env);
+  return s && hostSessionAgent(s.host, s.session);
 }
 
 /**

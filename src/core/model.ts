@@ -182,6 +182,14 @@ export const Contract = z.object({
   sig: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
+/** Model tokens by kind, as hosts report them (Claude Code's transcript, the Responses API). */
+export const TokenUsage = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheWrite: z.number().int().nonnegative(),
+  cacheRead: z.number().int().nonnegative(),
+});
+
 export const RunOutcome = z.enum(['succeeded', 'failed', 'partial', 'abandoned']);
 export const Run = z.object({
   id: Id,
@@ -193,6 +201,8 @@ export const Run = z.object({
   endedAt: Timestamp.optional(),
   outcome: RunOutcome.optional(),
   spend: Spend,
+  /** The tokens of `spend.tokens` by kind, where they came from a host's transcript (Stop hook). */
+  usage: TokenUsage.optional(),
   summary: Text(4000).optional(),
 });
 
@@ -242,6 +252,46 @@ export const Overruled = z.object({
 });
 export type Overruled = z.infer<typeof Overruled>;
 
+/**
+ * Why a hook refused (or, in observe mode, would have refused) an agent's tool call. The first
+ * four are the contract's rule, which observe mode only records; the others protect LoopX itself
+ * and a person's decisions, in every mode.
+ */
+export const DENY_CODES = [
+  'no_contract',
+  'not_listed',
+  'contract_refused',
+  'exec_form',
+  'human_only',
+  'loopx_state',
+  'config_folder',
+  'unreadable_input',
+] as const;
+export const DenyCode = z.enum(DENY_CODES);
+export type DenyCode = z.infer<typeof DenyCode>;
+export const CONTRACT_DENY_CODES: readonly DenyCode[] = [
+  'no_contract',
+  'not_listed',
+  'contract_refused',
+  'exec_form',
+];
+
+/** A tool call a hook refused: what the agent tried, and why. */
+export const Denial = z.object({
+  eventId: Id,
+  at: Timestamp,
+  agent: Line(128),
+  runId: Id.optional(),
+  tool: Line(100),
+  command: Text(2000).optional(),
+  path: Line(1000).optional(),
+  code: DenyCode,
+  reason: Text(1000),
+  /** False in observe mode: recorded, not blocked. */
+  enforced: z.boolean(),
+});
+export type Denial = z.infer<typeof Denial>;
+
 export const GoalState = z.object({
   id: Id,
   title: Line(200),
@@ -263,7 +313,15 @@ export const GoalState = z.object({
   ignored: z.array(IgnoredDecision).optional(),
   /** Events that lost to an earlier one written on another clone, and the rule that decided. */
   overruled: z.array(Overruled).optional(),
+  /** The latest tool calls hooks refused (at most MAX_DENIALS_KEPT; the log has them all)... */
+  denied: z.array(Denial).optional(),
+  /** ...and how many there were in all. */
+  deniedTotal: z.number().int().nonnegative().optional(),
+  /** Transcript messages whose usage is counted, as usageKey digests: each counts once. */
+  counted: z.array(z.string().regex(/^[0-9a-f]{16}$/)).optional(),
 });
+/** How many denials a goal's state keeps (the tree, status and the dashboard show the latest). */
+export const MAX_DENIALS_KEPT = 100;
 
 export type Id = z.infer<typeof Id>;
 export type Actor = z.infer<typeof Actor>;
@@ -284,6 +342,7 @@ export type Artifact = z.infer<typeof Artifact>;
 export type Contract = z.infer<typeof Contract>;
 export type ContractAction = z.infer<typeof ContractAction>;
 export type Run = z.infer<typeof Run>;
+export type TokenUsage = z.infer<typeof TokenUsage>;
 export type RunOutcome = z.infer<typeof RunOutcome>;
 export type Reward = z.infer<typeof Reward>;
 export type GoalState = z.infer<typeof GoalState>;
@@ -312,6 +371,23 @@ export const PolicyRule = z.strictObject({
   gate: Id.optional(),
   reason: z.string().max(500).optional(),
 });
+/** `pattern`, or a pattern with words that must not appear after the program (`find *` but no `-exec`). */
+export const AllowRule = z.union([
+  z.string().min(1).max(500),
+  z.strictObject({
+    pattern: z.string().min(1).max(500),
+    except: z.array(z.string().min(1).max(100)).max(50).optional(),
+    reason: z.string().max(500).optional(),
+  }),
+]);
+export const Enforcement = z.enum(['enforce', 'observe']);
+/** USD per million tokens. Cache writes default to 1.25x input, cache reads to 0.1x (prices.ts). */
+export const ModelPrice = z.strictObject({
+  inputPerMTok: z.number().nonnegative().max(1e4),
+  outputPerMTok: z.number().nonnegative().max(1e4),
+  cacheWritePerMTok: z.number().nonnegative().max(1e4).optional(),
+  cacheReadPerMTok: z.number().nonnegative().max(1e4).optional(),
+});
 export const Policy = z.strictObject({
   v: z.literal(1),
   defaultQuota: Quota.optional(),
@@ -336,9 +412,61 @@ export const Policy = z.strictObject({
    * MCP tools, `all` also for agents using the CLI without a terminal, `none` never.
    */
   reviewAgentActions: z.enum(['tools', 'all', 'none']).optional(),
+  /**
+   * Shell commands the PreToolUse hook allows without a contract, matched on the command's words
+   * (allow-commands.ts). Unset: DEFAULT_ALLOW_COMMANDS; `[]`: none.
+   */
+  allowCommands: z.array(AllowRule).max(200).optional(),
+  /**
+   * `enforce` (default): the hooks block what no contract lists. `observe`: they block nothing of
+   * that, and record what they would have blocked; LoopX's own state and a person's decisions stay
+   * protected in both.
+   */
+  enforcement: Enforcement.optional(),
+  /** Prices per million tokens by model glob, ahead of the built-in table (prices.ts). */
+  prices: z.record(z.string().min(1).max(100), ModelPrice).optional(),
 });
 export type Policy = z.infer<typeof Policy>;
-export const DEFAULT_POLICY: Policy = { v: 1, defaultQuota: DEFAULT_QUOTA, contractTtlMinutes: 30 };
+export type AllowRule = z.infer<typeof AllowRule>;
+export type Enforcement = z.infer<typeof Enforcement>;
+export type ModelPrice = z.infer<typeof ModelPrice>;
+
+/**
+ * What `init` writes and what applies when a policy leaves `allowCommands` out: commands that read
+ * the workspace. `*` alone stands for any further words; `except` names words (globs) that make a
+ * program do more than read: write a file, run a command of its own, delete.
+ */
+export const DEFAULT_ALLOW_COMMANDS: AllowRule[] = [
+  'git status *',
+  { pattern: 'git diff *', except: ['--output*', '--ext-diff'] },
+  { pattern: 'git log *', except: ['--output*', '--ext-diff'] },
+  { pattern: 'git show *', except: ['--output*', '--ext-diff'] },
+  'git blame *',
+  'git ls-files *',
+  'git rev-parse *',
+  'git branch --show-current',
+  'pwd',
+  'ls *',
+  'cat *',
+  'head *',
+  'tail *',
+  'wc *',
+  'file *',
+  'stat *',
+  'du *',
+  'which *',
+  { pattern: 'rg *', except: ['--pre*', '--hostname-bin*'] },
+  'grep *',
+  { pattern: 'find *', except: ['-exec*', '-ok*', '-delete', '-fprint*', '-fls'] },
+];
+
+export const DEFAULT_POLICY: Policy = {
+  v: 1,
+  defaultQuota: DEFAULT_QUOTA,
+  contractTtlMinutes: 30,
+  allowCommands: DEFAULT_ALLOW_COMMANDS,
+  enforcement: 'enforce',
+};
 
 /** The longest a contract may last under `policy`, in minutes. */
 export function policyTtlMinutes(policy: Policy): number {

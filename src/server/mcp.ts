@@ -25,6 +25,7 @@ import {
   errorReport,
   randomSuffix,
   cleanAgentName,
+  hostSessionAgent,
   sessionAgentId,
   forLogLine,
 } from '../core/index';
@@ -33,6 +34,13 @@ import type { Actor, Store } from '../core/index';
 export const MCP_SERVER_NAME = 'loopx';
 const STATUS_URI = 'loopx://status';
 const GOAL_URI = /^loopx:\/\/goals\/([^/?#]+)$/;
+
+/** The Codex session a tool call's metadata names, if any (a string of at most 200 characters). */
+function codexSessionOf(meta: unknown): string | undefined {
+  const turn = (meta as Record<string, unknown> | undefined)?.['x-codex-turn-metadata'];
+  const id = (turn as Record<string, unknown> | undefined)?.session_id;
+  return typeof id === 'string' && id.trim() && id.length <= 200 ? id.trim() : undefined;
+}
 
 export function createMcpServer(store: Store, opts: { version: string; agent?: string }): Server {
   const server = new Server(
@@ -51,16 +59,24 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
    * - the name the person configured for this server (`loopx mcp --agent`, or LOOPX_AGENT in its
    *   environment), as it is: a name chosen outside the agent's reach, stable across restarts, and
    *   the same one its shell (LOOPX_AGENT) and hooks use, so one agent's channels agree;
+   *   When the host names its session in the server's environment (Claude Code), the CLI passes
+   *   that session's identity here the same way (core/identity.ts, agentFromEnv);
+   * - else the Codex session a call's metadata names (`_meta["x-codex-turn-metadata"]`, which
+   *   Codex sets, not the model), so the session's MCP calls and its shell commands
+   *   (CODEX_SESSION_ID) are one agent with one run;
    * - else the client's own name plus this server's session id: the client picks its name, so
    *   the name alone would let a client called "agentA" act as agentA. One server process serves
    *   one client, so the session is the process.
    * Control and invisible characters in a name would make every event fail validation: they go.
    */
   const session = randomSuffix(6);
-  const actor = (): Actor => {
+  const actor = (meta: unknown): Actor => {
+    const codex = codexSessionOf(meta);
     const id = opts.agent
       ? cleanAgentName(opts.agent, 'mcp-client')
-      : sessionAgentId(server.getClientVersion()?.name ?? '', session, 'mcp-client');
+      : codex
+        ? hostSessionAgent('codex', codex)
+        : sessionAgentId(server.getClientVersion()?.name ?? '', session, 'mcp-client');
     return { kind: 'agent', id, channel: 'mcp' };
   };
 
@@ -76,7 +92,12 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
 
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     try {
-      const result = callAgentTool(store, req.params.name, req.params.arguments ?? {}, actor());
+      const result = callAgentTool(
+        store,
+        req.params.name,
+        req.params.arguments ?? {},
+        actor(req.params._meta),
+      );
       return { content: [{ type: 'text', text: result.text }], structuredContent: { result: result.data } };
     } catch (e) {
       const text = e instanceof LoopxError ? e.message : `unexpected error: ${(e as Error)?.message ?? e}`;

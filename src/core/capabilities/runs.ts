@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { refused } from '../errors';
 import { newId } from '../ids';
-import { Id, Line, Text, RunOutcome, Contract } from '../model';
+import { Id, Line, Text, RunOutcome, Contract, TokenUsage } from '../model';
+import { countedSet } from '../apply-event';
+import { costOf, priceOf, totalTokens } from '../prices';
 import { draft } from '../events';
 import { SpendReportFields, checkSpendReport } from '../quota';
 import type { DefineCapability } from './types';
@@ -74,6 +76,52 @@ export function defineRunCapabilities(define: DefineCapability): void {
       checkSpendReport(i);
       const spend = { tokens: i.tokens, costUsd: i.costUsd, wallSeconds: i.wallSeconds };
       return [draft('run.ended', { runId: i.runId, outcome: i.outcome, summary: i.summary, spend })];
+    },
+  });
+
+  define({
+    id: 'run.capture',
+    summary:
+      'Count the model usage an agent host recorded for a session (its transcript) on an open run, each message once.',
+    touches: ['runs'],
+    gates: 'none',
+    quota: 'the tokens and cost the transcript shows',
+    actors: ['agent', 'system'],
+    input: z.object({
+      goalId,
+      runId: Id,
+      messages: z
+        .array(
+          z.object({
+            key: z.string().regex(/^[0-9a-f]{16}$/),
+            model: Line(100),
+            usage: TokenUsage,
+          }),
+        )
+        .max(10000),
+    }),
+    plan: (s, i, ctx) => {
+      openRun(s, i.runId);
+      const seen = countedSet(s.counted ?? []);
+      const taken = new Set<string>();
+      const fresh = i.messages.filter((m) => !seen.has(m.key) && !taken.has(m.key) && taken.add(m.key));
+      if (fresh.length === 0) return [];
+      const usage = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+      let costUsd = 0;
+      for (const m of fresh) {
+        for (const k of Object.keys(usage) as (keyof typeof usage)[]) usage[k] += m.usage[k];
+        costUsd += costOf(m.usage, priceOf(m.model, ctx.policy).price);
+      }
+      const spend = { tokens: totalTokens(usage), costUsd: Math.round(costUsd * 1e6) / 1e6 };
+      checkSpendReport(spend);
+      const models = [...new Set(fresh.map((m) => m.model))].slice(0, 50);
+      return [
+        draft('run.spend', {
+          runId: i.runId,
+          spend,
+          usage: { ...usage, messages: fresh.map((m) => m.key), models },
+        }),
+      ];
     },
   });
 

@@ -1,5 +1,6 @@
 /** What every hook event reads and answers: the host's JSON payload and LoopX's reply. */
 import { z } from 'zod';
+import type { DenyCode } from '../model';
 
 export const HOOK_EVENTS = ['pre-tool-use', 'session-start', 'stop'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -10,8 +11,21 @@ export const HookPayload = z.looseObject({
   cwd: z.string().optional(),
   tool_name: z.string().optional(),
   tool_input: z.unknown().optional(),
+  /** Claude Code: the session's transcript (JSON lines), read by the Stop hook for the spend. */
+  transcript_path: z.string().optional(),
 });
 export type HookPayload = z.infer<typeof HookPayload>;
+
+/** What a PreToolUse refusal was about, for the goal's record (`agent.denied`). */
+export interface DeniedCall {
+  code: DenyCode;
+  reason: string;
+  tool: string;
+  command?: string;
+  path?: string;
+  /** False when observe mode let it through and only records it. */
+  enforced: boolean;
+}
 
 export interface HookAnswer {
   /** What to print on stdout (JSON the host reads). */
@@ -20,6 +34,8 @@ export interface HookAnswer {
   exitCode: 0 | 2;
   /** For stderr when blocking. */
   reason?: string;
+  /** A refusal (or, in observe mode, a refusal not enforced) to record on the goal. */
+  denied?: DeniedCall;
 }
 
 /**

@@ -1,14 +1,21 @@
 /**
  * PreToolUse only narrows what the host allows:
  * - **allow** a shell command only when a live contract lists it (exactly as `loopx exec` would
- *   accept it: the same checks), when it is a read-only `loopx` command, read with the CLI's own
- *   parser, or when it is the agent's own turn: `quota should-run` and `summary_all` in the
- *   agent's own name, or `summary_all --contract C` (a contract's `finish_with`) for its own
- *   contract, never another agent's;
+ *   accept it: the same checks), when a pattern of the policy's `allowCommands` names it
+ *   (allow-commands.ts: read-only commands such as `git diff`, by their words), when it is a
+ *   read-only `loopx` command, read with the CLI's own parser, or when it is the agent's own
+ *   turn: `quota should-run` and `summary_all` in the agent's own name, or
+ *   `summary_all --contract C` (a contract's `finish_with`) for its own contract, never another
+ *   agent's;
  * - **deny** any other shell command, a person's decision (`gate approve`, ...), and any tool
  *   whose input touches LoopX state (`.loopx/` of a workspace, or the user's config folder);
  * - give **no decision** for every other tool (Write, Edit, WebFetch, mcp__*, apply_patch, ...):
  *   the host's own permission rules and prompts apply, as if LoopX were not installed.
+ *
+ * Every refusal carries its reason code (`denied`), for the goal's record. In the policy's
+ * `observe` mode a refusal under the contract's rule (nothing lists the command) becomes no
+ * decision, still recorded; what protects LoopX's own state and a person's decisions is enforced
+ * in every mode, or observing would open them to the agent.
  */
 import * as os from 'node:os';
 import { checkJudgment, verifyCommand } from '../exec';
@@ -16,10 +23,12 @@ import { shellWords } from '../shell-lex';
 import { DEFAULT_AGENT, ownOpenRuns } from '../identity';
 import { runOfContract } from '../summary';
 import { effectiveStatus } from '../model';
-import type { Contract, Policy } from '../model';
+import { CONTRACT_DENY_CODES } from '../model';
+import type { Contract, DenyCode, Policy } from '../model';
+import { allowedCommand } from '../allow-commands';
 import { configDir } from '../config-dir';
 import type { Store } from '../store';
-import type { HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
+import type { DeniedCall, HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
 import { loopxStateScanner } from './loopx-state';
 import type { StateHit } from './loopx-state';
 
@@ -127,8 +136,11 @@ const allow = (reason: string): HookAnswer => ({
   },
   exitCode: 0,
 });
-/** Blocks the tool (exit 2), `reason` shown to the agent. */
-export const deny = (reason: string): HookAnswer => ({
+/** What a refusal is about: the command, or the path, of the tool call. */
+type Subject = { tool: string; command?: string; path?: string };
+
+/** Blocks the tool (exit 2), `reason` shown to the agent, `code` for the goal's record. */
+export const deny = (reason: string, code: DenyCode, subject: Subject): HookAnswer => ({
   output: {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -138,20 +150,42 @@ export const deny = (reason: string): HookAnswer => ({
   },
   exitCode: 2,
   reason,
+  denied: { code, reason, ...subject, enforced: true },
 });
 /** No opinion: the host decides as it would without LoopX (its rules, its prompt). */
 const noDecision = (): HookAnswer => ({ output: {}, exitCode: 0 });
 
-const stateDenial = (hit: StateHit, shell: boolean): HookAnswer =>
-  hit.where === 'config'
+const stateDenial = (hit: StateHit, subject: Subject): HookAnswer => {
+  const at = { ...subject, path: hit.path.slice(0, 1000) };
+  if (hit.where === 'config')
+    return deny(
+      `LoopX: ${hit.path.slice(0, 200)} is in the LoopX config folder (a person's keys and this machine's LoopX secrets); agents neither read nor change it`,
+      'config_folder',
+      at,
+    );
+  return subject.command !== undefined
     ? deny(
-        `LoopX: ${hit.path.slice(0, 200)} is in the LoopX config folder (a person's keys and this machine's LoopX secrets); agents neither read nor change it`,
+        'LoopX: this command touches .loopx/ directly; LoopX state changes only through loopx commands',
+        'loopx_state',
+        at,
       )
-    : shell
-      ? deny('LoopX: this command touches .loopx/ directly; LoopX state changes only through loopx commands')
-      : deny(
-          `LoopX: ${hit.path.slice(0, 200)} is LoopX state; it changes only through loopx commands or tools (loopx_add_todo, loopx_complete_todo, …), never by editing files`,
-        );
+    : deny(
+        `LoopX: ${hit.path.slice(0, 200)} is LoopX state; it changes only through loopx commands or tools (loopx_add_todo, loopx_complete_todo, …), never by editing files`,
+        'loopx_state',
+        at,
+      );
+};
+
+/**
+ * In observe mode a refusal under the contract's rule lets the host decide instead, and stays on
+ * record as not enforced; every other answer is as it was.
+ */
+function underMode(answer: HookAnswer, policy: () => Policy): HookAnswer {
+  const d = answer.denied;
+  if (!d || !CONTRACT_DENY_CODES.includes(d.code) || policy().enforcement !== 'observe') return answer;
+  const denied: DeniedCall = { ...d, enforced: false };
+  return { ...noDecision(), denied };
+}
 
 /** The answer for a plain `loopx ...` command, or undefined when it is judged like any command. */
 function loopxCommand(
@@ -160,6 +194,7 @@ function loopxCommand(
   words: string[],
   parse: ParseLoopx,
   agent: string | undefined,
+  subject: Subject,
 ) {
   const parsed = parse(words.slice(1));
   // Help and the version only print.
@@ -167,6 +202,8 @@ function loopxCommand(
   if (HUMAN_ONLY_LOOPX.some((p) => same(p, parsed.command)))
     return deny(
       `LoopX: \`${command.slice(0, 200)}\` is a person's decision; agents cannot approve or reject gates, record rewards or grant quota. Ask the person (loopx_request_gate).`,
+      'human_only',
+      subject,
     );
   if (same(parsed.command, ['exec'])) {
     // Exactly as next_cli_actions gives it: `exec --contract C --todo T -- <command>` (output
@@ -186,13 +223,15 @@ function loopxCommand(
     )
       return deny(
         "LoopX: run contract actions exactly as next_cli_actions gives them: loopx exec --contract C --todo T -- '<command>'",
+        'exec_form',
+        subject,
       );
     const contractId = o.contract as string;
     try {
       verifyCommand(store, { contractId, todoId: o.todo as string, command: operands.join(' '), agent });
       return allow(`listed by contract ${contractId}`);
     } catch (e) {
-      return deny(`LoopX: ${(e as Error).message}`);
+      return deny(`LoopX: ${(e as Error).message}`, 'contract_refused', subject);
     }
   }
   if (parsed.kind !== 'run') return undefined;
@@ -207,7 +246,7 @@ function loopxCommand(
       runOfContract(store, goalId, contract, agent);
       return allow(`ends the run of its contract ${contract} (finish_with)`);
     } catch (e) {
-      return deny(`LoopX: ${(e as Error).message}`);
+      return deny(`LoopX: ${(e as Error).message}`, 'contract_refused', subject);
     }
   }
   if (ownTurn(parsed, agent ?? DEFAULT_AGENT))
@@ -219,7 +258,7 @@ function loopxCommand(
       checkJudgment(store, contract!, todoId!, goalId, agent);
       return allow('completes a judgment todo under its contract');
     } catch (e) {
-      return deny(`LoopX: ${(e as Error).message}`);
+      return deny(`LoopX: ${(e as Error).message}`, 'contract_refused', subject);
     }
   }
   return undefined;
@@ -239,38 +278,55 @@ export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseO
     if (isShellTool(tool))
       return deny(
         `LoopX: could not read the command of ${tool}; nothing runs that the contract did not list`,
+        'unreadable_input',
+        { tool },
       );
     const hit = state.toolInput(tool, payload.tool_input);
-    return hit ? stateDenial(hit, false) : noDecision();
+    return hit ? stateDenial(hit, { tool }) : noDecision();
   }
   // A shell command (any tool that takes one is judged as a shell): it runs only if listed.
+  const subject: Subject = { tool, command };
   const hit = state.strings([command]);
-  if (hit) return stateDenial(hit, true);
+  if (hit) return stateDenial(hit, subject);
+  // The policy, read once and only when a shell command needs it (one that does not parse
+  // refuses each check, as in exec).
+  let policy: Policy | undefined;
+  const policyNow = () => (policy ??= store.policy());
+  return underMode(shellCommand(store, command, subject, opts, policyNow), policyNow);
+}
+
+/** The answer for a shell command that touches no LoopX state. */
+function shellCommand(
+  store: Store,
+  command: string,
+  subject: Subject,
+  opts: PreToolUseOptions,
+  policy: () => Policy,
+): HookAnswer {
   const words = shellWords(command.trim());
   // Only the `loopx` found on PATH: a path (`./loopx`, `/tmp/x/loopx.js`) can name any file the
   // agent wrote, and would run it as "a read-only loopx command".
   if (words && words[0] === 'loopx') {
-    const answer = loopxCommand(store, command, words, opts.parseLoopx, opts.agent);
+    const answer = loopxCommand(store, command, words, opts.parseLoopx, opts.agent, subject);
     if (answer) return answer;
   }
+  const pattern = allowedCommand(policy(), command);
+  if (pattern !== undefined) return allow(`allowed by the policy's allowCommands (${pattern})`);
   // With the agent's identity known, only its own contracts authorise.
   const contracts = activeContracts(store, new Date(store.now())).filter(
     (c) => opts.agent === undefined || c.agent === opts.agent,
   );
   // Listed is not enough: the same checks as `loopx exec` (signature on the log, the todo still
-  // open, its gates, the policy), so nothing runs directly that exec would refuse. The policy is
-  // read once, by the first check (one that does not parse refuses each check, as in exec).
-  let policy: Policy | undefined;
+  // open, its gates, the policy), so nothing runs directly that exec would refuse.
   let refusedWhy: string | undefined;
   for (const c of contracts) {
     for (const a of c.actions.filter((x) => x.command === command)) {
       try {
-        policy ??= store.policy();
         verifyCommand(
           store,
           { contractId: c.id, todoId: a.todoId, command, agent: opts.agent },
           undefined,
-          policy,
+          policy(),
         );
         return allow(`listed by contract ${c.id}`);
       } catch (e) {
@@ -278,9 +334,18 @@ export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseO
       }
     }
   }
-  if (refusedWhy) return deny(`LoopX: \`${command.slice(0, 200)}\` is not allowed now: ${refusedWhy}`);
+  if (refusedWhy)
+    return deny(
+      `LoopX: \`${command.slice(0, 200)}\` is not allowed now: ${refusedWhy}`,
+      'contract_refused',
+      subject,
+    );
   const hint = contracts.length
     ? `the active contract${contracts.length > 1 ? 's' : ''} (${contracts.map((c) => c.id).join(', ')}) do${contracts.length > 1 ? '' : 'es'} not list it; run only next_cli_actions, or add a todo for it (loopx_add_todo) and wait for the next contract`
     : 'there is no active contract: call loopx_get_contract (loopx quota should-run) first';
-  return deny(`LoopX: \`${command.slice(0, 200)}\` is not allowed: ${hint}`);
+  return deny(
+    `LoopX: \`${command.slice(0, 200)}\` is not allowed: ${hint}`,
+    contracts.length ? 'not_listed' : 'no_contract',
+    subject,
+  );
 }

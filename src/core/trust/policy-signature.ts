@@ -11,6 +11,7 @@ import { canonicalJson } from '../jsonfile';
 import { DEFAULT_POLICY, DEFAULT_QUOTA, Policy, policyTtlMinutes } from '../model';
 import { formatDiff, lineDiff } from '../text-diff';
 import { loosenedBy, signStatement } from './decisions';
+import { allowRulesOf } from '../allow-commands';
 import type { Signer, Trust } from './decisions';
 
 export const SIGNED_POLICY_FILE = 'policy.signed.json';
@@ -122,8 +123,15 @@ export function tighten(base: Policy, edit: Policy): Policy {
   set('deniedActions', union(base.deniedActions, edit.deniedActions));
   const review = (p: Policy) => REVIEW_ORDER[p.reviewAgentActions ?? 'tools'];
   if (review(edit) >= review(base)) set('reviewAgentActions', edit.reviewAgentActions);
-  // claimTimeoutMinutes, gateExpiryHours and requireSignedApprovals stay as signed: neither
-  // direction of a change is plainly safer.
+  // An allow rule taken out applies at once; one added (or changed) waits for a signature.
+  const allowed = new Set(allowRulesOf(base).map((r) => canonicalJson(r)));
+  const wanted = allowRulesOf(edit);
+  const kept = wanted.filter((r) => allowed.has(canonicalJson(r)));
+  set('allowCommands', kept.length === wanted.length ? edit.allowCommands : kept);
+  if ((edit.enforcement ?? 'enforce') === 'enforce' || base.enforcement === 'observe')
+    set('enforcement', edit.enforcement);
+  // claimTimeoutMinutes, gateExpiryHours, requireSignedApprovals and prices stay as signed:
+  // neither direction of a change is plainly safer (a lower price loosens a cost budget).
   return out;
 }
 

@@ -1,0 +1,80 @@
+/**
+ * The policy's `allowCommands`: shell commands the PreToolUse hook allows with no contract, so an
+ * agent can read the code (`git diff`, `ls`, `rg`) under hooks that otherwise run only what a
+ * contract lists.
+ *
+ * Matched on words, never on a raw prefix: a pattern `git diff *` is the words `git`, `diff` and
+ * then anything, and a command matches only when it is one plain command whose words, read by the
+ * shell's quoting rules (shell-lex.ts), fit it. A command with an operator, a redirection, an
+ * expansion or a substitution is never plain, so `git diff; rm -rf .` or `cat $(mktemp)` matches no
+ * pattern, and `/tmp/x/git` is not `git`. Words in `except` (globs) refuse a match anywhere after
+ * the program: `find *` with `-exec` is not a read.
+ *
+ * A denied or gated command of the policy is never allowed by a pattern: those rules come first.
+ * Pure: no I/O.
+ */
+import { commandMatches } from './command-words';
+import { matchesGlob } from './glob';
+import { shellWords } from './shell-lex';
+import { DEFAULT_ALLOW_COMMANDS } from './model';
+import type { AllowRule, Policy } from './model';
+
+/** The rules in force: the policy's, or the default list when it names none. */
+export function allowRulesOf(policy: Policy): AllowRule[] {
+  return policy.allowCommands ?? DEFAULT_ALLOW_COMMANDS;
+}
+
+const patternOf = (r: AllowRule) => (typeof r === 'string' ? r : r.pattern);
+const exceptOf = (r: AllowRule) => (typeof r === 'string' ? [] : (r.except ?? []));
+
+/** A pattern's words: split on spaces; `*` alone is any number of words (none included). */
+export function patternWords(pattern: string): string[] {
+  return pattern.trim().split(/\s+/).filter(Boolean);
+}
+
+/** Why a pattern cannot be used, or undefined. Checked when a person adds one. */
+export function allowPatternProblem(pattern: string): string | undefined {
+  const words = patternWords(pattern);
+  if (words.length === 0) return 'the pattern is empty';
+  const program = words[0]!;
+  if (program.includes('*'))
+    return `the program word ${JSON.stringify(program)} must be a plain name, not a glob`;
+  if (program.includes('/'))
+    return `the program word ${JSON.stringify(program)} must be a name found on PATH, not a path (a path can name a file the agent wrote)`;
+  if (shellWords(program)?.length !== 1 || shellWords(program)![0] !== program)
+    return `the program word ${JSON.stringify(program)} must be a plain word`;
+  return undefined;
+}
+
+function fits(pattern: readonly string[], words: readonly string[]): boolean {
+  if (pattern.length === 0) return words.length === 0;
+  const [head, ...rest] = pattern;
+  if (head === '*') {
+    for (let i = 0; i <= words.length; i++) if (fits(rest, words.slice(i))) return true;
+    return false;
+  }
+  return words.length > 0 && matchesGlob(head!, words[0]!) && fits(rest, words.slice(1));
+}
+
+/** Whether one rule allows the command's words. */
+function ruleAllows(rule: AllowRule, words: readonly string[]): boolean {
+  const pattern = patternWords(patternOf(rule));
+  if (allowPatternProblem(patternOf(rule)) || pattern[0] !== words[0]) return false;
+  if (!fits(pattern, words)) return false;
+  const except = exceptOf(rule);
+  return !words.slice(1).some((w) => except.some((e) => matchesGlob(e, w)));
+}
+
+/**
+ * The pattern that allows `command` without a contract, or undefined: the command is one plain
+ * command, no denied or gated rule of the policy applies to it, and a rule of `allowCommands` fits
+ * its words.
+ */
+export function allowedCommand(policy: Policy, command: string): string | undefined {
+  const words = shellWords(command.trim());
+  if (!words || words.length === 0) return undefined;
+  const ruled = [...(policy.deniedActions ?? []), ...(policy.gatedActions ?? [])];
+  if (ruled.some((r) => commandMatches(r.pattern, command))) return undefined;
+  const rule = allowRulesOf(policy).find((r) => ruleAllows(r, words));
+  return rule === undefined ? undefined : patternOf(rule);
+}
