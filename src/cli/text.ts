@@ -8,7 +8,10 @@ import type {
   CapabilityDeclaration,
   GoalCheck,
   PolicyStatus,
+  DeniedOut,
+  UsageOut,
 } from '../core/index';
+import { denialSubject, oneLine } from '../core/index';
 
 const MARK: Record<string, string> = { open: '[ ]', claimed: '[~]', done: '[x]', cancelled: '[-]' };
 
@@ -57,10 +60,46 @@ export function goalText(d: GoalStatusDoc): string {
       out.push(
         `  ${r.id}  ${r.agent}  ${r.outcome ?? 'open'}  ${r.evidence.length} evidence${rw ? `  ${rw}` : ''}`,
       );
+      if (r.usage) out.push(`      ${usageLine(r.usage)}`);
     }
   }
+  if (d.denied.length) out.push('', ...refusedLines(d.denied, d.denied_total));
   for (const w of d.warnings) out.push(`warning: ${w}`);
   return out.join('\n');
+}
+
+/** How many refusals, the newest, a goal's text shows (the JSON has more). */
+const REFUSED_SHOWN = 5;
+
+/** `tokens: 1200 input, 300 output, 5000 cache write, 20000 cache read`. */
+function usageLine(u: UsageOut): string {
+  return `tokens: ${u.input} input, ${u.output} output, ${u.cache_write} cache write, ${u.cache_read} cache read`;
+}
+
+/** `2026-11-30 10:04 UTC`: the minute is enough to find it in `loopx log`. */
+function atMinute(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC` : iso;
+}
+
+/**
+ * The latest refusals, newest first: when, which agent, what it tried and why, one refusal in two
+ * lines. Observe mode let a call through: it says "would refuse".
+ */
+function refusedLines(denied: DeniedOut[], total: number): string[] {
+  const shown = denied.slice(0, REFUSED_SHOWN);
+  const width = Math.max(...shown.map((x) => x.agent.length));
+  const out = [`refused (${total} in all${total > shown.length ? `, the latest ${shown.length}` : ''}):`];
+  for (const x of shown) {
+    const what =
+      x.command !== undefined
+        ? `$ ${denialSubject(x, 120)}`
+        : `${x.tool}${x.path !== undefined ? ` ${denialSubject(x, 120)}` : ''}`;
+    const verb = x.enforced ? 'refused' : 'would refuse (observe mode)';
+    out.push(`  ${atMinute(x.at)}  ${x.agent.padEnd(width)}  ${verb}: ${what}`);
+    out.push(`      why (${x.code}): ${oneLine(x.reason, 200)}`);
+  }
+  return out;
 }
 
 export function statusText(d: StatusDoc): string {
@@ -74,7 +113,7 @@ export function statusText(d: StatusDoc): string {
   const out: string[] = [...policy];
   for (const g of d.goals) {
     out.push(
-      `${g.status.padEnd(10)} ${`${g.progress.done}/${g.progress.total}`.padStart(7)}  ${g.id}  ${g.title}${g.pending_gates ? `  (${g.pending_gates} gate${g.pending_gates > 1 ? 's' : ''} pending)` : ''}`,
+      `${g.status.padEnd(10)} ${`${g.progress.done}/${g.progress.total}`.padStart(7)}  ${g.id}  ${g.title}${notes(g)}`,
     );
   }
   for (const e of d.errors) out.push(`error      ${e.goal_id}: ${e.message}`);
@@ -83,6 +122,15 @@ export function statusText(d: StatusDoc): string {
     for (const a of d.attention.slice(0, 20)) out.push(`  ! ${a.goal_id}: ${a.detail}`);
   }
   return out.join('\n');
+}
+
+/** `  (1 gate pending, 4 refused)` after a goal's line, or nothing. */
+function notes(g: StatusDoc['goals'][number]): string {
+  const n = [
+    g.pending_gates ? `${g.pending_gates} gate${g.pending_gates > 1 ? 's' : ''} pending` : '',
+    g.denied ? `${g.denied} refused` : '',
+  ].filter(Boolean);
+  return n.length ? `  (${n.join(', ')})` : '';
 }
 
 export function shouldRunText(d: ShouldRunOutput): string {

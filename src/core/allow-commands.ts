@@ -14,10 +14,11 @@
  * Pure: no I/O.
  */
 import { commandMatches } from './command-words';
+import { quote, usageError } from './errors';
 import { matchesGlob } from './glob';
 import { shellWords } from './shell-lex';
-import { DEFAULT_ALLOW_COMMANDS } from './model';
-import type { AllowRule, Policy } from './model';
+import { DEFAULT_ALLOW_COMMANDS } from './policy-model';
+import type { AllowRule, Policy } from './policy-model';
 
 /** The rules in force: the policy's, or the default list when it names none. */
 export function allowRulesOf(policy: Policy): AllowRule[] {
@@ -77,4 +78,17 @@ export function allowedCommand(policy: Policy, command: string): string | undefi
   if (ruled.some((r) => commandMatches(r.pattern, command))) return undefined;
   const rule = allowRulesOf(policy).find((r) => ruleAllows(r, words));
   return rule === undefined ? undefined : patternOf(rule);
+}
+
+/**
+ * `policy` with `pattern` added to its allow rules (the defaults written out first when it names
+ * none, so adding one keeps them). Refuses a pattern that could allow nothing or too much.
+ */
+export function withAllowedCommand(policy: Policy, pattern: string): { policy: Policy; added: boolean } {
+  const clean = patternWords(pattern).join(' ');
+  const problem = allowPatternProblem(clean);
+  if (problem) throw usageError(`cannot allow ${quote(pattern)}: ${problem}`, { reason: 'bad_pattern' });
+  const rules = allowRulesOf(policy);
+  if (rules.some((r) => patternOf(r) === clean && exceptOf(r).length === 0)) return { policy, added: false };
+  return { policy: { ...policy, allowCommands: [...rules, clean] }, added: true };
 }

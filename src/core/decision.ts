@@ -4,7 +4,8 @@
  */
 import { deniedBy, unapprovedGates, contractTodoIds } from './gate-rules';
 import { effectiveStatus } from './model';
-import type { GoalState, Policy, Run, Todo, GoalStatus } from './model';
+import type { GoalState, Run, Todo, GoalStatus } from './model';
+import type { Policy } from './policy-model';
 import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota';
 import { contractTooLong } from './issued-contract';
 import type { QuotaUse } from './quota';

@@ -5,7 +5,8 @@
  * capability as `shown`, so the signed decision covers exactly what was read.
  */
 import { guardedWork, openWorkGuardedBy } from './gate-rules';
-import type { Actor, Gate, GoalState, GuardedWork, Policy } from './model';
+import type { Actor, Gate, GoalState, GuardedWork } from './model';
+import type { Policy } from './policy-model';
 
 export type GateDecision = 'approve' | 'reject';
 

@@ -5,7 +5,8 @@
  * should-run decision, exec and the agent tools all ask these functions, so the rules cannot drift
  * apart. Pure: no I/O, no clock, no store.
  */
-import type { Contract, Gate, GuardedWork, Policy, Todo } from './model';
+import type { Contract, Gate, GuardedWork, Todo } from './model';
+import type { Policy } from './policy-model';
 import { commandMatch, commandMatches } from './command-words';
 
 /** A gate a todo needs; `pattern` is set when a policy rule for its action requires it. */

@@ -22,12 +22,15 @@ export const IndexEntry = z.object({
   todosDone: z.number().int().nonnegative(),
   todosTotal: z.number().int().nonnegative(),
   pendingGates: z.number().int().nonnegative(),
+  /** Tool calls the hooks refused an agent on the goal, in all (`deniedTotal`). */
+  denied: z.number().int().nonnegative(),
 });
 export type IndexEntry = z.infer<typeof IndexEntry>;
 /** An entry as stored: with the stamp of the goal's logs folder when it was made (LogsStamp). */
 const StoredEntry = IndexEntry.extend({ logs: z.string().max(80).optional() });
 export type StoredEntry = z.infer<typeof StoredEntry>;
-const IndexFile = z.object({ v: z.literal(2), trust: z.string().optional(), goals: z.array(StoredEntry) });
+/** Version 3 entries count refusals; an older index does not parse, so listing rebuilds it. */
+const IndexFile = z.object({ v: z.literal(3), trust: z.string().optional(), goals: z.array(StoredEntry) });
 
 export interface GoalIndex {
   goals: StoredEntry[];
@@ -45,6 +48,7 @@ export function indexEntryOf(state: GoalState): IndexEntry {
     todosDone: counted.filter((t) => t.status === 'done').length,
     todosTotal: counted.length,
     pendingGates: state.gates.filter((g) => g.status === 'pending').length,
+    denied: state.deniedTotal ?? 0,
   };
 }
 
@@ -59,7 +63,7 @@ export function readIndexFile(file: string): GoalIndex {
 }
 
 export function writeIndexFile(file: string, goals: StoredEntry[], trust?: string): void {
-  writeJsonAtomic(file, { v: 2, ...(trust === undefined ? {} : { trust }), goals });
+  writeJsonAtomic(file, { v: 3, ...(trust === undefined ? {} : { trust }), goals });
 }
 
 /** An entry without its stamp, as listings show it. */

@@ -7,7 +7,8 @@
  * costs 1.25x input and a cache read 0.1x input unless the entry says otherwise.
  */
 import { matchesGlob } from './glob';
-import type { ModelPrice, Policy, TokenUsage } from './model';
+import type { TokenUsage } from './model';
+import type { ModelPrice, Policy } from './policy-model';
 
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-opus-4-1*': { inputPerMTok: 15, outputPerMTok: 75 },

@@ -52,7 +52,13 @@ export interface ErrorMessage {
 export type HostMessage = StatusMessage | GoalMessage | ErrorMessage;
 
 /** Attention kinds in the order a person should read them. */
-export const ATTENTION_ORDER: readonly AttentionItem['kind'][] = ['gate', 'user-todo', 'quota', 'plan'];
+export const ATTENTION_ORDER: readonly AttentionItem['kind'][] = [
+  'gate',
+  'user-todo',
+  'denied',
+  'quota',
+  'plan',
+];
 
 /** One folder's policy report; with several folders, the first that has something to say, named. */
 function mergedPolicy(parts: readonly { name: string; doc: StatusDoc }[]): StatusDoc['policy'] {

@@ -3,14 +3,15 @@
  * they receive): one goal's status and the list of all goals.
  */
 import { z } from 'zod';
-import { Id, GoalStatus, OverruleRule } from './model';
-import type { Overruled } from './model';
+import { Id, GoalStatus, OverruleRule, DenyCode } from './model';
+import type { Denial, Overruled, TokenUsage } from './model';
 
 export const GOAL_STATUS_SCHEMA = 'loopx.goal-status/1';
 export const STATUS_SCHEMA = 'loopx.status/1';
 
 export const AttentionItem = z.object({
-  kind: z.enum(['gate', 'user-todo', 'quota', 'plan']),
+  /** `denied`: an agent the hooks keep refusing, or one that tried a person's decision (denials.ts). */
+  kind: z.enum(['gate', 'user-todo', 'denied', 'quota', 'plan']),
   goal_id: Id,
   id: z.string(),
   title: z.string(),
@@ -50,6 +51,52 @@ export function overruledOut(o: Overruled): OverruledOut {
     rule: o.rule,
     reason: o.reason,
   };
+}
+
+/** A tool call a hook refused an agent (model.ts Denial) as status documents show it. */
+export const DeniedOut = z.object({
+  event_id: Id,
+  at: z.string(),
+  agent: z.string(),
+  /** The agent's open run on this clone when it tried, if it had one. */
+  run_id: z.string().optional(),
+  tool: z.string(),
+  command: z.string().optional(),
+  path: z.string().optional(),
+  code: DenyCode,
+  reason: z.string(),
+  /** False in observe mode: let through and recorded only ("would have been refused"). */
+  enforced: z.boolean(),
+});
+export type DeniedOut = z.infer<typeof DeniedOut>;
+
+/** A refusal of the state (model.ts Denial) as documents show it. */
+export function deniedOut(d: Denial): DeniedOut {
+  return {
+    event_id: d.eventId,
+    at: d.at,
+    agent: d.agent,
+    ...(d.runId ? { run_id: d.runId } : {}),
+    tool: d.tool,
+    ...(d.command !== undefined ? { command: d.command } : {}),
+    ...(d.path !== undefined ? { path: d.path } : {}),
+    code: d.code,
+    reason: d.reason,
+    enforced: d.enforced,
+  };
+}
+
+/** A run's tokens by kind (model.ts TokenUsage), where a host's transcript gave them. */
+export const UsageOut = z.object({
+  input: z.number(),
+  output: z.number(),
+  cache_write: z.number(),
+  cache_read: z.number(),
+});
+export type UsageOut = z.infer<typeof UsageOut>;
+
+export function usageOut(u: TokenUsage): UsageOut {
+  return { input: u.input, output: u.output, cache_write: u.cacheWrite, cache_read: u.cacheRead };
 }
 
 export const GoalStatusDoc = z.object({
@@ -128,6 +175,8 @@ export const GoalStatusDoc = z.object({
       outcome: z.string().optional(),
       contract_id: z.string().optional(),
       spend: SpendOut,
+      /** `spend.tokens` by kind, where a host's transcript gave them (the Stop hook). */
+      usage: UsageOut.optional(),
       evidence: z.array(
         z.object({
           id: Id,
@@ -151,6 +200,13 @@ export const GoalStatusDoc = z.object({
    * claimed first elsewhere, a gate already decided), with the rule that decided.
    */
   overruled: z.array(OverruledOut),
+  /**
+   * Tool calls the hooks refused an agent (or, not enforced, would have: observe mode): the
+   * latest, newest first, at most DENIALS_SHOWN (denials.ts)...
+   */
+  denied: z.array(DeniedOut),
+  /** ...and how many there were in all. */
+  denied_total: z.number(),
   /** sha256 of the state: clones holding the same events (and pinning the same keys) agree on it. */
   state_hash: z.string(),
   /** The names of the clones (writer ids) the goal's runs and overruled events came from. */
@@ -185,6 +241,8 @@ export const StatusDoc = z.object({
       created_at: z.string(),
       progress: z.object({ done: z.number(), total: z.number() }),
       pending_gates: z.number(),
+      /** Tool calls the hooks refused an agent on this goal, in all. */
+      denied: z.number(),
     }),
   ),
   errors: z.array(z.object({ goal_id: z.string(), message: z.string() })),

@@ -13,9 +13,10 @@ import type { PolicyView } from './trust/policy-signature';
 import { LoopxError } from './errors';
 import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
-import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA, overruledOut } from './status-doc';
+import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA, deniedOut, overruledOut, usageOut } from './status-doc';
 import type { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
 import { stateHash } from './goal-history';
+import { deniedRecently, denialAttention, latestDenials } from './denials';
 
 /** A budget counts as nearly exhausted from this share on. */
 export const QUOTA_WARNING_RATIO = 0.8;
@@ -30,7 +31,7 @@ function countBy<T>(
   return out;
 }
 
-export function attentionFor(goal: GoalState, use: QuotaUse): AttentionItem[] {
+export function attentionFor(goal: GoalState, use: QuotaUse, now: Date): AttentionItem[] {
   const status = effectiveStatus(goal);
   if (status === 'closed' || status === 'cancelled') return [];
   const items: AttentionItem[] = [];
@@ -54,6 +55,7 @@ export function attentionFor(goal: GoalState, use: QuotaUse): AttentionItem[] {
       detail: `${t.priority} todo for a person`,
     });
   }
+  items.push(...denialAttention(goal, now));
   for (const k of BUDGET_NAMES) {
     const u = use[k];
     if (!u || u.limit <= 0) continue;
@@ -79,6 +81,14 @@ export function attentionFor(goal: GoalState, use: QuotaUse): AttentionItem[] {
   return items;
 }
 
+/**
+ * Whether `attentionFor` can change with time alone, with no new event: a rolling quota window, a
+ * refusal still within the hour. Whoever caches attention re-reads such a goal as time passes.
+ */
+export function attentionChangesWithTime(goal: GoalState, now: Date): boolean {
+  return goal.quota.window.kind === 'rolling' || deniedRecently(goal, now);
+}
+
 function runOut(goal: GoalState, r: Run) {
   return {
     id: r.id,
@@ -89,6 +99,7 @@ function runOut(goal: GoalState, r: Run) {
     ...(r.outcome ? { outcome: r.outcome } : {}),
     ...(r.contract ? { contract_id: r.contract.id } : {}),
     spend: r.spend,
+    ...(r.usage ? { usage: usageOut(r.usage) } : {}),
     evidence: goal.evidence
       .filter((e) => e.runId === r.id)
       .map((e) => ({
@@ -147,7 +158,7 @@ export function goalStatusDoc(
       todos: countBy(goal.todos, (t) => t.status, ['open', 'claimed', 'done', 'cancelled']),
       gates: countBy(goal.gates, (g) => g.status, ['pending', 'approved', 'rejected', 'expired']),
     },
-    attention: attentionFor(goal, use),
+    attention: attentionFor(goal, use, now),
     quota: {
       budgets: use as Record<string, { used: number; limit: number; left: number }>,
       spend: spendOf(goal.runs),
@@ -196,6 +207,8 @@ export function goalStatusDoc(
       trend: goal.rewards.map((w) => ({ at: w.at, run_id: w.runId, score: w.score })),
     },
     overruled: (goal.overruled ?? []).map(overruledOut),
+    denied: latestDenials(goal).map(deniedOut),
+    denied_total: goal.deniedTotal ?? 0,
     state_hash: stateHash(goal),
     writers: Object.fromEntries(
       [...new Set([...goal.runs.map((r) => r.writer), ...(goal.overruled ?? []).map((o) => o.writer)])]
@@ -285,6 +298,7 @@ export function statusAll(store: Store): StatusDoc {
       created_at: g.createdAt,
       progress: { done: g.todosDone, total: g.todosTotal },
       pending_gates: g.pendingGates,
+      denied: g.denied,
     })),
     errors: errors.map((e) => ({ goal_id: e.goalId, message: e.message })),
     policy: policyStatus(store),

@@ -14,7 +14,8 @@ import * as path from 'node:path';
 import { LoopxError, notFound } from './errors';
 import { ID_PATTERN, checkId } from './ids';
 import { withLock } from './lock';
-import type { Artifact, GoalState, Policy } from './model';
+import type { Artifact, GoalState } from './model';
+import type { Policy } from './policy-model';
 import type { EventDraft } from './events';
 import { quarantineTornTail } from './event-log';
 import {

@@ -101,6 +101,17 @@ export function plainText(s: string, max = 60): string {
 }
 
 /**
+ * Store text on one line, for a list or a label: line breaks and tabs become spaces, `max`
+ * characters at most (then `…`), cut between whole code points. Unlike `plainText` it keeps every
+ * character else, so a command reads as it ran; what it shortens is shown whole elsewhere.
+ */
+export function oneLine(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(one);
+  return chars.length > max ? `${chars.slice(0, max).join('').trimEnd()}…` : one;
+}
+
+/**
  * Text from outside (a request path, an error a client caused) made safe for one log line or
  * error message: control characters shown as `?`, invisible ones dropped, `max` characters at most.
  */

@@ -4,9 +4,9 @@
  * which policy applies live in trust/policy-signature.ts; this module only finds the files.
  */
 import * as path from 'node:path';
-import { canonicalJson, writeJsonAtomic } from './jsonfile';
+import { canonicalJson, writeFileAtomic, writeJsonAtomic } from './jsonfile';
 import { refused } from './errors';
-import type { Policy } from './model';
+import type { Policy } from './policy-model';
 import { ensurePrivateDir } from './config-dir';
 import { readStoreFile } from './safe-path';
 import { readPolicy } from './workspace';
@@ -101,4 +101,29 @@ export function signFirstPolicy(
   if (v.unsigned.length > 0) return 'review';
   store.signPolicy(signer, v.file);
   return 'signed';
+}
+
+/**
+ * A person's edit of the policy made by a command (`loopx policy allow`): written to policy.json
+ * and signed at once with the key already unlocked; when the signature is refused, policy.json
+ * is put back as it was, so a failed command leaves no edit behind.
+ */
+export function writeAndSignPolicy(
+  store: { policyPath: string; signPolicy(signer: Signer, shown?: Policy): PolicyView },
+  next: Policy,
+  signer: Signer,
+): PolicyView {
+  let before: string | undefined;
+  try {
+    before = readStoreFile(store.policyPath, 'utf8');
+  } catch {
+    before = undefined;
+  }
+  writeJsonAtomic(store.policyPath, next);
+  try {
+    return store.signPolicy(signer, next);
+  } catch (e) {
+    if (before !== undefined) writeFileAtomic(store.policyPath, before);
+    throw e;
+  }
 }

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readJsonFile, writeJsonAtomic } from './jsonfile';
-import { Policy, DEFAULT_POLICY } from './model';
+import { Policy, DEFAULT_POLICY } from './policy-model';
 import { ensureLocalDir } from './local-dir';
 import { LOOPX_DIR, mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { goalStatus, statusAll, decide, render, effectiveStatus } from '../core/index';
 import type { LoopxWorkspaces } from './workspaces';
-import { escapeMd as esc } from './tree';
+import { escapeMd as esc } from './markdown';
 
 export const CHAT_PARTICIPANT_ID = 'loopx.chat';
 

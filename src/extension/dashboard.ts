@@ -9,7 +9,14 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { statusAll, goalStatus, attentionFor, quotaUse, fileStamp } from '../core/index';
+import {
+  statusAll,
+  goalStatus,
+  attentionFor,
+  attentionChangesWithTime,
+  quotaUse,
+  fileStamp,
+} from '../core/index';
 import type { AttentionItem } from '../core/index';
 import { parseWebviewMessage, statusMessage, dashboardHtml } from '../core/protocol';
 import type { HostMessage, Msg } from '../core/protocol';
@@ -31,7 +38,10 @@ interface Selected {
   folder?: string;
 }
 
-/** Attention of one goal, kept until its files or the policy change (or, for a rolling quota window, the minute). */
+/**
+ * Attention of one goal, kept until its files or the policy change (or, while it changes with time
+ * alone, the minute: a rolling quota window, a refusal within the hour).
+ */
 interface CachedAttention {
   stamp: string;
   minute?: number;
@@ -180,15 +190,16 @@ export class Dashboard extends Disposable {
 
   /**
    * The attention queue with actionable ids (gate ids, todo ids, budgets), read from each open
-   * goal. A goal is re-read only when its files or the pinned keys changed (or the minute, when its
-   * quota window rolls), so a change costs a few stats per goal plus a read of the goals that
-   * changed.
+   * goal. A goal is re-read only when its files or the pinned keys changed (or the minute, while
+   * its attention changes with time), so a change costs a few stats per goal plus a read of the
+   * goals that changed.
    */
   private attention(f: LoopxFolder, goals: { id: string; status: string }[]): AttentionItem[] {
     const out: AttentionItem[] = [];
     // Which decisions count depends on the keys pinned here: pinning one changes the attention.
     const trust = f.store.trust().fingerprint;
-    const minute = Math.floor(Date.parse(f.store.now()) / 60_000);
+    const now = new Date(f.store.now());
+    const minute = Math.floor(now.getTime() / 60_000);
     const seen = new Set<string>();
     for (const g of goals) {
       if (g.status === 'closed' || g.status === 'cancelled') continue;
@@ -199,8 +210,8 @@ export class Dashboard extends Disposable {
       if (!cached || cached.stamp !== stamp || (cached.minute !== undefined && cached.minute !== minute)) {
         try {
           const { state } = f.store.load(g.id);
-          const items = attentionFor(state, quotaUse(state, new Date(f.store.now())));
-          cached = { stamp, items, ...(state.quota.window.kind === 'rolling' ? { minute } : {}) };
+          const items = attentionFor(state, quotaUse(state, now), now);
+          cached = { stamp, items, ...(attentionChangesWithTime(state, now) ? { minute } : {}) };
         } catch {
           cached = { stamp, items: [] }; // a broken goal is reported in the overview's errors
         }

@@ -241,8 +241,9 @@ function spawnAgent(
 /**
  * `claude -p <prompt> --output-format json [args]` in `cwd`, with the Messages API at `baseUrl`.
  * `args` go before the prompt's `--`, so a list option (`--allowedTools A B`) cannot swallow it.
+ * `argv` runs another claude command instead (`mcp add ...`), with the same environment.
  */
-export async function runClaude(o: AgentRun & { args?: string[] }): Promise<AgentResult> {
+export async function runClaude(o: AgentRun & { args?: string[]; argv?: string[] }): Promise<AgentResult> {
   const { claude } = await agentBins();
   const env = agentEnv(o.home, {
     ANTHROPIC_BASE_URL: o.baseUrl,
@@ -250,7 +251,7 @@ export async function runClaude(o: AgentRun & { args?: string[] }): Promise<Agen
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     ...o.env,
   });
-  const args = ['-p', '--output-format', 'json', ...(o.args ?? []), '--', o.prompt];
+  const args = o.argv ?? ['-p', '--output-format', 'json', ...(o.args ?? []), '--', o.prompt];
   return spawnAgent('claude', claude, args, { cwd: o.cwd, env, timeoutMs: o.timeoutMs });
 }
 

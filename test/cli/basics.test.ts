@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { StatusDoc, Policy } from '../../src/core/index';
+import { StatusDoc, Policy, DEFAULT_ALLOW_COMMANDS } from '../../src/core/index';
 import type { CapabilityDeclaration } from '../../src/core/index';
 import {
   REPO,
@@ -304,7 +304,10 @@ describe('the command surface', { concurrency: true }, () => {
       });
       for (const p of ['goals', 'policy.json', '.gitignore', '.gitattributes', 'local/.gitignore'])
         assert.ok(fs.existsSync(ws.file('.loopx', p)), `.loopx/${p} missing`);
-      Policy.parse(JSON.parse(fs.readFileSync(ws.file('.loopx', 'policy.json'), 'utf8')));
+      const policy = Policy.parse(JSON.parse(fs.readFileSync(ws.file('.loopx', 'policy.json'), 'utf8')));
+      // The hooks' read-only defaults and mode, written out for a person to read and edit.
+      assert.deepEqual(policy.allowCommands, DEFAULT_ALLOW_COMMANDS);
+      assert.equal(policy.enforcement, 'enforce');
       assert.match(fs.readFileSync(ws.file('.loopx', 'local', '.gitignore'), 'utf8'), /^\*$/m);
       const edited = { v: 1, contractTtlMinutes: 5 };
       fs.writeFileSync(ws.file('.loopx', 'policy.json'), JSON.stringify(edited));

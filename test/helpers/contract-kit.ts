@@ -13,7 +13,8 @@ import { Store } from '../../src/core/store';
 import { invoke } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
 import type { LoopxEvent } from '../../src/core/events';
-import type { Budgets, GoalState, Policy, Quota } from '../../src/core/model';
+import type { Budgets, GoalState, Quota } from '../../src/core/model';
+import type { Policy } from '../../src/core/policy-model';
 import { human, manualClock, tempDir, writeSignedPolicy } from './store';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');

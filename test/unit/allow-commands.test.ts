@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { allowedCommand, allowPatternProblem, allowRulesOf } from '../../src/core/allow-commands';
-import { DEFAULT_ALLOW_COMMANDS, DEFAULT_POLICY } from '../../src/core/model';
-import type { Policy } from '../../src/core/model';
+import { DEFAULT_ALLOW_COMMANDS, DEFAULT_POLICY } from '../../src/core/policy-model';
+import type { Policy } from '../../src/core/policy-model';
 import { tighten } from '../../src/core/trust/policy-signature';
 
 const policy = (p: Partial<Policy> = {}): Policy => ({ ...DEFAULT_POLICY, ...p });

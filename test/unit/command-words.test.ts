@@ -14,7 +14,7 @@ import {
 } from '../../src/core/command-words';
 import { shellWords } from '../../src/core/shell-lex';
 import { deniedBy, policyGatesFor } from '../../src/core/gate-rules';
-import type { Policy } from '../../src/core/model';
+import type { Policy } from '../../src/core/policy-model';
 
 const gatesOf = (p: Policy, c: string) => policyGatesFor(p, c).map((r) => r.gate);
 

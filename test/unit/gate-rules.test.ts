@@ -17,7 +17,8 @@ import {
   contractTodoIds,
   contractActionFor,
 } from '../../src/core/gate-rules';
-import type { Gate, Policy, Todo } from '../../src/core/model';
+import type { Gate, Todo } from '../../src/core/model';
+import type { Policy } from '../../src/core/policy-model';
 
 const T0 = '2025-01-01T00:00:00.000Z';
 

@@ -534,7 +534,7 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
   it("a person's decisions (gate approve, reward add, quota grant) are denied, naming it", async () => {
     const ws = governed();
     const person =
-      /is a person's decision; agents cannot approve or reject gates, record rewards or grant quota/;
+      /is a person's decision; agents cannot approve or reject gates, record rewards, grant quota, sign the policy or trust keys/;
     await expectDecisions(ws, [
       bash(ws, 'loopx gate approve --goal-id g --gate-id prod', {
         allow: false,

@@ -10,13 +10,12 @@ import {
   Text,
   Todo,
   Gate,
-  Policy,
-  DEFAULT_POLICY,
   Quota,
   Timestamp,
   Actor,
   GoalStatus,
 } from '../../src/core/model';
+import { Policy, DEFAULT_POLICY } from '../../src/core/policy-model';
 import type {
   GoalState as GoalStateT,
   Todo as TodoT,

@@ -11,7 +11,7 @@ import { invoke } from '../../src/core/capabilities';
 import { applyInPlace } from '../../src/core/apply-event';
 import { transcriptUsage, usageKey } from '../../src/core/hooks/transcript';
 import { costOf, priceOf, totalTokens, DEFAULT_PRICES } from '../../src/core/prices';
-import { DEFAULT_POLICY } from '../../src/core/model';
+import { DEFAULT_POLICY } from '../../src/core/policy-model';
 import { agent, human, removeTempDirs, tempDir, tempStore } from '../helpers/store';
 
 after(removeTempDirs);

@@ -16,7 +16,7 @@ import { nextHlc } from '../../src/core/hlc';
 import type { LoopxEvent } from '../../src/core/events';
 import { invoke } from '../../src/core/capabilities';
 import { LoopxError } from '../../src/core/errors';
-import { Policy } from '../../src/core/model';
+import { Policy } from '../../src/core/policy-model';
 import {
   human,
   agent,

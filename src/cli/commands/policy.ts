@@ -1,9 +1,21 @@
 /**
- * `loopx policy`: which policy LoopX enforces, and a person signing an edit of `policy.json` so
- * that it counts (DESIGN.md, "Trust": the policy is a person's decision).
+ * `loopx policy`: which policy LoopX enforces, a person signing an edit of `policy.json` so that it
+ * counts, and a person allowing agents a command (`policy allow`: an edit signed at once). The
+ * policy is a person's decision (DESIGN.md, "Trust").
  */
 import type { Command } from 'commander';
-import { describeUnsignedPolicy, fingerprint, policyDiff } from '../../core/index';
+import {
+  describeUnsignedPolicy,
+  fingerprint,
+  formatDiff,
+  lineDiff,
+  policyDiff,
+  prettyPolicy,
+  quote,
+  refused,
+  withAllowedCommand,
+  writeAndSignPolicy,
+} from '../../core/index';
 import type { PolicyView } from '../../core/index';
 import { example } from '../define';
 import type { Act } from '../define';
@@ -78,5 +90,48 @@ export function registerPolicyCommands(program: Command, act: Act) {
       ),
     'loopx policy sign',
     'loopx policy sign --passphrase-fd 3 3<passphrase.txt',
+  );
+  example(
+    policy
+      .command('allow')
+      .description(
+        'let agents run a command without a contract (the hooks allow it): adds it to allowCommands and signs the policy (a person: asks your key’s passphrase)',
+      )
+      .argument(
+        '<pattern>',
+        'the command’s words; `*` alone stands for any further words ("npm run lint", "make test *")',
+      )
+      .action(
+        act((ctx, pattern: string) => {
+          const store = ctx.store();
+          const before = store.policyView();
+          if (
+            before.state === 'unsigned_changes' ||
+            (before.state === 'not_signed' && before.unsigned.length)
+          )
+            throw refused(
+              `policy.json has changes no person signed (${before.unsigned.join(', ') || 'see loopx policy show'}): review and sign them first with \`loopx policy sign\`, then allow the command`,
+              { reason: 'policy_unsigned' },
+            );
+          const { policy: next, added } = withAllowedCommand(before.file, pattern);
+          if (!added) {
+            ctx.print(policyJson(before), () => `agents may already run ${quote(pattern)}: nothing to do`);
+            return;
+          }
+          const { signer } = person(
+            ctx,
+            'allow a command for agents',
+            'LoopX: Sign Workspace Policy',
+            `Agents will run ${quote(pattern)} with no contract, as often as they like. Changes to the policy:\n${formatDiff(lineDiff(prettyPolicy(before.file), prettyPolicy(next)))}\n`,
+          );
+          const after = writeAndSignPolicy(store, next, signer);
+          ctx.print(
+            policyJson(after),
+            () => `agents may now run ${quote(pattern)} without a contract (signed by ${signer.name})`,
+          );
+        }),
+      ),
+    "loopx policy allow 'npm run lint'",
+    "loopx policy allow 'make test *' --passphrase-fd 3 3<passphrase.txt",
   );
 }

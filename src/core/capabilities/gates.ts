@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { refused } from '../errors';
 import { GuardedWork, Id, Line, Text } from '../model';
-import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
+import type { Actor, Gate, GoalState, Todo } from '../model';
+import type { Policy } from '../policy-model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findTodo, findGate } from './shared';

@@ -1,6 +1,7 @@
 /** The shape of a capability, shared by the registry and the modules that declare capabilities. */
 import type { z } from 'zod';
-import type { Actor, GoalState, Policy } from '../model';
+import type { Actor, GoalState } from '../model';
+import type { Policy } from '../policy-model';
 import type { EventDraft } from '../events';
 
 export interface CapabilityContext {

@@ -24,7 +24,8 @@ import { DEFAULT_AGENT, ownOpenRuns } from '../identity';
 import { runOfContract } from '../summary';
 import { effectiveStatus } from '../model';
 import { CONTRACT_DENY_CODES } from '../model';
-import type { Contract, DenyCode, Policy } from '../model';
+import type { Contract, DenyCode } from '../model';
+import type { Policy } from '../policy-model';
 import { allowedCommand } from '../allow-commands';
 import { configDir } from '../config-dir';
 import type { Store } from '../store';
@@ -66,11 +67,16 @@ const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['quota', 'show'],
   ['contract', 'verify'],
 ];
+/** A person's decisions, and making or trusting the keys that sign them. */
 const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['gate', 'approve'],
   ['gate', 'reject'],
   ['reward', 'add'],
   ['quota', 'grant'],
+  ['policy', 'sign'],
+  ['policy', 'allow'],
+  ['approvers', 'trust'],
+  ['key', 'create'],
 ];
 const same = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
@@ -201,7 +207,7 @@ function loopxCommand(
   if (parsed.kind === 'help') return allow('a read-only loopx command');
   if (HUMAN_ONLY_LOOPX.some((p) => same(p, parsed.command)))
     return deny(
-      `LoopX: \`${command.slice(0, 200)}\` is a person's decision; agents cannot approve or reject gates, record rewards or grant quota. Ask the person (loopx_request_gate).`,
+      `LoopX: \`${command.slice(0, 200)}\` is a person's decision; agents cannot approve or reject gates, record rewards, grant quota, sign the policy or trust keys. Ask the person (loopx_request_gate).`,
       'human_only',
       subject,
     );

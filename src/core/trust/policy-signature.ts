@@ -8,7 +8,8 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from '../jsonfile';
-import { DEFAULT_POLICY, DEFAULT_QUOTA, Policy, policyTtlMinutes } from '../model';
+import { DEFAULT_QUOTA } from '../model';
+import { DEFAULT_POLICY, Policy, policyTtlMinutes } from '../policy-model';
 import { formatDiff, lineDiff } from '../text-diff';
 import { loosenedBy, signStatement } from './decisions';
 import { allowRulesOf } from '../allow-commands';

@@ -407,5 +407,59 @@ export function registerExtensionTests(): void {
       assert.match(text, /Z sam@laptop +\S+ +cli +goal\.created/, 'each event names the clone that wrote it');
       fs.rmSync(mate, { recursive: true, force: true });
     });
+
+    it('shows what the PreToolUse hook refused an agent in a Refused group under the goal, newest first, as plain text', async () => {
+      const { tree } = await api();
+      const goalId = 'refusals';
+      const made = loopxCli(['goal', 'create', '--goal-id', goalId, '--title', 'Refusals shown']);
+      assert.equal(made.status, 0, made.stderr);
+      const approve = `loopx gate approve --goal-id ${goalId} --gate-id ship`;
+      const tried = ['rm -rf build', approve, 'echo "[x](command:loopx.approveGate)" <b>'];
+      for (const command of tried) {
+        // The hook as Claude Code runs it: the tool call on stdin, the agent's name in LOOPX_AGENT.
+        const r = loopxCli(
+          ['hook', 'pre-tool-use', '--goal-id', goalId],
+          workspaceDir(),
+          { LOOPX_AGENT: 'it-agent' },
+          JSON.stringify({ tool_name: 'Bash', tool_input: { command }, cwd: workspaceDir() }),
+        );
+        assert.equal(r.status, 2, `refused: ${r.stdout}\n${r.stderr}`);
+      }
+      const goal = await until(
+        'the goal in the tree',
+        () => tree.getChildren().find((n: Node) => n.kind === 'goal' && n.entry.id === goalId),
+        3000,
+      );
+      const group = await until(
+        'its Refused group with the three refusals',
+        () =>
+          tree
+            .getChildren(goal)
+            .find((n: Node) => n.kind === 'group' && n.group === 'denied' && n.count === tried.length),
+        3000,
+      );
+      const groupItem = tree.getTreeItem(group);
+      assert.deepEqual([groupItem.label, groupItem.description], ['Refused', '3']);
+      const items = tree.getChildren(group).map((n: Node) => tree.getTreeItem(n));
+      assert.deepEqual(
+        items.map((i) => i.label),
+        [...tried].reverse(),
+      );
+      for (const i of items) {
+        assert.match(String(i.description), /^it-agent · (just now|\d+ min ago)$/);
+        assert.equal(i.contextValue, 'denial.enforced');
+      }
+      const tip = items[1]!.tooltip as vscode.MarkdownString;
+      assert.equal(tip.isTrusted, false);
+      // appendText writes spaces as &nbsp; and escapes Markdown's characters.
+      const words = tip.value.replace(/&nbsp;/g, ' ');
+      assert.match(words, /^Refused: Bash for agent it-agent at \S+Z$/m);
+      assert.match(words, /^Why \\\(human\\_only\\\): LoopX: .* is a person's decision/m);
+      // What the agent tried is data: verbatim in a code block, escaped everywhere else (the
+      // reason quotes it), so its link and tag are never Markdown or HTML.
+      const hostile = (items[0]!.tooltip as vscode.MarkdownString).value;
+      assert.ok(hostile.includes(`\n\`\`\`sh\n${tried[2]}\n\`\`\``), hostile);
+      assert.doesNotMatch(hostile.replace(/```sh\n[\s\S]*?\n```/g, ''), /<b>|\[x\]\(command:/, hostile);
+    });
   });
 }

@@ -35,12 +35,14 @@ export async function until<T>(
 
 /**
  * Runs the built `loopx` CLI in another process, as an agent in a terminal would (in the demo
- * workspace, or in `workspace`: a teammate's clone, say).
+ * workspace, or in `workspace`: a teammate's clone, say); `input` is its standard input (a hook's
+ * JSON, as an agent host passes it).
  */
 export function loopxCli(
   args: string[],
   workspace = workspaceDir(),
   env: Record<string, string> = {},
+  input?: string,
 ): { status: number | null; stdout: string; stderr: string } {
   const repo = process.env.LOOPX_REPO ?? path.resolve(__dirname, '..', '..');
   const r = spawnSync(
@@ -49,6 +51,7 @@ export function loopxCli(
     {
       encoding: 'utf8',
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LOOPX_WORKSPACE: '', ...env },
+      ...(input === undefined ? {} : { input }),
     },
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

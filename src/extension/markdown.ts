@@ -1,0 +1,49 @@
+/**
+ * Store text inside Markdown the editor renders (the tree's tooltips, chat): always as data, so a
+ * title, reason, command or command output can show no link, image or markup of its own.
+ */
+import * as vscode from 'vscode';
+
+/**
+ * A tooltip for store text: untrusted (no command links), no HTML, no theme icons. Store text only
+ * goes in through `appendPlain` and `appendCode`, never into Markdown source directly: a title,
+ * reason or command output could otherwise close a code block and show links or load images.
+ */
+export function tooltip(): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.supportThemeIcons = false;
+  return md;
+}
+
+/**
+ * Store text as plain text: `appendText` escapes Markdown syntax; `<` and `&` (which it leaves, so
+ * `<https://…>` would be a link and `&#91;` a bracket) are written as entities.
+ */
+export function appendPlain(md: vscode.MarkdownString, s: string): vscode.MarkdownString {
+  for (const part of s.split(/([<&])/)) {
+    if (part === '<') md.appendMarkdown('&lt;');
+    else if (part === '&') md.appendMarkdown('&amp;');
+    else if (part) md.appendText(part);
+  }
+  return md;
+}
+
+/**
+ * Text shown verbatim in a fenced code block (a command, a command's output). `appendCodeblock`
+ * makes its fence longer than every run of backticks that starts a line; a closing fence may also
+ * be indented by up to three spaces (CommonMark), which it does not count, so text with such a
+ * line gets a fence longer than those too.
+ */
+export function appendCode(md: vscode.MarkdownString, code: string, language = ''): vscode.MarkdownString {
+  if (!/^ {1,3}`{3,}/m.test(code)) return md.appendCodeblock(code, language);
+  const longest = Math.max(...(code.match(/^ {0,3}`+/gm) ?? []).map((r) => r.trimStart().length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return md.appendMarkdown(`\n${fence}${language}\n${code}\n${fence}\n`);
+}
+
+/** Markdown syntax escaped, for text inside Markdown built elsewhere (chat). */
+export function escapeMd(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
+}
