@@ -42,7 +42,8 @@ export function allowPatternProblem(pattern: string): string | undefined {
     return `the program word ${JSON.stringify(program)} must be a plain name, not a glob`;
   if (program.includes('/'))
     return `the program word ${JSON.stringify(program)} must be a name found on PATH, not a path (a path can name a file the agent wrote)`;
-  if (shellWords(program)?.length !== 1 || shellWords(program)![0] !== program)
+  const lexed = shellWords(program);
+  if (lexed?.length !== 1 || lexed[0] !== program)
     return `the program word ${JSON.stringify(program)} must be a plain word`;
   return undefined;
 }
@@ -60,8 +61,8 @@ function fits(pattern: readonly string[], words: readonly string[]): boolean {
 /** Whether one rule allows the command's words. */
 function ruleAllows(rule: AllowRule, words: readonly string[]): boolean {
   const pattern = patternWords(patternOf(rule));
-  if (allowPatternProblem(patternOf(rule)) || pattern[0] !== words[0]) return false;
-  if (!fits(pattern, words)) return false;
+  // The program first: most rules name another, and only a usable pattern may allow anything.
+  if (pattern[0] !== words[0] || allowPatternProblem(patternOf(rule)) || !fits(pattern, words)) return false;
   const except = exceptOf(rule);
   return !words.slice(1).some((w) => except.some((e) => matchesGlob(e, w)));
 }

@@ -47,6 +47,16 @@ export function countedSet(counted: string[]): Set<string> {
 }
 
 /**
+ * The messages of `messages` that `state` counts no usage of yet, each once: the one rule both the
+ * Stop hook (is there anything to count?) and `run.capture` (what to count, under the lock) use.
+ */
+export function uncounted<M extends { key: string }>(state: GoalStateT, messages: readonly M[]): M[] {
+  const seen = countedSet(state.counted ?? []);
+  const taken = new Set<string>();
+  return messages.filter((m) => !seen.has(m.key) && !taken.has(m.key) && taken.add(m.key));
+}
+
+/**
  * Whether a person's decision is theirs: signed by a pinned key, and not a copy of one that
  * already took effect. One that is not stays in the log and is listed in `ignored`, and the gate
  * it meant to decide stays decidable.

@@ -10,11 +10,12 @@
 import { shouldRun } from './contract';
 import { summaryAll } from './summary';
 import { invoke } from './capabilities';
-import { countedSet } from './apply-event';
-import type { Actor, GoalState } from './model';
+import { uncounted } from './apply-event';
+import type { Actor } from './model';
 import type { Store } from './store';
 import type { DeniedCall, HookAnswer } from './hooks/answer';
 import { DEFAULT_AGENT, ownOpenRuns } from './identity';
+import { openRunsByGoal } from './hooks/open-runs';
 import { withoutUnsafeCharacters } from './text-rules';
 import { transcriptUsage } from './hooks/transcript';
 
@@ -32,22 +33,6 @@ function sessionGoal(store: Store, goalId: string | undefined): string | undefin
   if (goalId) return goalId;
   const active = store.listGoals().goals.filter((g) => g.status === 'active');
   return active.length === 1 ? active[0]!.id : undefined;
-}
-
-/** The active goals where this clone has open runs of `agent`, the latest run's goal first. */
-function goalsWithOpenRuns(store: Store, agent: string): { goalId: string; state: GoalState }[] {
-  const out: { goalId: string; state: GoalState; latest: string }[] = [];
-  for (const g of store.listGoals().goals) {
-    if (g.status !== 'active') continue;
-    try {
-      const state = store.load(g.id).state;
-      const runs = ownOpenRuns(state, store.writerId(), agent);
-      if (runs.length) out.push({ goalId: g.id, state, latest: runs.at(-1)!.startedAt });
-    } catch {
-      /* a broken goal is reported by every read of it; it has no run of this session here */
-    }
-  }
-  return out.sort((a, b) => b.latest.localeCompare(a.latest));
 }
 
 /**
@@ -76,12 +61,6 @@ export function sessionStart(
   };
 }
 
-/** The transcript's messages not yet counted on `state`. */
-function uncounted(state: GoalState, messages: ReturnType<typeof transcriptUsage>) {
-  const seen = countedSet(state.counted ?? []);
-  return messages.filter((m) => !seen.has(m.key));
-}
-
 /**
  * Stop: counts the model usage of the session's transcript that no run counts yet on the run of
  * this session (each message once, by session and message id), notes that the session stopped,
@@ -98,10 +77,7 @@ export function stop(
   let messages: ReturnType<typeof transcriptUsage> = [];
   if (opts.transcriptPath && opts.sessionId) {
     try {
-      messages = transcriptUsage(opts.transcriptPath, opts.sessionId).map((m) => ({
-        ...m,
-        model: withoutUnsafeCharacters(m.model).trim() || 'unknown',
-      }));
+      messages = transcriptUsage(opts.transcriptPath, opts.sessionId);
     } catch (e) {
       notes.push(`the spend of this session was not counted: ${(e as Error).message.slice(0, 300)}`);
     }
@@ -111,13 +87,14 @@ export function stop(
     return { output: message ? { systemMessage: `LoopX: ${message}` } : {}, exitCode: 0 as const };
   };
   const session = opts.sessionId ? ` ${opts.sessionId.slice(0, 100)}` : '';
-  const withRuns = goalsWithOpenRuns(store, opts.agent);
+  const withRuns = openRunsByGoal(store, opts.agent);
   const goalId = withRuns[0]?.goalId ?? sessionGoal(store, opts.goalId);
   // Nothing of this session to count or end: nothing to say either.
   const nothing = { output: {}, exitCode: 0 as const };
   if (!goalId) return nothing;
   const state = withRuns[0]?.state ?? store.load(goalId).state;
-  const open = ownOpenRuns(state, store.writerId(), opts.agent);
+  // The session goal may be paused: its runs still end here.
+  const open = withRuns[0]?.runs ?? ownOpenRuns(state, store.writerId(), opts.agent);
   const fresh = uncounted(state, messages);
   if (open.length === 0) {
     if (fresh.length === 0 || state.status !== 'active') return nothing;
@@ -158,10 +135,10 @@ export function recordDenial(
   opts: { agent: string | undefined; goalId?: string },
 ): { goalId: string; runId?: string } | undefined {
   const agent = opts.agent ?? DEFAULT_AGENT;
-  const withRun = goalsWithOpenRuns(store, agent)[0];
+  const withRun = openRunsByGoal(store, agent)[0];
   const goalId = withRun?.goalId ?? sessionGoal(store, opts.goalId);
   if (!goalId) return undefined;
-  const runId = withRun && ownOpenRuns(withRun.state, store.writerId(), agent).at(-1)?.id;
+  const runId = withRun?.runs.at(-1)?.id;
   const clean = (s: string | undefined, max: number) =>
     s === undefined ? undefined : withoutUnsafeCharacters(s, { multiLine: true }).slice(0, max);
   invoke(

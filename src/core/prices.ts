@@ -7,6 +7,7 @@
  * costs 1.25x input and a cache read 0.1x input unless the entry says otherwise.
  */
 import { matchesGlob } from './glob';
+import { round6 } from './quota';
 import type { TokenUsage } from './model';
 import type { ModelPrice, Policy } from './policy-model';
 
@@ -56,7 +57,7 @@ export function costOf(usage: TokenUsage, price: ModelPrice): number {
     usage.output * perToken(price.outputPerMTok) +
     usage.cacheWrite * perToken(price.cacheWritePerMTok ?? price.inputPerMTok * 1.25) +
     usage.cacheRead * perToken(price.cacheReadPerMTok ?? price.inputPerMTok * 0.1);
-  return Math.round(usd * 1e6) / 1e6;
+  return round6(usd);
 }
 
 /** All tokens of a usage: what a token budget counts (cache reads and writes are tokens the model read). */

@@ -60,7 +60,7 @@ export function addCapped(a: number, b: number, max = SPEND_TOTAL_MAX): number {
 }
 
 /** Rounds to a millionth where that is meaningful (and cannot overflow). */
-const round6 = (x: number) => (Math.abs(x) < 1e9 ? Math.round(x * 1e6) / 1e6 : x);
+export const round6 = (x: number) => (Math.abs(x) < 1e9 ? Math.round(x * 1e6) / 1e6 : x);
 
 export interface BudgetUse {
   used: number;

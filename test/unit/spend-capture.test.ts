@@ -30,6 +30,13 @@ const usage = (input: number, output: number, cacheWrite = 0, cacheRead = 0) => 
   cache_read_input_tokens: cacheRead,
 });
 
+/** A message's usage as `transcriptUsage` reads it and `run.capture` takes it (session s1, Sonnet). */
+const message = (id: string, input: number, output: number, cacheWrite = 0, cacheRead = 0) => ({
+  key: usageKey('s1', id),
+  model: 'claude-sonnet-4-5',
+  usage: { input, output, cacheWrite, cacheRead },
+});
+
 function transcript(lines: string[]): string {
   const file = path.join(tempDir('loopx-transcript-'), 's1.jsonl');
   fs.writeFileSync(file, lines.join('\n') + '\n');
@@ -48,18 +55,7 @@ describe('reading a transcript', () => {
       JSON.stringify({ type: 'summary', usage: { input_tokens: 9 } }),
     ]);
     const got = transcriptUsage(file, 's1');
-    assert.deepEqual(got, [
-      {
-        key: usageKey('s1', 'msg_1'),
-        model: 'claude-sonnet-4-5',
-        usage: { input: 100, output: 20, cacheWrite: 5, cacheRead: 7 },
-      },
-      {
-        key: usageKey('s1', 'msg_2'),
-        model: 'claude-sonnet-4-5',
-        usage: { input: 300, output: 40, cacheWrite: 0, cacheRead: 0 },
-      },
-    ]);
+    assert.deepEqual(got, [message('msg_1', 100, 20, 5, 7), message('msg_2', 300, 40)]);
     assert.notEqual(usageKey('s1', 'msg_1'), usageKey('s2', 'msg_1'), 'the key is per session');
   });
 
@@ -98,18 +94,7 @@ describe('prices', () => {
 });
 
 describe('run.capture', () => {
-  const messages = [
-    {
-      key: usageKey('s1', 'a'),
-      model: 'claude-sonnet-4-5',
-      usage: { input: 1000, output: 50, cacheWrite: 200, cacheRead: 300 },
-    },
-    {
-      key: usageKey('s1', 'b'),
-      model: 'claude-sonnet-4-5',
-      usage: { input: 1000, output: 50, cacheWrite: 200, cacheRead: 300 },
-    },
-  ];
+  const messages = [message('a', 1000, 50, 200, 300), message('b', 1000, 50, 200, 300)];
   const setup = () => {
     const store = tempStore();
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
@@ -132,11 +117,7 @@ describe('run.capture', () => {
     assert.equal(again.events.length, 0);
     assert.equal(store.readLog('g').events.length, before);
     // One new message with the old ones: only the new one counts.
-    const c = {
-      key: usageKey('s1', 'c'),
-      model: 'claude-sonnet-4-5',
-      usage: { input: 10, output: 0, cacheWrite: 0, cacheRead: 0 },
-    };
+    const c = message('c', 10, 0);
     invoke(store, 'run.capture', { goalId: 'g', runId, messages: [...messages, c, c] }, agent);
     run = store.load('g').state.runs[0]!;
     assert.equal(run.spend.tokens, 2 * 1550 + 10);

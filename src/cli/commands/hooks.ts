@@ -21,7 +21,7 @@ import {
   writeHookShim,
   forLogLine,
 } from '../../core/index';
-import type { Actor, HookAnswer, HookEvent } from '../../core/index';
+import type { Actor, HookAnswer, HookEvent, Store } from '../../core/index';
 import { example } from '../define';
 import type { Act } from '../define';
 import type { CliContext } from '../context';
@@ -67,13 +67,14 @@ async function answerHook(ctx: CliContext, event: HookEvent, o: { agent?: string
     payload.session_id ?? (typeof payload.sessionId === 'string' ? payload.sessionId : undefined);
   let answer: HookAnswer;
   let known: string | undefined;
+  let store: Store;
   try {
     // --agent that is not the caller's identity is refused (agent_mismatch): inside the try, so
     // that pre-tool-use answers it with a denial.
     known = ctx.givenAgent(o.agent);
     const agent = known ?? ctx.agentName();
     const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
-    const store = ctx.store();
+    store = ctx.store();
     if (event === 'pre-tool-use') {
       // The CLI's own parser reads `loopx` commands for the hook (loaded only here).
       const { parseLoopx } = await import('../parse-loopx');
@@ -87,7 +88,7 @@ async function answerHook(ctx: CliContext, event: HookEvent, o: { agent?: string
   if (answer.denied) {
     // The record never changes the answer: a refusal stands, and a failure to record is said.
     try {
-      recordDenial(ctx.store(), answer.denied, { agent: known, goalId });
+      recordDenial(store, answer.denied, { agent: known, goalId });
     } catch (e) {
       io.stderr(`LoopX: the refusal was not recorded: ${forLogLine((e as Error).message, 300)}\n`);
     }

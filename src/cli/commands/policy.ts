@@ -7,10 +7,8 @@ import type { Command } from 'commander';
 import {
   describeUnsignedPolicy,
   fingerprint,
-  formatDiff,
-  lineDiff,
+  policyChange,
   policyDiff,
-  prettyPolicy,
   quote,
   refused,
   withAllowedCommand,
@@ -122,7 +120,7 @@ export function registerPolicyCommands(program: Command, act: Act) {
             ctx,
             'allow a command for agents',
             'LoopX: Sign Workspace Policy',
-            `Agents will run ${quote(pattern)} with no contract, as often as they like. Changes to the policy:\n${formatDiff(lineDiff(prettyPolicy(before.file), prettyPolicy(next)))}\n`,
+            `Agents will run ${quote(pattern)} with no contract, as often as they like. Changes to the policy:\n${policyChange(before.file, next)}\n`,
           );
           const after = writeAndSignPolicy(store, next, signer);
           ctx.print(

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { refused } from '../errors';
 import { newId } from '../ids';
 import { Id, Line, Text, RunOutcome, Contract, TokenUsage } from '../model';
-import { countedSet } from '../apply-event';
+import { uncounted } from '../apply-event';
 import { costOf, priceOf, totalTokens } from '../prices';
 import { draft } from '../events';
-import { SpendReportFields, checkSpendReport } from '../quota';
+import { SpendReportFields, checkSpendReport, round6 } from '../quota';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findRun, openRun } from './shared';
 
@@ -102,9 +102,7 @@ export function defineRunCapabilities(define: DefineCapability): void {
     }),
     plan: (s, i, ctx) => {
       openRun(s, i.runId);
-      const seen = countedSet(s.counted ?? []);
-      const taken = new Set<string>();
-      const fresh = i.messages.filter((m) => !seen.has(m.key) && !taken.has(m.key) && taken.add(m.key));
+      const fresh = uncounted(s, i.messages);
       if (fresh.length === 0) return [];
       const usage = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
       let costUsd = 0;
@@ -112,7 +110,7 @@ export function defineRunCapabilities(define: DefineCapability): void {
         for (const k of Object.keys(usage) as (keyof typeof usage)[]) usage[k] += m.usage[k];
         costUsd += costOf(m.usage, priceOf(m.model, ctx.policy).price);
       }
-      const spend = { tokens: totalTokens(usage), costUsd: Math.round(costUsd * 1e6) / 1e6 };
+      const spend = { tokens: totalTokens(usage), costUsd: round6(costUsd) };
       checkSpendReport(spend);
       const models = [...new Set(fresh.map((m) => m.model))].slice(0, 50);
       return [

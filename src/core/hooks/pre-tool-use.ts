@@ -20,10 +20,10 @@
 import * as os from 'node:os';
 import { checkJudgment, verifyCommand } from '../exec';
 import { shellWords } from '../shell-lex';
-import { DEFAULT_AGENT, ownOpenRuns } from '../identity';
+import { DEFAULT_AGENT } from '../identity';
+import { openRunsByGoal } from './open-runs';
 import { runOfContract } from '../summary';
-import { effectiveStatus } from '../model';
-import { CONTRACT_DENY_CODES } from '../model';
+import { CONTRACT_DENY_CODES, effectiveStatus } from '../model';
 import type { Contract, DenyCode } from '../model';
 import type { Policy } from '../policy-model';
 import { allowedCommand } from '../allow-commands';
@@ -114,22 +114,15 @@ function commandOf(input: unknown): string | undefined {
 /** A shell tool by name (an MCP server's `mcp__x__bash` too). */
 const isShellTool = (tool: string) => SHELL_TOOLS.test(tool) || SHELL_TOOLS.test(tool.split('__').pop()!);
 
-/** The contracts of this clone's open, unexpired runs of active goals (another clone's authorise nothing here). */
-function activeContracts(store: Store, now: Date): Contract[] {
-  const out: Contract[] = [];
-  const writer = store.writerId();
-  for (const g of store.listGoals().goals) {
-    if (g.status !== 'active') continue;
-    try {
-      const state = store.load(g.id).state;
-      if (effectiveStatus(state) !== 'active') continue;
-      for (const r of ownOpenRuns(state, writer))
-        if (r.contract && Date.parse(r.contract.expiresAt) > now.getTime()) out.push(r.contract);
-    } catch {
-      /* a broken goal authorises nothing */
-    }
-  }
-  return out;
+/**
+ * The contracts of this clone's open, unexpired runs of active goals (another clone's authorise
+ * nothing here), of `agent` when the caller's identity is known.
+ */
+function activeContracts(store: Store, now: Date, agent: string | undefined): Contract[] {
+  return openRunsByGoal(store, agent)
+    .filter((g) => effectiveStatus(g.state) === 'active')
+    .flatMap((g) => g.runs.map((r) => r.contract))
+    .filter((c): c is Contract => !!c && Date.parse(c.expiresAt) > now.getTime());
 }
 
 const allow = (reason: string): HookAnswer => ({
@@ -319,9 +312,7 @@ function shellCommand(
   const pattern = allowedCommand(policy(), command);
   if (pattern !== undefined) return allow(`allowed by the policy's allowCommands (${pattern})`);
   // With the agent's identity known, only its own contracts authorise.
-  const contracts = activeContracts(store, new Date(store.now())).filter(
-    (c) => opts.agent === undefined || c.agent === opts.agent,
-  );
+  const contracts = activeContracts(store, new Date(store.now()), opts.agent);
   // Listed is not enough: the same checks as `loopx exec` (signature on the log, the todo still
   // open, its gates, the policy), so nothing runs directly that exec would refuse.
   let refusedWhy: string | undefined;

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TokenUsage } from '../model';
+import { withoutUnsafeCharacters } from '../text-rules';
 
 /** Larger transcripts are read only up to this many bytes (a week-long session stays far below). */
 export const MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024;
@@ -93,7 +94,9 @@ export function transcriptUsage(file: string, session: string): MessageUsage[] {
           seen.usage[k] = Math.max(seen.usage[k], usage[k]);
         return;
       }
-      const model = typeof m.model === 'string' && m.model ? m.model.slice(0, 100) : 'unknown';
+      // The model's name goes into the store: the store's rule for characters applies.
+      const name = typeof m.model === 'string' ? withoutUnsafeCharacters(m.model).trim().slice(0, 100) : '';
+      const model = name || 'unknown';
       byId.set(m.id, { key: usageKey(session, m.id), model, usage });
     });
     return [...byId.values()].filter((x) => Object.values(x.usage).some((v) => v > 0));

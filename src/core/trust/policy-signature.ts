@@ -165,7 +165,12 @@ export function describeUnsignedPolicy(v: PolicyView): string | undefined {
 /** A policy as people read it in a diff: keys sorted, two-space indent. */
 export const prettyPolicy = (p: Policy) => JSON.stringify(JSON.parse(canonicalJson(p)), null, 2);
 
+/** The change from one policy to another, as people read it in a diff. */
+export function policyChange(from: Policy, to: Policy): string {
+  return formatDiff(lineDiff(prettyPolicy(from), prettyPolicy(to)));
+}
+
 /** What signing would change: the policy in force before (signed, or the default) against policy.json. */
 export function policyDiff(v: PolicyView): string {
-  return formatDiff(lineDiff(prettyPolicy(v.baseline), prettyPolicy(v.file)));
+  return policyChange(v.baseline, v.file);
 }

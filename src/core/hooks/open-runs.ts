@@ -1,0 +1,36 @@
+/**
+ * The runs this clone has open on the active goals, read once for what the hooks need of them:
+ * which contracts authorise a command (PreToolUse), which goal and run a refusal concerns, which
+ * runs a Stop ends. Another clone's runs are that clone's business (identity.ts, ownOpenRuns).
+ */
+import { ownOpenRuns } from '../identity';
+import type { GoalState, Run } from '../model';
+import type { Store } from '../store';
+
+export interface GoalRuns {
+  goalId: string;
+  state: GoalState;
+  /** This clone's open runs of the goal (of the agent asked for), oldest first. */
+  runs: Run[];
+}
+
+/**
+ * The active goals where this clone has open runs (of `agent`, when given), the goal of the latest
+ * run first. A goal that does not load is left out: its every read reports it, and it has no run
+ * that could authorise anything here.
+ */
+export function openRunsByGoal(store: Store, agent?: string): GoalRuns[] {
+  const out: GoalRuns[] = [];
+  const writer = store.writerId();
+  for (const g of store.listGoals().goals) {
+    if (g.status !== 'active') continue;
+    try {
+      const state = store.load(g.id).state;
+      const runs = ownOpenRuns(state, writer, agent);
+      if (runs.length) out.push({ goalId: g.id, state, runs });
+    } catch {
+      /* reported by every read of the goal */
+    }
+  }
+  return out.sort((a, b) => b.runs.at(-1)!.startedAt.localeCompare(a.runs.at(-1)!.startedAt));
+}
