@@ -7,10 +7,14 @@
 // The .vsix installs in a desktop VS Code (`code --install-extension loopx.vsix`) and in
 // code-server (`npm start` and test/ui use it that way). Also importable:
 //   const { packageVsix } = await import('./package.mjs'); await packageVsix({ out });
+// Run as a script it also packs the standalone CLI tarball next to the .vsix (package-cli.mjs).
+// vsce must print no warning (the Marketplace and Open VSX show what it warns about): one fails
+// the package.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageCli } from './package-cli.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,6 +30,7 @@ export const REQUIRED = [
   'bin/loopx',
   'bin/loopx.js',
   'media/loopx.svg',
+  'media/icon.png',
   'media/dashboard.css',
 ];
 const OPTIONAL = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'];
@@ -36,12 +41,13 @@ function vsceCommand() {
   return fs.existsSync(local) ? [local] : ['npx', '--no-install', 'vsce'];
 }
 
-function run(cmd, args, what) {
+/** Runs `cmd`; returns its stdout, or stdout and stderr together with `both`. */
+function run(cmd, args, what, both = false) {
   const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error) throw new Error(`${what}: ${r.error.message}`);
   if (r.status !== 0)
     throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
+  return both ? `${r.stdout}${r.stderr}` : r.stdout;
 }
 
 /** The files `vsce` would pack, checked against REQUIRED and the allowed extras. */
@@ -81,22 +87,19 @@ export function packageVsix(opts = {}) {
   const [cmd, ...pre] = vsceCommand();
   fs.mkdirSync(path.dirname(out), { recursive: true });
   log(`packing ${files.length} files ...`);
-  run(
+  // README links and images into the repository (docs/) become absolute URLs under `repository`.
+  const output = run(
     cmd,
-    [
-      ...pre,
-      'package',
-      '--no-dependencies', // dist/ is bundled: node_modules is not needed at run time
-      '--allow-missing-repository',
-      // README images point into the repository (docs/screenshots/), which has no public URL:
-      // keep the links as they are instead of failing on them.
-      '--no-rewrite-relative-links',
-      '-o',
-      out,
-    ],
+    [...pre, 'package', '--no-dependencies', '-o', out], // dist/ is bundled: no node_modules at run time
     'vsce package',
+    true,
   );
-  return { file: out, bytes: fs.statSync(out).size, files };
+  const warnings = output.split('\n').filter((l) => /WARNING/.test(l));
+  if (warnings.length) {
+    fs.rmSync(out, { force: true });
+    throw new Error(`vsce package warned (fix the manifest or README):\n${warnings.join('\n')}`);
+  }
+  return { file: out, bytes: fs.statSync(out).size, files, output };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -113,6 +116,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const shown = rel && !rel.startsWith('..') ? rel : res.file;
     console.log(`${shown}: ${(res.bytes / 1024).toFixed(0)} KB, ${res.files.length} files`);
     console.log(`Install it in VS Code with: code --install-extension ${shown}`);
+    const cli = packageCli({ out: path.dirname(res.file), build: false, log: (m) => console.error(m) });
+    const cliRel = path.relative(process.cwd(), cli.file);
+    const cliShown = cliRel && !cliRel.startsWith('..') ? cliRel : cli.file;
+    console.log(`${cliShown}: ${(cli.bytes / 1024).toFixed(0)} KB, ${cli.files.length} files`);
+    console.log(
+      `Install the CLI alone with: npm install -g ${path.isAbsolute(cliShown) ? '' : './'}${cliShown}`,
+    );
   } catch (err) {
     console.error(`package: ${err.message}`);
     process.exit(1);

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 need=()
 command -v jq >/dev/null || need+=(jq)          # the product brief's scripts pipe JSON through jq
 command -v script >/dev/null || need+=(bsdutils) # `script` gives tests an interactive terminal
+command -v unzip >/dev/null || need+=(unzip)     # the package tests read the .vsix; install.sh reads one with it
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   echo "setup: installing ${need[*]}" >&2

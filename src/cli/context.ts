@@ -19,6 +19,8 @@ export interface GlobalOptions {
   json?: boolean;
   workspace?: string;
   passphraseFd?: number;
+  /** The command being run, `loopx reward add` (set by main.ts, for messages that name it). */
+  commandLine?: string;
 }
 
 export interface Io {
@@ -28,6 +30,8 @@ export interface Io {
   cwd: string;
   /** Asks on the terminal with echo off (a passphrase); undefined when there is no terminal. */
   askTerminal?: (prompt: string) => string | undefined;
+  /** Asks a question on the terminal, the answer echoed (a yes or no); undefined when there is none. */
+  ask?: (prompt: string) => string | undefined;
   /** Reads all of standard input (hook events arrive there). */
   readStdin?: () => Promise<string>;
 }

@@ -1,6 +1,6 @@
 /** Entry point of the bundled `loopx` command. */
 import { run } from './main';
-import { readFromTerminal } from './person';
+import { askTerminalLine, readFromTerminal } from './person';
 
 /**
  * A reader that went away (`loopx status | head -1`) is not our failure: the rest of the output is
@@ -23,6 +23,7 @@ const io = {
   env: process.env,
   cwd: process.cwd(),
   askTerminal: readFromTerminal,
+  ask: askTerminalLine,
   readStdin: async () => {
     const chunks: Buffer[] = [];
     let size = 0;

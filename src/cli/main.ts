@@ -13,6 +13,9 @@ import { registerGoalCommands } from './commands/goal';
 import { registerTodoCommands } from './commands/todo';
 import { registerGateCommands } from './commands/gate';
 import { registerRecordCommands } from './commands/records';
+import { registerRunCommands } from './commands/runs';
+import { registerExportCommand } from './commands/export';
+import { registerCompletionCommand } from './commands/completion';
 import { registerQuotaCommands } from './commands/quota';
 import { registerContractCommands } from './commands/contract';
 import { registerIntegrationCommands } from './commands/integrations';
@@ -20,6 +23,8 @@ import { registerHookCommands } from './commands/hooks';
 import { registerStatusCommands } from './commands/status';
 import { registerKeyCommands } from './commands/keys';
 import { registerPolicyCommands } from './commands/policy';
+import { registerDoctorCommand } from './commands/doctor';
+import { registerInstallCommand } from './commands/install-command';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
 const ID_OPTIONS = new Set([
@@ -87,6 +92,7 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerTodoCommands(program, act);
   registerGateCommands(program, act);
   registerRecordCommands(program, act);
+  registerRunCommands(program, act);
   registerQuotaCommands(program, act);
   registerContractCommands(program, act);
   registerIntegrationCommands(program, act);
@@ -94,14 +100,57 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerStatusCommands(program, act);
   registerKeyCommands(program, act);
   registerPolicyCommands(program, act);
+  registerDoctorCommand(program, act);
+  registerInstallCommand(program, act);
+  registerExportCommand(program, act);
+  registerCompletionCommand(program, act);
   return program;
+}
+
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** `loopx reward add`: the command's names from the top, for messages that tell a person what to run. */
+function commandLine(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * Whether the words before any option name a command that does not exist (`loopx key2 create`,
+ * `loopx todo frob`). Commander shows the help for `--help` before it looks at the command, so
+ * `loopx key2 --help` would print the top-level help and succeed: a typo a script never notices.
+ */
+function namesUnknownCommand(program: Command, argv: readonly string[]): boolean {
+  let cur = program;
+  const chain: Command[] = [program];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return false;
+    if (arg.startsWith('-')) {
+      // An option's value is not a command name: `--workspace dir todo list`.
+      const flag = arg.split('=')[0];
+      const takesValue = chain.some((c) =>
+        c.options.some((o) => (o.required || o.optional) && (o.long === flag || o.short === flag)),
+      );
+      if (takesValue && !arg.includes('=')) i++;
+      continue;
+    }
+    if (cur.commands.length === 0) return false;
+    const next = cur.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (!next) return arg !== 'help' || cur !== program;
+    cur = next;
+    chain.push(next);
+  }
+  return false;
 }
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let exitCode: number = EXIT.ok;
   /** Whether the command asked for JSON: its error is then one JSON line on stderr. */
   let jsonErrors = false;
-  const ctxOf = (cmd: Command) => new CliContext(io, cmd.optsWithGlobals() as GlobalOptions);
+  const ctxOf = (cmd: Command) =>
+    new CliContext(io, { ...(cmd.optsWithGlobals() as GlobalOptions), commandLine: commandLine(cmd) });
   /** Wraps an action: the context is built from the global options; errors become exit codes. */
   const act: Act =
     <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => unknown) =>
@@ -119,9 +168,15 @@ export async function run(argv: string[], io: Io): Promise<number> {
       if (typeof code === 'number') exitCode = code;
     };
   const program = buildProgram(io, act);
+  // `--help` after a command that does not exist: parsed without it, commander reports the
+  // unknown command (with its "did you mean") and the usage error, instead of the top-level help.
+  const args =
+    argv.some((a) => HELP_FLAGS.has(a)) && namesUnknownCommand(program, argv)
+      ? argv.filter((a) => !HELP_FLAGS.has(a))
+      : argv;
 
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return exitCode;
   } catch (e) {
     if (e instanceof CommanderError) {

@@ -11,7 +11,7 @@ import type { Actor, Signer } from '../core/index';
 import type { CliContext } from './context';
 
 /** Reads one line from the controlling terminal with echo off; undefined when there is none. */
-export function readFromTerminal(prompt: string): string | undefined {
+export function readFromTerminal(prompt: string, echo = false): string | undefined {
   let fd: number;
   try {
     fd = fs.openSync('/dev/tty', 'r+');
@@ -21,7 +21,7 @@ export function readFromTerminal(prompt: string): string | undefined {
   const stty = (arg: string) => spawnSync('stty', [arg], { stdio: [fd, 'ignore', 'ignore'] });
   try {
     fs.writeSync(fd, prompt);
-    stty('-echo');
+    if (!echo) stty('-echo');
     const bytes: number[] = [];
     const one = Buffer.alloc(1);
     for (;;) {
@@ -32,15 +32,19 @@ export function readFromTerminal(prompt: string): string | undefined {
     }
     return Buffer.from(bytes).toString('utf8');
   } finally {
-    stty('echo');
+    if (!echo) stty('echo');
     try {
-      fs.writeSync(fd, '\n');
+      // With echo off the person's Enter was not shown.
+      if (!echo) fs.writeSync(fd, '\n');
     } catch {
       /* the terminal went away */
     }
     fs.closeSync(fd);
   }
 }
+
+/** Asks a question on the controlling terminal, the answer echoed; undefined when there is none. */
+export const askTerminalLine = (prompt: string): string | undefined => readFromTerminal(prompt, true);
 
 /** The first line of file descriptor `fd` (a pipe or file the person's script opened). */
 function readFromFd(fd: number): string {
@@ -74,10 +78,11 @@ export function passphrase(
   if (preface) prompt = preface + prompt;
   const typed = (ctx.io.askTerminal ?? readFromTerminal)(prompt);
   if (typed === undefined) {
+    const cmd = ctx.globals.commandLine ?? 'the command';
     throw refused(
       `to ${what}, a person signs it with their key's passphrase, and there is no terminal here to ask it on: ` +
-        `run it in a terminal, pass --passphrase-fd N from your own script${elsewhere ? `, or use "${elsewhere}" in VS Code` : ''}. ` +
-        `Agents and scripts cannot ${what}.`,
+        `run \`${cmd}\` at a terminal, or from your own script with --passphrase-fd N` +
+        `${elsewhere ? `, or use "${elsewhere}" in VS Code` : ''}. Agents and scripts cannot ${what}.`,
       { reason: 'no_terminal' },
     );
   }
@@ -99,7 +104,9 @@ export function person(
   const dir = ctx.configDir();
   if (terminalKeys(dir).length === 0) {
     throw refused(
-      `to ${what} you sign it with your LoopX key, and this machine has none: run \`loopx key create\` once (in a terminal; it asks for a passphrase), or use "${vscodeCommand}" in VS Code. Agents and scripts cannot ${what}.`,
+      `to ${what} you sign it with your LoopX key, and this machine has none: run \`loopx key create\` once at a terminal ` +
+        `(it asks for a new passphrase), then \`${ctx.globals.commandLine ?? 'the command'}\` again there ` +
+        `(or from your own script with --passphrase-fd N), or use "${vscodeCommand}" in VS Code. Agents and scripts cannot ${what}.`,
       { reason: 'no_key' },
     );
   }

@@ -77,8 +77,8 @@ function notAllowed(capId: string, actor: Actor): { message: string; reason: str
   if (c.humanOnly && (actor.kind !== 'user' || !HUMAN_CHANNELS.includes(actor.channel))) {
     return {
       message:
-        `${capId} is human-only: a person makes it from VS Code (LoopX commands) or from an interactive terminal ` +
-        `(\`loopx ...\` with a TTY); this call came from ${who}`,
+        `${capId} is human-only: a person does it at a terminal with \`loopx ${capId.replace('.', ' ')}\` ` +
+        `(signed with their key: \`loopx key create\` once) or in VS Code with the LoopX commands; this call came from ${who}`,
       reason: 'human_only',
     };
   }

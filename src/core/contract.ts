@@ -154,13 +154,14 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
     actor,
     { policy },
   );
+  const issued = res.events.find((e) => e.type === 'run.started');
   const d = decide(res.state, policy, new Date(store.now()), {
     agent,
     abilities: opts.abilities,
     writer,
+    opened: issued?.type === 'run.started' ? issued.data.run.id : undefined,
   });
   const out = withOverruled(withTtlWarning(render(res.state, d), opts.ttlMinutes, policy), res.state, agent);
-  const issued = res.events.find((e) => e.type === 'run.started');
   if (issued?.type === 'run.started' && issued.data.run.contract)
     rememberContract(store, issued.data.run.contract);
   return out;

@@ -10,6 +10,7 @@ import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota';
 import { contractTooLong } from './issued-contract';
 import type { QuotaUse } from './quota';
 import { ownOpenRuns } from './identity';
+import { gateTitle, plural } from './words';
 
 /** How many actions one contract lists: enough for a turn, small enough to read. */
 export const MAX_ACTIONS = 5;
@@ -28,6 +29,8 @@ export interface DecideInput {
    * end, never this one's. Undefined: every run of the agent counts (a preview).
    */
   writer?: string;
+  /** The run this very call just opened: its reason says "opened", not "resuming". */
+  opened?: string;
 }
 
 interface BlockedGate {
@@ -102,7 +105,7 @@ function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<
         const g = goal.gates.find((x) => x.id === m.id);
         gates.set(m.id, {
           id: m.id,
-          title: g?.title ?? `Approve ${m.id}`,
+          title: g?.title ?? gateTitle(m.id, [t]),
           reason: g?.reason ?? `required by policy for actions matching ${JSON.stringify(m.pattern)}`,
           status: g ? g.status : 'missing',
           policyPattern: m.pattern,
@@ -193,7 +196,12 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       ...base,
       decision: 'run',
       reuse,
-      reasons: [`run ${reuse.id}: ${n} todo${n > 1 ? 's' : ''} of its contract still to do`, ...gateReason],
+      reasons: [
+        reuse.id === input.opened
+          ? `opened run ${reuse.id} for ${plural(n, 'todo')}`
+          : `resuming run ${reuse.id}: ${plural(n, 'todo')} of its contract still to do`,
+        ...gateReason,
+      ],
     };
   }
 

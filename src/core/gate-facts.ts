@@ -31,20 +31,19 @@ export function describeActor(a: Actor): string {
   return `${who} ${a.id} ${via}`;
 }
 
+/** Whose words a gate's reason is: LoopX's own, or the requester's (never presented as LoopX's). */
+export function reasonWhose(gate: Pick<Gate, 'reasonByLoopx' | 'requestedBy'>): string {
+  if (gate.reasonByLoopx) return 'LoopX';
+  return gate.requestedBy.kind === 'agent' ? 'the agent’s words' : 'the requester’s words';
+}
+
 export function gateFacts(state: GoalState, policy: Policy, gate: Gate, decision: GateDecision): GateFacts {
   const work = openWorkGuardedBy(gate.id, state.todos, policy, state.gates).map(guardedWork);
   const lines = [
     `Gate ${gate.id} of goal ${state.id} (${state.title})`,
     `Requested by ${describeActor(gate.requestedBy)} at ${gate.requestedAt}.`,
   ];
-  if (gate.reason.trim()) {
-    const whose = gate.reasonByLoopx
-      ? 'LoopX'
-      : gate.requestedBy.kind === 'agent'
-        ? 'the agent’s words'
-        : 'the requester’s words';
-    lines.push(`Reason (${whose}): ${gate.reason.trim()}`);
-  }
+  if (gate.reason.trim()) lines.push(`Reason (${reasonWhose(gate)}): ${gate.reason.trim()}`);
   const count = `${work.length} todo${work.length === 1 ? '' : 's'}`;
   lines.push(
     '',

@@ -14,6 +14,8 @@ import type { ParsedLog } from './event-log';
 import { describeIgnored } from './trust/decisions';
 import { logCut, logGone } from './goal-load';
 import type { Store } from './store';
+import { columns } from './words';
+import { eventWords } from './event-words';
 
 /** A digest of a goal's state: clones holding the same events (and pinning the same keys) agree on it. */
 export const stateHash = (state: GoalState): string => sha256(canonicalJson(state));
@@ -33,22 +35,39 @@ export function readHistory(store: Store, goalId: string): History {
   return { events, torn };
 }
 
+/** `2026-11-30 10:04:05`: an event's time in UTC, to the second. */
+const atSecond = (iso: string) => {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 19).replace('T', ' ') : iso;
+};
+
 /**
- * One event as a line of text: time, writer (its name when `names` has one), who, channel, type,
- * data.
+ * Events as aligned lines of text: time (UTC), writer (its name when `names` has one), who and
+ * through what, event type, and what happened in words (at most `width` characters).
  */
+export function historyLines(
+  events: readonly { ev: LoopxEvent; log: string }[],
+  names: ReadonlyMap<string, string> = new Map(),
+  width = 120,
+): string[] {
+  return columns(
+    events.map(({ ev: e, log }) => [
+      atSecond(e.ts),
+      names.get(log) ?? log,
+      `${e.actor.kind} ${e.actor.id} (${e.actor.channel})`,
+      e.type,
+      eventWords(e, width),
+    ]),
+  );
+}
+
+/** One event as a line of text (see `historyLines`, which aligns many). */
 export function historyLine(
   m: { ev: LoopxEvent; log: string },
   names: ReadonlyMap<string, string> = new Map(),
-  dataWidth = 100,
+  width = 120,
 ): string {
-  const e = m.ev;
-  const data = JSON.stringify(e.data);
-  const writer = names.get(m.log) ?? m.log;
-  return (
-    `${e.ts} ${writer.padEnd(16)} ${`${e.actor.kind}:${e.actor.id}`.padEnd(22)} ${e.actor.channel.padEnd(7)} ` +
-    `${e.type.padEnd(16)} ${data.length > dataWidth ? `${data.slice(0, dataWidth - 1)}…` : data}`
-  );
+  return historyLines([m], names, width)[0] ?? '';
 }
 
 export interface WriterCheck {

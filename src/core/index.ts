@@ -42,3 +42,7 @@ export * from './config-dir';
 export * from './agent-tools';
 export * from './hooks';
 export * from './file-stamp';
+export * from './records-doc';
+export * from './records';
+export * from './goal-export';
+export * from './doctor';

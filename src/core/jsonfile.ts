@@ -18,11 +18,10 @@ export function describeIssues(error: z.ZodError, max = 3): string {
 }
 
 /** Line number of a JSON.parse error, when the engine says the position. */
-function jsonErrorLine(text: string, err: unknown): string {
+function jsonErrorLine(text: string, err: unknown): number | undefined {
   const m = /position (\d+)/.exec(String((err as Error).message));
-  if (!m) return '';
-  const pos = Number(m[1]);
-  return ` (line ${text.slice(0, pos).split('\n').length})`;
+  if (!m) return undefined;
+  return text.slice(0, Number(m[1])).split('\n').length;
 }
 
 /** Parses JSON text and validates it; errors name the file, the line (when known) and the field. */
@@ -32,11 +31,20 @@ export function parseJsonText<S extends z.ZodType>(text: string, schema: S, file
     raw = JSON.parse(text);
   } catch (e) {
     // A caller that already names the line (one line of a multi-line file) keeps its label.
-    const line = /\(line \d+\)$/.test(file) ? '' : jsonErrorLine(text, e);
-    throw corrupt(`${file}${line}: not valid JSON: ${(e as Error).message}`, { file });
+    const line = /\(line \d+\)$/.test(file) ? undefined : jsonErrorLine(text, e);
+    throw corrupt(`${file}${line ? ` (line ${line})` : ''}: not valid JSON: ${(e as Error).message}`, {
+      file,
+      ...(line ? { line } : {}),
+    });
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw corrupt(`${file}: ${describeIssues(parsed.error)}`, { file });
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    // An unknown key's issue sits on the object that holds it: the field is the key itself.
+    const unknown = first?.code === 'unrecognized_keys' ? first.keys.slice(0, 1) : [];
+    const field = first && [...first.path.map(String), ...unknown].join('.');
+    throw corrupt(`${file}: ${describeIssues(parsed.error)}`, { file, ...(field ? { field } : {}) });
+  }
   return parsed.data;
 }
 

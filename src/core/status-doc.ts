@@ -99,6 +99,18 @@ export function usageOut(u: TokenUsage): UsageOut {
   return { input: u.input, output: u.output, cache_write: u.cacheWrite, cache_read: u.cacheRead };
 }
 
+/** A person's structured feedback on a run (model.ts Reward), as status documents show it. */
+export const HumanRewardOut = z.object({
+  score: z.number(),
+  comment: z.string(),
+  lesson: z.string().optional(),
+  /** `kind:id` of the person. */
+  by: z.string(),
+  at: z.string(),
+  signed: z.boolean(),
+});
+export type HumanRewardOut = z.infer<typeof HumanRewardOut>;
+
 export const GoalStatusDoc = z.object({
   schema: z.literal(GOAL_STATUS_SCHEMA),
   id: Id,
@@ -188,6 +200,8 @@ export const GoalStatusDoc = z.object({
         }),
       ),
       rewards: z.array(z.object({ id: Id, score: z.number(), comment: z.string() })),
+      /** The latest of `rewards` a person gave, with its lesson; null when there is none. */
+      human_reward: HumanRewardOut.nullable(),
     }),
   ),
   rewards: z.object({
@@ -224,6 +238,19 @@ export const PolicyStatus = z.object({
   unsigned_changes: z.array(z.string()),
   /** What a person should know, when there is something: an unsigned edit, an ignored signature. */
   message: z.string().optional(),
+  /** Why policy.json is `invalid`: the error as `--json` reports errors (errors.ts errorReport). */
+  error: z
+    .object({
+      kind: z.string(),
+      reason: z.string(),
+      message: z.string(),
+      file: z.string().optional(),
+      line: z.number().optional(),
+      field: z.string().optional(),
+    })
+    .optional(),
+  /** What to do about it, when `invalid`. */
+  fix: z.string().optional(),
 });
 export type PolicyStatus = z.infer<typeof PolicyStatus>;
 

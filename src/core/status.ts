@@ -10,11 +10,12 @@ import type { QuotaUse } from './quota';
 import { describeIgnored } from './trust/decisions';
 import { describeUnsignedPolicy } from './trust/policy-signature';
 import type { PolicyView } from './trust/policy-signature';
-import { LoopxError } from './errors';
+import * as path from 'node:path';
+import { LoopxError, errorReport } from './errors';
 import type { Store } from './store';
 import type { IndexEntry } from './goal-index';
 import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA, deniedOut, overruledOut, usageOut } from './status-doc';
-import type { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
+import type { AttentionItem, GoalStatusDoc, HumanRewardOut, PolicyStatus, StatusDoc } from './status-doc';
 import { stateHash } from './goal-history';
 import { deniedRecently, denialAttention, latestDenials } from './denials';
 
@@ -89,7 +90,7 @@ export function attentionChangesWithTime(goal: GoalState, now: Date): boolean {
   return goal.quota.window.kind === 'rolling' || deniedRecently(goal, now);
 }
 
-function runOut(goal: GoalState, r: Run) {
+export function runOut(goal: GoalState, r: Run) {
   return {
     id: r.id,
     agent: r.agent,
@@ -113,6 +114,24 @@ function runOut(goal: GoalState, r: Run) {
     rewards: goal.rewards
       .filter((w) => w.runId === r.id)
       .map((w) => ({ id: w.id, score: w.score, comment: w.comment })),
+    human_reward: humanReward(goal, r.id),
+  };
+}
+
+/**
+ * A person's latest reward on a run, or null. Rewards are decisions: replay applies only those
+ * signed by a key pinned here (apply-event.ts), so every one in the state is signed.
+ */
+function humanReward(goal: GoalState, runId: string): HumanRewardOut | null {
+  const w = goal.rewards.filter((x) => x.runId === runId && x.by.kind === 'user').at(-1);
+  if (!w) return null;
+  return {
+    score: w.score,
+    comment: w.comment,
+    ...(w.lesson !== undefined ? { lesson: w.lesson } : {}),
+    by: `${w.by.kind}:${w.by.id}`,
+    at: w.at,
+    signed: true,
   };
 }
 
@@ -244,7 +263,22 @@ export function policyStatus(store: Store): PolicyStatus {
     v = store.policyView();
   } catch (e) {
     if (!(e instanceof LoopxError)) throw e;
-    return { state: 'invalid', unsigned_changes: [], message: e.message };
+    const r = errorReport(e);
+    const fix = `fix ${path.relative(store.workspace, store.policyPath) || store.policyPath} by hand, then check it with \`loopx policy show\``;
+    return {
+      state: 'invalid',
+      unsigned_changes: [],
+      message: `${e.message}. Until it is fixed no agent gets a contract (quota should-run, todo add refuse): ${fix}`,
+      error: {
+        kind: r.kind,
+        reason: r.reason,
+        message: r.message,
+        ...(typeof r.file === 'string' ? { file: r.file } : {}),
+        ...(typeof r.line === 'number' ? { line: r.line } : {}),
+        ...(typeof r.field === 'string' ? { field: r.field } : {}),
+      },
+      fix,
+    };
   }
   const message = policyMessage(v);
   return {

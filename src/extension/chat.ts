@@ -42,12 +42,12 @@ export function chatHandler(workspaces: LoopxWorkspaces): vscode.ChatRequestHand
           stream.button({
             command: 'loopx.approveGate',
             arguments: [{ goalId: g.id, gateId: x.id, folder: folder.folder.uri.fsPath }],
-            title: `Approve ${x.id}`,
+            title: `Approve gate ${x.id}`,
           });
           stream.button({
             command: 'loopx.rejectGate',
             arguments: [{ goalId: g.id, gateId: x.id, folder: folder.folder.uri.fsPath }],
-            title: `Reject ${x.id}`,
+            title: `Reject gate ${x.id}`,
           });
         }
         return {};

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { GoalRef, LoopxWorkspaces } from './workspaces';
 import { Disposable } from './disposable';
-import { historyLine, readHistory } from '../core/index';
+import { historyLines, readHistory } from '../core/index';
 
 export const EVENT_LOG_SCHEME = 'loopx-log';
 
@@ -37,7 +37,7 @@ export class EventLogProvider extends Disposable implements vscode.TextDocumentC
     try {
       const { events, torn } = readHistory(ref.store, goalId);
       const names = ref.store.writerNames();
-      const lines = events.map((m) => historyLine(m, names, 10_000));
+      const lines = historyLines(events, names, 10_000);
       for (const t of torn)
         lines.push(
           `(${t.file}:${t.line}: an incomplete line of ${t.bytes} bytes; run LoopX: Run Self-Repair)`,

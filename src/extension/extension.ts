@@ -22,6 +22,7 @@ import { configureTerminals } from './terminal';
 import { registerChatParticipant, chatHandler } from './chat';
 import { Dashboard } from './dashboard';
 import { prepareHookShim } from './hooksInstaller';
+import { refreshCliTarget } from './commands/cliInstall';
 
 export interface LoopxApi {
   /** How long `activate` took, in milliseconds (printed by the integration tests). */
@@ -137,6 +138,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     setTimeout(() => {
       // Installed agent hooks call this shim; it runs the CLI of the version active now.
       optional('the agent-hook shim', () => prepareHookShim(context));
+      // An installed `loopx` command (Install 'loopx' Command in PATH) runs the CLI of this version.
+      optional('the loopx command target', () => refreshCliTarget(context));
       updateContext();
       statusBar.update();
       notifier.scan();

@@ -12,16 +12,16 @@
 import type * as vscode from 'vscode';
 import * as path from 'node:path';
 import {
-  HOOK_EVENTS,
   LoopxError,
   applyHooks,
-  hookShimCommand,
+  describeHookChanges,
+  hookCommandsFor,
   planHooks as planHooksFor,
   writeHookShim,
 } from '../core/index';
 import type { HookPlan } from '../core/index';
 
-export { applyHooks };
+export { applyHooks, describeHookChanges };
 
 let shimPath: string | undefined;
 
@@ -46,22 +46,5 @@ export function planHooks(workspace: string): HookPlan {
 
 /** The command each installed hook runs (the shim by its absolute path), for the person to read. */
 export function hookCommands(): string[] {
-  if (!shimPath) return [];
-  return HOOK_EVENTS.map((ev) => hookShimCommand(shimPath!, ev));
-}
-
-/** One line per file installing writes: its path in the folder and what happens to it. */
-export function describeHookChanges(workspace: string, plan: HookPlan): string[] {
-  return plan.files
-    .filter((f) => f.before !== f.after)
-    .map((f) => {
-      const rel = path.relative(workspace, f.path);
-      const what =
-        f.before === undefined
-          ? 'new file'
-          : path.basename(f.path) === 'settings.json'
-            ? 'older LoopX hooks taken out, the rest kept'
-            : 'LoopX hooks merged into the existing file, the rest kept';
-      return `${rel} (${what})`;
-    });
+  return shimPath ? hookCommandsFor(shimPath) : [];
 }

@@ -43,6 +43,14 @@ export class StatusServerControl extends Disposable {
       store: f.store,
       port,
       log: (l) => this.log.trace(`status server: ${l}`),
+    }).catch((e: unknown) => {
+      if (e instanceof LoopxError && e.reason === 'port_in_use')
+        throw new LoopxError(
+          e.kind,
+          `port ${port} is in use: pick another in the setting loopx.statusServer.port, or 0 for a free one`,
+          e.details,
+        );
+      throw e;
     });
     this.log.info(
       `status server listening on ${this.running.url} (token in ${f.store.secretsDir}/status-token, outside the workspace)`,

@@ -27,7 +27,7 @@
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Store, forLogLine, refused, usageError } from '../core/index';
+import { LoopxError, Store, forLogLine, refused, usageError } from '../core/index';
 import { createEventStream } from './event-stream';
 import { allowedHostHeaders, boundHostName, isLoopbackHost, isWildcard } from './loopback';
 import { createRequestGuard, requestPath } from './request-guard';
@@ -84,7 +84,7 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   if (!unsafe && !isLoopbackHost(host)) {
     throw refused(
       `refusing to bind the status server to ${JSON.stringify(host)}: it is not a loopback address (127.0.0.0/8, ::1, localhost), ` +
-        'so other machines could reach it; pass the unsafe-host flag only if you mean that',
+        'so other machines could reach it; pass --unsafe-allow-non-loopback only if you mean that',
       { host, reason: 'host_not_loopback' },
     );
   }
@@ -142,9 +142,20 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // Another program (or another status server) holding the port is the person's to resolve: the
+    // caller names its own way to pick another (the CLI's --port, the editor's setting).
+    const onError = (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new LoopxError('internal', `port ${opts.port} is in use`, {
+              reason: 'port_in_use',
+              port: opts.port,
+            })
+          : e,
+      );
+    server.once('error', onError);
     server.listen({ port: opts.port, host: host.replace(/^\[(.*)\]$/, '$1') }, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });

@@ -78,7 +78,7 @@ export async function governedWorkspace(
   ok(await todo('check', 'Run the checks', '--action', CHECK, '--priority', 'P1'));
   ok(await todo('deploy', 'Deploy to staging', '--action', DEPLOY, '--gate', 'staging'));
   if (o.tokens !== undefined) ok(await run('quota', 'set', '--goal-id', GOAL, '--tokens', String(o.tokens)));
-  if (o.hooks) ok(await run('hooks', 'install'));
+  if (o.hooks) ok(await run('hooks', 'install', '--yes'));
   const store = () => Store.open(ws, { configDir: env.LOOPX_CONFIG_DIR });
   return {
     ws,

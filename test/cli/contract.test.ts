@@ -486,7 +486,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('contract', 'verify', '--contract', cid),
         ws.run('exec', '--contract', cid, '--todo', 'fail', '--', FAIL),
       ]);
-      assert.match(ok(again).stdout, /^goal c: active, 3\/5 todos done$/m);
+      assert.match(ok(again).stdout, /^goal c: active, 3 of 5 todos done$/m);
       assert.match(again.stdout, /no open run to end/);
       fails(
         verify,
@@ -503,7 +503,7 @@ describe('contract and evidence', { concurrency: true }, () => {
       assert.equal(q.spend.tokens, 1200);
       assert.match(
         ok(await ws.run('quota', 'show', '--goal-id', 'c')).stdout,
-        /^turns +1 of 200 used, 199 left$/m,
+        /^budget +used +limit +left\nturns +1 +200 +199$/m,
       );
       // A person adds a cost budget: the turn budget stays.
       const person = await ws.tty('quota', 'set', '--goal-id', 'c', '--cost', '10');
@@ -517,7 +517,11 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('quota', 'set', '--goal-id', 'c'),
         ws.json(ShouldRunOutput, 'quota', 'should-run', '--goal-id', 'c'),
       ]);
-      fails(loosen, 4, /may only tighten a quota; turns would loosen it/);
+      fails(
+        loosen,
+        4,
+        /may only tighten a quota, and this would raise the turns budget from 1 to 500; .*`loopx quota grant --goal-id c --turns N`/,
+      );
       fails(nothing, 2, /nothing to set/);
       assert.equal(stop.decision, 'stop');
       assert.match(stop.reasons.join(' '), /budget is used up \(1 of 1\).*loopx quota grant/);
@@ -606,8 +610,13 @@ describe('contract and evidence', { concurrency: true }, () => {
       // The writer is shown by the name it recorded for this clone (writers/<id>.json).
       const writer = fs.readFileSync(ws.file('.loopx', 'local', 'writer-id'), 'utf8').trim();
       const { name } = JSON.parse(fs.readFileSync(ws.file('.loopx', 'writers', `${writer}.json`), 'utf8'));
-      assert.ok(lines[0]!.split(/ +/)[1] === name, `time, writer, who, channel, type: ${lines[0]}`);
-      assert.match(lines[0]!, /^\S+Z \S+ +agent:\S+ +cli +goal\.created /);
+      // Time (UTC, to the second), writer, who (and through what), event type, what in words.
+      const first =
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}(\S+) +agent \S+ \(cli\) +goal\.created +created goal "Logged"$/.exec(
+          lines[0]!,
+        );
+      assert.ok(first, `time, writer, who, type, what: ${lines[0]}`);
+      assert.equal(first[1], name);
       fails(await ws.run('log', '--goal-id', 'nope'), 3, /no goal "nope"/);
     });
 

@@ -9,8 +9,29 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GoalStatusDoc, StatusDoc } from '../../src/core/index';
 import { spawn } from 'node:child_process';
-import { Ws, tempDir, removeTempDirs, loopxMany, listTree, ok, fails, json, BIN, cleanEnv } from './helpers';
+import * as net from 'node:net';
+import {
+  Ws,
+  tempDir,
+  removeTempDirs,
+  loopxMany,
+  listTree,
+  ok,
+  fails,
+  json,
+  BIN,
+  cleanEnv,
+  loopx,
+  ensurePersonKey,
+  loopxAsPerson,
+} from './helpers';
 import { writerLog } from '../helpers/log-kit';
+import { z } from 'zod';
+
+const QuotaShown = z.object({ cooldown_seconds: z.number() });
+const LoggedEvents = z.array(
+  z.object({ actor: z.object({ kind: z.string() }), sig: z.unknown().optional() }),
+);
 
 after(removeTempDirs);
 
@@ -269,5 +290,109 @@ describe('a reader that goes away', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '', 'nothing on stderr: no EPIPE, no stack trace');
+  });
+});
+
+describe('errors that name the flag and the next step', { concurrency: true }, () => {
+  const ws = new Ws();
+  before(async () => {
+    ok(await ws.run('goal', 'create', '--goal-id', 'g', '--title', 'T'));
+  });
+
+  it('status-server on a non-loopback host names the flag as the CLI spells it', async () => {
+    fails(
+      await ws.run('status-server', '--host', '0.0.0.0', '--port', '0'),
+      4,
+      /pass --unsafe-allow-non-loopback only if you mean that/,
+    );
+  });
+
+  it('status-server on a port in use: exit 1, names the port and --port; --json gives reason port_in_use', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      const [text, asJson] = await Promise.all([
+        ws.run('status-server', '--port', String(port)),
+        ws.run('--json', 'status-server', '--port', String(port)),
+      ]);
+      fails(
+        text,
+        1,
+        new RegExp(
+          `^loopx: port ${port} is in use: pick another with --port N, or --port 0 for a free one\\n$`,
+        ),
+      );
+      assert.doesNotMatch(text.stderr, /EADDRINUSE/);
+      const e = (JSON.parse(asJson.stderr) as { error: { reason: string; exit_code: number } }).error;
+      assert.deepEqual([e.reason, e.exit_code], ['port_in_use', 1]);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('a person’s command without a key names itself and `loopx key create`; without a terminal, --passphrase-fd', async () => {
+    const noKeys = { LOOPX_CONFIG_DIR: tempDir('loopx-nokeys-') };
+    const r = await loopx(
+      ['reward', 'add', '--goal-id', 'g', '--run-id', 'run-x', '--score', '1', '--comment', 'c'],
+      {
+        cwd: ws.dir,
+        env: noKeys,
+      },
+    );
+    fails(
+      r,
+      4,
+      /to record a reward you sign it with your LoopX key, and this machine has none: run `loopx key create` once at a terminal/,
+      /then `loopx reward add` again there \(or from your own script with --passphrase-fd N\)/,
+      /Agents and scripts cannot record a reward\./,
+    );
+    await ensurePersonKey({ cwd: ws.dir });
+    fails(
+      await ws.run('quota', 'grant', '--goal-id', 'g', '--turns', '5'),
+      4,
+      /there is no terminal here to ask it on: run `loopx quota grant` at a terminal, or from your own script with --passphrase-fd N/,
+    );
+  });
+
+  it('an agent may only tighten: a shorter cooldown is refused naming who can do it, and the person’s signed quota set does it', async () => {
+    const q = new Ws();
+    ok(await q.run('goal', 'create', '--goal-id', 'q', '--title', 'T'));
+    ok(await q.run('quota', 'set', '--goal-id', 'q', '--cooldown', '60'));
+    fails(
+      await q.run('quota', 'set', '--goal-id', 'q', '--cooldown', '10'),
+      4,
+      /an agent may only tighten a quota, and this would shorten the cooldown from 1 min to 10 s; /,
+      /a person’s change: they run this `loopx quota set` at a terminal/,
+    );
+    // The person does it with the same command, signed with their key; replay keeps it.
+    ok(await loopxAsPerson(['quota', 'set', '--goal-id', 'q', '--cooldown', '10'], { cwd: q.dir }));
+    const shown = json(await q.run('--json', 'quota', 'show', '--goal-id', 'q'), QuotaShown);
+    assert.equal(shown.cooldown_seconds, 10);
+    const log = json(await q.run('--json', 'log', '--goal-id', 'q', '--limit', '1'), LoggedEvents);
+    assert.equal(log[0]!.actor.kind, 'user', 'the loosening is recorded as the person’s');
+    assert.ok(log[0]!.sig, 'and signed');
+    fails(
+      await q.run('quota', 'set', '--goal-id', 'q', '--turns', '500'),
+      4,
+      /raise the turns budget from 200 to 500; more budget is a person's grant, at a terminal: `loopx quota grant --goal-id q --turns N`/,
+    );
+  });
+
+  it('an unknown command with --help is a usage error naming it (with a suggestion); real help still exits 0', async () => {
+    const [key2, frob, short, top, todo, leaf] = await Promise.all([
+      ws.run('key2', 'create', '--help'),
+      ws.run('todo', 'frob', '--help'),
+      ws.run('--workspace', ws.dir, 'key2', '-h'),
+      ws.run('--help'),
+      ws.run('todo', '--help'),
+      ws.run('todo', 'list', '--help'),
+    ]);
+    fails(key2, 2, /^loopx: unknown command 'key2'\n\(Did you mean key\?\)/);
+    fails(frob, 2, /^loopx: unknown command 'frob'/);
+    fails(short, 2, /^loopx: unknown command 'key2'/);
+    assert.match(ok(top).stdout, /^Usage: loopx /);
+    assert.match(ok(todo).stdout, /^Usage: loopx todo /);
+    assert.match(ok(leaf).stdout, /^Usage: loopx todo list /);
   });
 });

@@ -160,8 +160,8 @@ describe('goals', { concurrency: true }, () => {
         [['plan', 'open', 'P1']],
       );
       assert.match(ok(text).stdout, /^Life {2}\(life\)$/m);
-      assert.match(text.stdout, /status: active/);
-      assert.match(text.stdout, /\[ \] P1 plan {2}Write the plan/);
+      assert.match(text.stdout, /^status active, /m);
+      assert.match(text.stdout, /\[ \] {2}P1 {2}plan {2}Write the plan/);
     });
 
     it('pause: should-run answers stop; pausing again is refused (exit 4) saying what is allowed', async () => {

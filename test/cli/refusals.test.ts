@@ -97,7 +97,7 @@ describe('status shows what the hooks refused', { concurrency: 1 }, () => {
     assert.ok(lines[at + 5]!.endsWith('refused: $ rm -rf build'));
     assert.match(
       text,
-      /^ {2}! denied codex: codex tried to make a person’s decision — 3 refusals in the last hour/m,
+      /^ {2}! denied +codex +codex tried to make a person’s decision: 3 refusals in the last hour/m,
     );
     assert.match(ok(await ws.run('status')).stdout, /^active .* g {2}Ship it {2}\(3 refused\)$/m);
   });
@@ -143,7 +143,7 @@ describe('status shows what the hooks refused', { concurrency: 1 }, () => {
     const text = ok(await ws.run('status', '--goal-id', 'g')).stdout;
     assert.match(
       text,
-      /^ {2}run-\S+ {2}codex {2}abandoned {2}0 evidence\n {6}tokens: 1200 input, 300 output, 5000 cache write, 20000 cache read$/m,
+      /^ {2}run-\S+ {2}codex {2}abandoned {2}0 evidence\n {6}tokens: 1,200 input, 300 output, 5,000 cache write, 20,000 cache read$/m,
     );
   });
 });

@@ -98,8 +98,8 @@ describe('todos and gates', { concurrency: true }, () => {
         ['tests', 'ship'],
       );
       assert.deepEqual(todos.find((t) => t.id === 'ship')!.depends_on, ['tests']);
-      assert.match(ok(text).stdout, /^ {2}\[ \] P1 tests {2}Run the tests {2}\$ npm test$/m);
-      assert.match(text.stdout, /ship {2}Ship .*\(after tests\)/);
+      assert.match(ok(text).stdout, /^ {2}\[ \] {2}P1 {2}tests +Run the tests +\$ npm test$/m);
+      assert.match(text.stdout, /ship +Ship .*\(after tests\)/);
     });
 
     it('claim --by: the todo is held; another claim is refused (exit 4) saying by whom', async () => {

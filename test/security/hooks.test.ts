@@ -169,7 +169,7 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
         },
       }),
     );
-    const out = await sb.json(['hooks', 'install']);
+    const out = await sb.json(['hooks', 'install', '--yes']);
     shim = out.shim as string;
     target = path.join(path.dirname(shim), 'loopx-hook.target');
     assert.equal(shim, path.join(sb.config, 'bin', 'loopx-hook'));

@@ -169,7 +169,12 @@ describe('who may call', () => {
         const why = whyNotAllowed(cap, caller);
         assert.ok(why, `${cap} via ${channel}`);
         assert.match(why, new RegExp(`^${cap.replace('.', '\\.')} is human-only`));
-        assert.match(why, /a person makes it from VS Code .* or from an interactive terminal/);
+        assert.match(
+          why,
+          new RegExp(
+            `a person does it at a terminal with \`loopx ${cap.replace('.', ' ')}\` .*\`loopx key create\` once.* or in VS Code`,
+          ),
+        );
         assert.match(why, new RegExp(`this call came from agent codex via ${channel}`));
       }
     }
@@ -1302,7 +1307,7 @@ describe('quota capabilities', () => {
       { goalId: 'g', quota: { ...base, budgets: { turns: 101, costUsd: 5 } } },
       agent,
       'refused',
-      /an agent may only tighten a quota; turns would loosen it: ask a person to grant more/,
+      /^an agent may only tighten a quota, and this would raise the turns budget from 100 to 101; more budget is a person's grant, at a terminal: `loopx quota grant --goal-id g --turns N`$/,
     );
     assert.deepEqual(e.details.loosened, ['turns']);
     refuses(
@@ -1311,7 +1316,7 @@ describe('quota capabilities', () => {
       { goalId: 'g', quota: { ...base, budgets: { turns: 100 } } },
       agent,
       'refused',
-      /costUsd would loosen it/,
+      /would drop the cost budget \(\$5\); .*`loopx quota grant --goal-id g --cost N`/,
     );
     refuses(
       store,
@@ -1319,7 +1324,7 @@ describe('quota capabilities', () => {
       { goalId: 'g', quota: { ...base, cooldownSeconds: 0 } },
       agent,
       'refused',
-      /cooldownSeconds would loosen it/,
+      /would shorten the cooldown from 1 min to 0 s; a shorter cooldown or another window is a person’s change: they run this `loopx quota set` at a terminal, where it asks for their key’s passphrase$/,
     );
     refuses(
       store,
@@ -1327,7 +1332,7 @@ describe('quota capabilities', () => {
       { goalId: 'g', quota: { ...base, window: { kind: 'rolling', hours: 24 } } },
       agent,
       'refused',
-      /window would loosen it/,
+      /would count spend over the last 24 h instead of the goal’s life; /,
     );
     refuses(
       store,
@@ -1335,7 +1340,7 @@ describe('quota capabilities', () => {
       { goalId: 'g', quota: { budgets: { turns: 500 }, window: { kind: 'life' }, cooldownSeconds: 0 } },
       agent,
       'refused',
-      /turns, costUsd, cooldownSeconds would loosen it/,
+      /would raise the turns budget from 100 to 500, drop the cost budget \(\$5\), shorten the cooldown from 1 min to 0 s; .*--turns N --cost N`; a shorter cooldown/,
     );
     refuses(
       store,

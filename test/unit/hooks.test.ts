@@ -414,6 +414,45 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     ]);
   });
 
+  it('the everyday read commands are read-only; export --output and log --follow are not', async () => {
+    const ws = governed();
+    const ro = /^a read-only loopx command$/;
+    await expectDecisions(ws, [
+      bash(ws, 'loopx todo show --goal-id g --todo-id build', { allow: true, reason: ro, spawn: true }),
+      bash(ws, 'loopx gate show --goal-id g --gate-id prod', { allow: true, reason: ro }),
+      bash(ws, 'loopx run list --goal-id g --json', { allow: true, reason: ro }),
+      bash(ws, 'loopx run show --goal-id g --run-id run-x', { allow: true, reason: ro }),
+      bash(ws, 'loopx evidence list --goal-id g', { allow: true, reason: ro }),
+      bash(ws, 'loopx reward list --goal-id g', { allow: true, reason: ro }),
+      bash(ws, 'loopx export --goal-id g --json', { allow: true, reason: ro }),
+      bash(ws, 'loopx completion bash', { allow: true, reason: ro }),
+      bash(ws, 'loopx log --goal-id g --limit 5', { allow: true, reason: ro }),
+      // Writes a file: only what a contract lists.
+      bash(ws, 'loopx export --goal-id g --output report.md', {
+        allow: false,
+        reason: /does not list it/,
+        spawn: true,
+      }),
+      // Reads, but would hold the agent's turn open forever.
+      bash(ws, 'loopx log --goal-id g --follow', {
+        allow: false,
+        reason: /never ends.*--limit N/,
+        spawn: true,
+      }),
+      // Puts a `loopx` on the person's PATH: only what a contract lists, a dry run too.
+      bash(ws, 'loopx install-command', { allow: false, reason: /does not list it/, spawn: true }),
+      bash(ws, 'loopx install-command --prefix /tmp/p --dry-run --json', {
+        allow: false,
+        reason: /does not list it/,
+      }),
+    ]);
+    const a = preToolUse(ws.store, HookPayload.parse(claudeBash(ws.dir, 'loopx install-command')), {
+      parseLoopx,
+      env: hookEnv(),
+    });
+    assert.equal(a.denied?.code, 'not_listed');
+  });
+
   it('read-only loopx commands are allowed', async () => {
     const ws = governed();
     const ro = /^a read-only loopx command$/;

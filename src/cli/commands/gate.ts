@@ -1,11 +1,14 @@
 /** `loopx gate`: approval gates, work that waits for a person. */
 import type { Command } from 'commander';
-import { invoke, gateFacts, goalStatus } from '../../core/index';
+import { invoke, gateDoc, gateFacts, goalStatus } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
 import { person } from '../person';
 import type { CliContext } from '../context';
 import { example, list } from '../define';
 import type { Act } from '../define';
+import { readGoal, readGoalHistory } from '../read-goal';
+import { gateShowText } from '../text/records';
+import { gateListText } from '../text';
 
 const gateResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
   const g = res.state.gates.find((x) => x.id === res.input.gateId);
@@ -110,18 +113,26 @@ export function registerGateCommands(program: Command, act: Act) {
       .action(
         act((ctx, o: { goalId: string }) => {
           const doc = goalStatus(ctx.store(), o.goalId);
-          ctx.print(
-            doc.gates,
-            () =>
-              doc.gates
-                .map(
-                  (g) =>
-                    `${g.status.padEnd(8)} ${g.id}  ${g.title}  (asked by ${g.requested_by} via ${g.requested_via})${g.reason ? `  ${g.reason}` : ''}`,
-                )
-                .join('\n') || 'no gates',
-          );
+          ctx.print(doc.gates, () => gateListText(doc.gates));
         }),
       ),
     'loopx gate list --goal-id G',
+  );
+  example(
+    gate
+      .command('show')
+      .description('one gate in full: who asked and why, the work it guards, the decision')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--gate-id <id>', 'the gate')
+      .action(
+        act((ctx, o: { goalId: string; gateId: string }) => {
+          const { store, state } = readGoal(ctx, o.goalId);
+          const { events } = readGoalHistory(store, o.goalId);
+          const doc = gateDoc(state, store.policy(), o.gateId, { events, writerNames: store.writerNames() });
+          ctx.print(doc, () => gateShowText(doc));
+        }),
+      ),
+    'loopx gate show --goal-id G --gate-id prod',
+    'loopx gate show --goal-id G --gate-id prod --json | jq .decision',
   );
 }

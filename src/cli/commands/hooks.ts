@@ -17,11 +17,17 @@ import {
   quote,
   usageError,
   applyHooks,
+  describeHookChanges,
+  hookCommandsFor,
+  hookShimChanges,
   planHooks,
+  refused,
+  shellQuote,
   writeHookShim,
   forLogLine,
 } from '../../core/index';
-import type { Actor, HookAnswer, HookEvent, Store } from '../../core/index';
+import type { Actor, HookAnswer, HookEvent, HookPlan, Store } from '../../core/index';
+import { askTerminalLine } from '../person';
 import { example } from '../define';
 import type { Act } from '../define';
 import type { CliContext } from '../context';
@@ -125,40 +131,78 @@ export function registerHookCommands(program: Command, act: Act) {
     hooks
       .command('install')
       .description(
-        'write the hook shim into the LoopX config folder and the hooks that call it: .github/hooks/loopx.json (VS Code) and .claude/settings.local.json (Claude Code)',
+        'write the hook shim into the LoopX config folder and the hooks that call it: .github/hooks/loopx.json (VS Code) and .claude/settings.local.json (Claude Code). Shows what it will write and asks on the terminal first; without a terminal, pass --yes to write them without asking',
       )
       .option('--dry-run', 'show what would be written; write nothing')
-      .action(
-        act((ctx, o: { dryRun?: boolean }) => {
-          const store = ctx.store();
-          const dir = path.join(ctx.configDir(), 'bin');
-          // The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path.
-          const entry = process.argv[1] ?? '';
-          const cli = entry && fs.existsSync(entry) ? fs.realpathSync(entry) : path.resolve(entry);
-          const shim = path.join(dir, HOOK_SHIM);
-          const plan = planHooks(store.workspace, shim);
-          const changes = plan.files.filter((f) => f.before !== f.after);
-          if (!o.dryRun) writeHookShim(dir, { node: process.execPath, cli });
-          const written = o.dryRun ? [] : applyHooks({ files: changes });
-          ctx.print(
-            {
-              schema: 'loopx.hooks-install/1',
-              shim,
-              cli,
-              dry_run: !!o.dryRun,
-              files: changes.map((f) => ({ path: f.path, after: f.after })),
-              written,
-            },
-            () =>
-              [
-                `${o.dryRun ? 'would write' : 'wrote'} the hook shim ${shim} (runs ${cli})`,
-                ...(changes.length
-                  ? changes.map((f) => `${o.dryRun ? 'would write' : 'wrote'} ${f.path}`)
-                  : ['the hooks are already installed']),
-              ].join('\n'),
-          );
-        }),
-      ),
+      .option('-y, --yes', 'write without asking (scripts, CI)')
+      .action(act((ctx, o: { dryRun?: boolean; yes?: boolean }) => installHooks(ctx, o))),
+    'loopx hooks install',
     'loopx hooks install --dry-run',
+    'loopx hooks install --yes',
+  );
+}
+
+/** The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path. */
+export function runningCli(): string {
+  const entry = process.argv[1] ?? '';
+  return entry && fs.existsSync(entry) ? fs.realpathSync(entry) : path.resolve(entry);
+}
+
+/** What `hooks install` is about to write, for the person to read before they answer. */
+function planText(workspace: string, shim: string, cli: string, shimChanges: boolean, plan: HookPlan) {
+  return [
+    `loopx hooks install will write, in ${workspace}:`,
+    ...(shimChanges ? [`  ${shim} (the hook shim, in your LoopX config folder)`] : []),
+    ...describeHookChanges(workspace, plan).map((f) => `  ${f}`),
+    'Each hook runs:',
+    ...hookCommandsFor(shim).map((c) => `  ${c}`),
+    `and the shim runs: ${shellQuote(process.execPath)} ${shellQuote(cli)} hook <event>`,
+    'Agents in this folder then run their tools through LoopX.',
+  ].join('\n');
+}
+
+function installHooks(ctx: CliContext, o: { dryRun?: boolean; yes?: boolean }) {
+  const store = ctx.store();
+  const dir = path.join(ctx.configDir(), 'bin');
+  const cli = runningCli();
+  const target = { node: process.execPath, cli };
+  const shim = path.join(dir, HOOK_SHIM);
+  const plan = planHooks(store.workspace, shim);
+  const changes = plan.files.filter((f) => f.before !== f.after);
+  const shimChanges = hookShimChanges(dir, target);
+  const count = changes.length + (shimChanges ? 1 : 0);
+  if (!o.dryRun && !o.yes && count > 0) {
+    // The plan goes where the person reads it; with --json stdout keeps its one document.
+    const show = ctx.json ? ctx.io.stderr : ctx.io.stdout;
+    show(planText(store.workspace, shim, cli, shimChanges, { files: changes }) + '\n');
+    const answer = (ctx.io.ask ?? askTerminalLine)(
+      `Write these ${count} file${count > 1 ? 's' : ''}? [y/N] `,
+    );
+    if (answer === undefined)
+      throw usageError(
+        'there is no terminal to ask on: nothing was written; pass --yes to write them without asking (or --dry-run to only see them)',
+        { reason: 'confirmation_needed' },
+      );
+    if (!/^\s*y(es)?\s*$/i.test(answer))
+      throw refused('you answered no: nothing was written', { reason: 'not_confirmed' });
+  }
+  if (!o.dryRun) writeHookShim(dir, target);
+  const written = o.dryRun ? [] : applyHooks({ files: changes });
+  ctx.print(
+    {
+      schema: 'loopx.hooks-install/1',
+      shim,
+      cli,
+      dry_run: !!o.dryRun,
+      files: changes.map((f) => ({ path: f.path, after: f.after })),
+      written,
+    },
+    () =>
+      [
+        `${o.dryRun ? 'would write' : 'wrote'} the hook shim ${shim} (runs ${cli})`,
+        ...(changes.length
+          ? changes.map((f) => `${o.dryRun ? 'would write' : 'wrote'} ${f.path}`)
+          : ['the hooks are already installed']),
+      ].join('\n'),
   );
 }

@@ -1,5 +1,6 @@
 /** How other programs reach LoopX: the status server (HTTP) and the MCP server (stdio); hooks.ts has the agent-host hooks. */
 import type { Command } from 'commander';
+import { LoopxError } from '../../core/index';
 import { VERSION, example, num } from '../define';
 import type { Act } from '../define';
 
@@ -39,6 +40,14 @@ export function registerIntegrationCommands(program: Command, act: Act) {
               host: o.host,
               allowUnsafeHost: o.unsafeAllowNonLoopback,
               log: (line) => ctx.io.stderr(`${line}\n`),
+            }).catch((e: unknown) => {
+              if (e instanceof LoopxError && e.reason === 'port_in_use')
+                throw new LoopxError(
+                  e.kind,
+                  `port ${o.port} is in use: pick another with --port N, or --port 0 for a free one`,
+                  e.details,
+                );
+              throw e;
             });
             ctx.print(
               { schema: 'loopx.status-server/1', url: server.url, port: server.port, token: server.token },

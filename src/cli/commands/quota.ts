@@ -1,11 +1,21 @@
 /** `loopx quota`: the interaction contract (should-run) and the budgets. */
 import type { Command } from 'commander';
-import { invoke, shouldRun, goalStatus, goalStatusDoc, quote, usageError } from '../../core/index';
-import type { CommitResult, Store } from '../../core/index';
+import {
+  LoopxError,
+  invoke,
+  loosenedBy,
+  shouldRun,
+  goalStatus,
+  goalStatusDoc,
+  quote,
+  usageError,
+} from '../../core/index';
+import type { CommitResult, Quota, Store } from '../../core/index';
+import type { CliContext } from '../context';
 import { person } from '../person';
 import { example, list, num } from '../define';
 import type { Act } from '../define';
-import { shouldRunText } from '../text';
+import { quotaText, shouldRunText } from '../text';
 
 /** The budget flags `quota set` and `quota grant` share. */
 interface BudgetFlags {
@@ -93,15 +103,7 @@ export function registerQuotaCommands(program: Command, act: Act) {
       .action(
         act((ctx, o: { goalId: string }) => {
           const doc = goalStatus(ctx.store(), o.goalId);
-          ctx.print({ schema: QUOTA_SCHEMA, goal_id: o.goalId, ...doc.quota }, () =>
-            [
-              `window: ${doc.quota.window}, cooldown ${doc.quota.cooldown_seconds} s`,
-              ...Object.entries(doc.quota.budgets).map(
-                ([k, u]) => `${k.padEnd(12)} ${u.used} of ${u.limit} used, ${u.left} left`,
-              ),
-              `spent in all: ${JSON.stringify(doc.quota.spend)}`,
-            ].join('\n'),
-          );
+          ctx.print({ schema: QUOTA_SCHEMA, goal_id: o.goalId, ...doc.quota }, () => quotaText(doc.quota));
         }),
       ),
     'loopx quota show --goal-id G',
@@ -150,10 +152,18 @@ export function registerQuotaCommands(program: Command, act: Act) {
                   : { kind: 'life' },
             cooldownSeconds: o.cooldown ?? state.quota.cooldownSeconds,
           };
-          // An agent may only tighten (the capability refuses the rest): more is `quota grant`.
-          const res = invoke(store, 'quota.set', { goalId: o.goalId, quota: q }, ctx.actor(), {
-            expectRevision: revision,
-          });
+          // An agent may only tighten. A loosening is a person's decision, signed with their key
+          // like a grant; when there is no person to ask (no key, no terminal), it goes to the
+          // capability as the agent's, whose refusal says what would loosen and who can do it.
+          const loosens = loosenedBy(state.quota, q as Quota).length > 0;
+          const asPerson = loosens ? personIfAny(ctx, 'loosen the quota', 'LoopX: Grant Quota') : undefined;
+          const res = invoke(
+            store,
+            'quota.set',
+            { goalId: o.goalId, quota: q },
+            asPerson?.actor ?? ctx.actor(),
+            { expectRevision: revision, signer: asPerson?.signer },
+          );
           ctx.print(quotaJson(store, o.goalId, res), () => `quota of ${o.goalId} set`);
         }),
       ),
@@ -196,4 +206,17 @@ export function registerQuotaCommands(program: Command, act: Act) {
       ),
     'loopx quota grant --goal-id G --turns 20 --note "one more day"',
   );
+}
+
+/**
+ * The person at this terminal (or behind --passphrase-fd), or undefined when there is none to
+ * ask: no key on this machine, no terminal. A wrong passphrase is still an error of its own.
+ */
+function personIfAny(ctx: CliContext, what: string, vscodeCommand: string) {
+  try {
+    return person(ctx, what, vscodeCommand);
+  } catch (e) {
+    if (e instanceof LoopxError && (e.reason === 'no_key' || e.reason === 'no_terminal')) return undefined;
+    throw e;
+  }
 }

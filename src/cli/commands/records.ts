@@ -1,18 +1,20 @@
-/** What runs leave behind: `loopx evidence`, `loopx run` (spend) and `loopx reward`. */
+/** What runs leave behind: `loopx evidence` and `loopx reward` (runs themselves: runs.ts). */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { assertOwnRun, invoke } from '../../core/index';
+import { assertOwnRun, evidenceList, invoke, rewardList } from '../../core/index';
 import type { Store } from '../../core/index';
 import { person } from '../person';
 import type { CliContext } from '../context';
 import { example, num } from '../define';
 import type { Act } from '../define';
+import { readGoal } from '../read-goal';
+import { evidenceListText, rewardListText } from '../text/records';
 
 /**
  * With LOOPX_AGENT set, a shell agent reports only on its own runs (`run_other_agent`); without
  * it, the caller has no identity and the run id is enough, as before.
  */
-function ownRun(ctx: CliContext, store: Store, goalId: string, runId: string) {
+export function ownRun(ctx: CliContext, store: Store, goalId: string, runId: string) {
   const agent = ctx.callerAgent();
   if (agent === undefined) return;
   const run = store.load(goalId).state.runs.find((r) => r.id === runId);
@@ -21,11 +23,13 @@ function ownRun(ctx: CliContext, store: Store, goalId: string, runId: string) {
 }
 
 export function registerRecordCommands(program: Command, act: Act) {
+  const evidence = example(
+    program.command('evidence').description('evidence records'),
+    'loopx evidence add --goal-id G --kind note --summary "checked the logs"',
+    'loopx evidence list --goal-id G --todo-id t-abc123',
+  );
   example(
-    example(
-      program.command('evidence').description('evidence records'),
-      'loopx evidence add --goal-id G --kind note --summary "checked the logs"',
-    )
+    evidence
       .command('add')
       .description('record evidence for a run or a todo')
       .requiredOption('--goal-id <id>', 'the goal')
@@ -57,54 +61,29 @@ export function registerRecordCommands(program: Command, act: Act) {
       ),
     'loopx evidence add --goal-id G --todo-id t-abc123 --kind test --summary "42 passed" --exit-code 0',
   );
-  const runCmd = example(
-    program.command('run').description('runs (agent turns)'),
-    'loopx run spend --goal-id G --run-id run-7k2f9x3a --tokens 12000 --cost 0.04',
-  );
   example(
-    runCmd
-      .command('spend')
-      .description('report what an open run spent')
+    evidence
+      .command('list')
+      .description('a goal’s evidence, oldest first (one run’s, one todo’s)')
       .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--run-id <id>', 'the run')
-      .option('--tokens <n>', 'tokens', num('--tokens'))
-      .option('--cost <usd>', 'cost in USD', num('--cost'))
-      .option('--wall-seconds <s>', 'wall time', num('--wall-seconds'))
+      .option('--run-id <id>', 'only this run’s')
+      .option('--todo-id <id>', 'only this todo’s')
       .action(
-        act(
-          (
-            ctx,
-            o: { goalId: string; runId: string; tokens?: number; cost?: number; wallSeconds?: number },
-          ) => {
-            const store = ctx.store();
-            ownRun(ctx, store, o.goalId, o.runId);
-            const res = invoke(
-              store,
-              'run.spend',
-              {
-                goalId: o.goalId,
-                runId: o.runId,
-                tokens: o.tokens,
-                costUsd: o.cost,
-                wallSeconds: o.wallSeconds,
-              },
-              ctx.actor(),
-            );
-            const r = res.state.runs.find((x) => x.id === o.runId);
-            ctx.print(
-              { schema: 'loopx.run-change/1', goal_id: res.goalId, run: r },
-              () => `run ${o.runId} spent ${JSON.stringify(r?.spend)}`,
-            );
-          },
-        ),
+        act((ctx, o: { goalId: string; runId?: string; todoId?: string }) => {
+          const items = evidenceList(readGoal(ctx, o.goalId).state, o);
+          ctx.print(items, () => evidenceListText(items));
+        }),
       ),
-    'loopx run spend --goal-id G --run-id run-7k2f9x3a --tokens 12000 --cost 0.04',
+    'loopx evidence list --goal-id G --run-id run-7k2f9x3a',
+    "loopx evidence list --goal-id G --todo-id t-abc123 --json | jq -r '.[].summary'",
+  );
+  const reward = example(
+    program.command('reward').description('structured human feedback'),
+    'loopx reward add --goal-id G --run-id run-7k2f9x3a --score 0.8 --comment "Good approach"',
+    'loopx reward list --goal-id G',
   );
   example(
-    example(
-      program.command('reward').description('structured human feedback'),
-      'loopx reward add --goal-id G --run-id run-7k2f9x3a --score 0.8 --comment "Good approach"',
-    )
+    reward
       .command('add')
       .description('score one run (a person, at a terminal)')
       .requiredOption('--goal-id <id>', 'the goal')
@@ -128,5 +107,19 @@ export function registerRecordCommands(program: Command, act: Act) {
         }),
       ),
     'loopx reward add --goal-id G --run-id run-7k2f9x3a --score 0.8 --comment "Good approach but needs more edge case handling."',
+  );
+  example(
+    reward
+      .command('list')
+      .description('the rewards people gave a goal’s runs, oldest first')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .option('--run-id <id>', 'only this run’s')
+      .action(
+        act((ctx, o: { goalId: string; runId?: string }) => {
+          const items = rewardList(readGoal(ctx, o.goalId).state, o);
+          ctx.print(items, () => rewardListText(items));
+        }),
+      ),
+    'loopx reward list --goal-id G --run-id run-7k2f9x3a --json',
   );
 }

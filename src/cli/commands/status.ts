@@ -11,9 +11,10 @@ import {
   policyStatus,
   verifyGoal,
   readHistory,
-  historyLine,
+  historyLines,
 } from '../../core/index';
 import { EXIT } from '../context';
+import { followLog } from './follow';
 import { count, example } from '../define';
 import type { Act } from '../define';
 import { goalText, statusText, summaryText, repairText, capabilitiesText, verifyText } from '../text';
@@ -122,8 +123,13 @@ export function registerStatusCommands(program: Command, act: Act) {
       .description('a goal’s event history: every writer’s events, merged in the order replay applies them')
       .requiredOption('--goal-id <id>', 'the goal')
       .option('--limit <n>', 'the last n events', count('--limit'))
+      .option(
+        '--follow',
+        'then print each event as any writer appends it, until Ctrl-C (SIGINT) or SIGTERM (exit 0); with --json, one event a line (NDJSON) instead of an array',
+      )
       .action(
-        act((ctx, o: { goalId: string; limit?: number }) => {
+        act((ctx, o: { goalId: string; limit?: number; follow?: boolean }) => {
+          if (o.follow) return followLog(ctx, o.goalId, o.limit);
           const store = ctx.store();
           const { events } = readHistory(store, o.goalId);
           const names = store.writerNames();
@@ -134,11 +140,13 @@ export function registerStatusCommands(program: Command, act: Act) {
               log: m.log,
               ...(names.has(m.log) ? { writer_name: names.get(m.log) } : {}),
             })),
-            () => shown.map((m) => historyLine(m, names)).join('\n'),
+            () => historyLines(shown, names).join('\n'),
           );
         }),
       ),
     'loopx log --goal-id G --limit 20',
+    'loopx log --goal-id G --limit 5 --follow',
+    'loopx log --goal-id G --follow --json | jq -c \'select(.type == "gate.requested")\'',
   );
   example(
     program

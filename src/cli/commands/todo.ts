@@ -1,12 +1,14 @@
 /** `loopx todo`: a goal's todo list. */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { invoke, goalStatus, checkJudgment, sameAgent } from '../../core/index';
+import { invoke, goalStatus, checkJudgment, sameAgent, todoDoc } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
 import type { CliContext } from '../context';
 import { example, list } from '../define';
 import type { Act } from '../define';
-import { goalText } from '../text';
+import { todoLines } from '../text';
+import { readGoal, readGoalHistory } from '../read-goal';
+import { todoShowText } from '../text/records';
 
 const todoResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
   const todoId = (res.input.todoId as string) ?? '';
@@ -70,17 +72,28 @@ export function registerTodoCommands(program: Command, act: Act) {
         act((ctx, o: { goalId: string }) => {
           const doc = goalStatus(ctx.store(), o.goalId);
           ctx.print(doc.todos, () =>
-            doc.todos.length
-              ? goalText({ ...doc, attention: [], gates: [], runs: [], warnings: [] })
-                  .split('\n')
-                  .slice(doc.objective ? 3 : 2)
-                  .join('\n')
-                  .trim()
-              : 'no todos yet',
+            doc.todos.length ? ['todos:', ...todoLines(doc.todos)].join('\n') : 'no todos yet',
           );
         }),
       ),
     'loopx todo list --goal-id G --json',
+  );
+  example(
+    todo
+      .command('show')
+      .description('one todo in full: its command, gates, dependencies, evidence and history')
+      .requiredOption('--goal-id <id>', 'the goal')
+      .requiredOption('--todo-id <id>', 'the todo')
+      .action(
+        act((ctx, o: { goalId: string; todoId: string }) => {
+          const { store, state } = readGoal(ctx, o.goalId);
+          const { events } = readGoalHistory(store, o.goalId);
+          const doc = todoDoc(state, store.policy(), o.todoId, { events, writerNames: store.writerNames() });
+          ctx.print(doc, () => todoShowText(doc));
+        }),
+      ),
+    'loopx todo show --goal-id G --todo-id t-abc123',
+    'loopx todo show --goal-id G --todo-id t-abc123 --json | jq -r .status',
   );
   example(
     todo

@@ -9,6 +9,7 @@ import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findTodo, findGate } from './shared';
 import { approvalCovers, guardedWork, openWorkGuardedBy } from '../gate-rules';
 import { canonicalJson } from '../jsonfile';
+import { gateTitle } from '../words';
 
 /**
  * An agent may hold back only agents' work: a gate it asks to guard a person's todo would let its
@@ -89,7 +90,13 @@ export function defineGateCapabilities(define: DefineCapability): void {
         draft('gate.requested', {
           gate: {
             id: i.gateId,
-            title: i.title ?? existing?.title ?? `Approve ${i.gateId}`,
+            title:
+              i.title ??
+              existing?.title ??
+              gateTitle(
+                i.gateId,
+                i.guards.map((t) => findTodo(s, t)),
+              ),
             reason: i.reason,
             guards: i.guards,
           },

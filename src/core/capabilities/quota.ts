@@ -6,6 +6,53 @@ import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { loosenedBy } from '../trust/decisions';
 import { goalId, AllActors, Humans } from './shared';
+import type { GoalState } from '../model';
+import { budgetAmount, budgetLabel, duration } from '../words';
+
+/** The CLI flag of each budget, for the next step a refusal names. */
+const BUDGET_FLAG: Record<string, string> = {
+  turns: '--turns',
+  tokens: '--tokens',
+  costUsd: '--cost',
+  wallSeconds: '--wall-seconds',
+};
+
+const windowWords = (w: Quota['window']) => (w.kind === 'life' ? 'the goal’s life' : `the last ${w.hours} h`);
+
+/**
+ * Why a quota change is refused, change by change, and what a person can do instead: more budget
+ * is their grant (`loopx quota grant`); a shorter cooldown or another window is their signed
+ * `loopx quota set`.
+ */
+function loosenedMessage(who: string, s: GoalState, next: Quota, loosened: string[]): string {
+  const changes: string[] = [];
+  const budgets = loosened.filter((k) => k in BUDGET_FLAG);
+  for (const k of budgets) {
+    const was = s.quota.budgets[k as keyof typeof s.quota.budgets]!;
+    const now = next.budgets[k as keyof typeof next.budgets];
+    changes.push(
+      now === undefined
+        ? `drop the ${budgetLabel(k)} budget (${budgetAmount(k, was)})`
+        : `raise the ${budgetLabel(k)} budget from ${budgetAmount(k, was)} to ${budgetAmount(k, now)}`,
+    );
+  }
+  if (loosened.includes('cooldownSeconds'))
+    changes.push(
+      `shorten the cooldown from ${duration(s.quota.cooldownSeconds)} to ${duration(next.cooldownSeconds)}`,
+    );
+  if (loosened.includes('window'))
+    changes.push(`count spend over ${windowWords(next.window)} instead of ${windowWords(s.quota.window)}`);
+  const steps: string[] = [];
+  if (budgets.length)
+    steps.push(
+      `more budget is a person's grant, at a terminal: \`loopx quota grant --goal-id ${s.id} ${budgets.map((k) => `${BUDGET_FLAG[k]} N`).join(' ')}\``,
+    );
+  if (loosened.includes('cooldownSeconds') || loosened.includes('window'))
+    steps.push(
+      'a shorter cooldown or another window is a person’s change: they run this `loopx quota set` at a terminal, where it asks for their key’s passphrase',
+    );
+  return `${who} may only tighten a quota, and this would ${changes.join(', ')}; ${steps.join('; ')}`;
+}
 
 export function defineQuotaCapabilities(define: DefineCapability): void {
   define({
@@ -21,8 +68,11 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
         const loosened = loosenedBy(s.quota, i.quota);
         if (loosened.length) {
           throw refused(
-            `${ctx.actor.kind === 'agent' ? 'an agent' : 'the system'} may only tighten a quota; ${loosened.join(', ')} would loosen it: ask a person to grant more`,
-            { loosened, reason: 'quota_loosened' },
+            loosenedMessage(ctx.actor.kind === 'agent' ? 'an agent' : 'the system', s, i.quota, loosened),
+            {
+              loosened,
+              reason: 'quota_loosened',
+            },
           );
         }
       }

@@ -8,6 +8,7 @@ import type { EventDraft } from '../events';
 import type { CapabilityContext, DefineCapability } from './types';
 import { goalId, AllActors, findTodo, openRun } from './shared';
 import { deniedBy, policyGatesFor, unapprovedGates } from '../gate-rules';
+import { gateTitle } from '../words';
 
 /** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
 function reviewGateFor(
@@ -104,7 +105,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
           draft('gate.requested', {
             gate: {
               id: need,
-              title: existing?.title ?? `Approve gate ${need}`,
+              title: existing?.title ?? gateTitle(need, [{ title: i.title }]),
               reason: rule
                 ? `the workspace policy requires gate ${need} for commands matching ${quote(rule.pattern)} (todo ${todoId})`
                 : `todo ${todoId} names gate ${need}`,

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { writeFileAtomic } from '../jsonfile';
+import { shellWords } from '../shell-lex';
 import { hookShimCommand } from './shim';
 
 const HOST_EVENTS = [
@@ -136,6 +137,66 @@ function readSettings(file: string): { text: string | undefined; json: ClaudeSet
   return { text, json: json as ClaudeSettings };
 }
 
+/** The hosts' settings files: VS Code's, Claude Code's local one, and its shared one (older installs). */
+function hostFiles(workspace: string) {
+  return {
+    vscodePath: path.join(workspace, '.github', 'hooks', 'loopx.json'),
+    localPath: path.join(workspace, '.claude', 'settings.local.json'),
+    sharedPath: path.join(workspace, '.claude', 'settings.json'),
+  };
+}
+
+/** The LoopX hooks one host settings file holds (`loopx doctor`). */
+export interface InstalledHooks {
+  file: string;
+  /** Absent: the file is not there. */
+  present: boolean;
+  /** Why it could not be read, when it could not. */
+  error?: string;
+  /** The absolute shim paths its LoopX hook commands call. */
+  shims: string[];
+  /** Older bare `loopx hook <event>` commands, which fail open where `loopx` is not on PATH. */
+  bare: number;
+}
+
+/** Every `command` string in a settings file's `hooks` (VS Code's flat entries, Claude Code's nested ones). */
+function hookCommandStrings(settings: ClaudeSettings): string[] {
+  const out: string[] = [];
+  const hooks = (settings as ClaudeSettings | null)?.hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return out;
+  for (const list of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(list)) continue;
+    for (const e of list as { command?: unknown; hooks?: unknown }[]) {
+      if (typeof e?.command === 'string') out.push(e.command);
+      if (Array.isArray(e?.hooks))
+        for (const h of e.hooks as { command?: unknown }[])
+          if (typeof h?.command === 'string') out.push(h.command);
+    }
+  }
+  return out;
+}
+
+/** The LoopX hooks installed in `workspace`, file by file; reads only. */
+export function installedHooks(workspace: string): InstalledHooks[] {
+  const { vscodePath, localPath, sharedPath } = hostFiles(workspace);
+  return [vscodePath, localPath, sharedPath].map((file) => {
+    if (!fs.existsSync(file)) return { file, present: false, shims: [], bare: 0 };
+    let json: ClaudeSettings;
+    try {
+      const text = fs.readFileSync(file, 'utf8');
+      json = (text.trim() ? JSON.parse(text) : {}) as ClaudeSettings;
+    } catch (e) {
+      return { file, present: true, error: `not valid JSON (${(e as Error).message})`, shims: [], bare: 0 };
+    }
+    const ours = hookCommandStrings(json).filter(isLoopxHookCommand);
+    const bare = ours.filter((c) => /^loopx hook /.test(c.trim())).length;
+    const shims = ours
+      .map((c) => shellWords(c.trim().replace(/ \|\| exit 2$/, ''))?.[0])
+      .filter((w): w is string => !!w && path.isAbsolute(w));
+    return { file, present: true, shims: [...new Set(shims)], bare };
+  });
+}
+
 /**
  * What installing would write for hooks that call `shim`, without writing it. Refuses to touch a
  * settings file it cannot parse. An older install's bare `loopx hook` commands in the shared
@@ -143,9 +204,7 @@ function readSettings(file: string): { text: string | undefined; json: ClaudeSet
  */
 export function planHooks(workspace: string, shim: string): HookPlan {
   if (!path.isAbsolute(shim)) throw new LoopxError('usage', `the hook shim path must be absolute: ${shim}`);
-  const vscodePath = path.join(workspace, '.github', 'hooks', 'loopx.json');
-  const localPath = path.join(workspace, '.claude', 'settings.local.json');
-  const sharedPath = path.join(workspace, '.claude', 'settings.json');
+  const { vscodePath, localPath, sharedPath } = hostFiles(workspace);
   const local = readSettings(localPath);
   const files: HookPlan['files'] = [
     {
@@ -178,4 +237,25 @@ export function applyHooks(plan: HookPlan): string[] {
     written.push(f.path);
   }
   return written;
+}
+
+/** One line per file installing writes: its path in the folder and what happens to it. */
+export function describeHookChanges(workspace: string, plan: HookPlan): string[] {
+  return plan.files
+    .filter((f) => f.before !== f.after)
+    .map((f) => {
+      const rel = path.relative(workspace, f.path);
+      const what =
+        f.before === undefined
+          ? 'new file'
+          : path.basename(f.path) === 'settings.json'
+            ? 'older LoopX hooks taken out, the rest kept'
+            : 'LoopX hooks merged into the existing file, the rest kept';
+      return `${rel} (${what})`;
+    });
+}
+
+/** The command each installed hook runs (the shim by its absolute path), for the person to read. */
+export function hookCommandsFor(shim: string): string[] {
+  return HOST_EVENTS.map(([, ev]) => hookShimCommand(shim, ev));
 }

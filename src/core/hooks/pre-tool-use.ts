@@ -63,7 +63,15 @@ const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['goal', 'list'],
   ['goal', 'show'],
   ['todo', 'list'],
+  ['todo', 'show'],
   ['gate', 'list'],
+  ['gate', 'show'],
+  ['run', 'list'],
+  ['run', 'show'],
+  ['evidence', 'list'],
+  ['reward', 'list'],
+  ['completion'],
+  ['doctor'],
   ['quota', 'show'],
   ['contract', 'verify'],
 ];
@@ -83,9 +91,15 @@ const same = (a: readonly string[], b: readonly string[]) =>
 
 type LoopxRun = Extract<LoopxArgs, { kind: 'run' }>;
 
-/** Read-only: the list above, and a `quota should-run --preview` (which opens nothing). */
+/**
+ * Read-only: the list above, a `quota should-run --preview` (which opens nothing), an `export`
+ * to standard output (with `--output` it writes a file), and `log` without `--follow` (see
+ * `endless`).
+ */
 function readOnly(p: LoopxRun): boolean {
   if (same(p.command, ['quota', 'should-run'])) return p.options.preview === true;
+  if (same(p.command, ['export'])) return p.options.output === undefined;
+  if (same(p.command, ['log'])) return p.options.follow !== true;
   return READ_ONLY_LOOPX.some((r) => same(r, p.command));
 }
 
@@ -235,6 +249,14 @@ function loopxCommand(
   }
   if (parsed.kind !== 'run') return undefined;
   if (readOnly(parsed)) return allow('a read-only loopx command');
+  // It only reads, but never ends: the agent's tool call, and so its turn, would hang until
+  // killed. Refused as unlisted (observe mode lets it through), with what to run instead.
+  if (same(parsed.command, ['log']) && parsed.options.follow === true)
+    return deny(
+      'LoopX: `loopx log --follow` never ends, so it would hold your turn open; read the history with `loopx log --goal-id G --limit N` instead',
+      'not_listed',
+      subject,
+    );
   if (same(parsed.command, ['summary_all']) && parsed.options.contract !== undefined) {
     // A contract's `finish_with`: ends the run of that contract, the agent's own (as `loopx`
     // checks it: signed, of this goal, and the caller's when the caller's identity is known).

@@ -73,14 +73,40 @@ export function hookShimCommand(shim: string, event: string): string {
   return event === 'pre-tool-use' ? `${cmd} || exit 2` : cmd;
 }
 
-function writeIfChanged(file: string, text: string, mode: number) {
-  let before: string | undefined;
+function readIfThere(file: string): string | undefined {
   try {
-    before = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch {
-    before = undefined;
+    return undefined;
   }
-  if (before !== text) writeFileAtomic(file, text, mode);
+}
+
+/** The runtime and CLI the target file next to the shim in `dir` names ('' for a missing line); undefined when it is missing. */
+export function readHookShimTarget(dir: string): HookShimTarget | undefined {
+  const text = readIfThere(path.join(dir, HOOK_SHIM_TARGET));
+  if (text === undefined) return undefined;
+  const [node = '', cli = ''] = text.split('\n');
+  return { node, cli };
+}
+
+/** Whether `writeHookShim(dir, target)` would change a file (a first install, another CLI). */
+export function hookShimChanges(dir: string, target: HookShimTarget): boolean {
+  const shim = path.join(dir, HOOK_SHIM);
+  let mode = 0;
+  try {
+    mode = fs.statSync(shim).mode & 0o777;
+  } catch {
+    /* missing: written */
+  }
+  return (
+    mode !== 0o755 ||
+    readIfThere(shim) !== hookShimScript() ||
+    readIfThere(path.join(dir, HOOK_SHIM_TARGET)) !== `${target.node}\n${target.cli}\n`
+  );
+}
+
+function writeIfChanged(file: string, text: string, mode: number) {
+  if (readIfThere(file) !== text) writeFileAtomic(file, text, mode);
   // The mode exactly, whatever the umask (and on a file that was already there).
   fs.chmodSync(file, mode);
 }

@@ -11,6 +11,7 @@ import { goalCommands } from './goals';
 import { todoCommands } from './todos';
 import { gateCommands } from './gates';
 import { quotaAndRewardCommands } from './quotaAndRewards';
+import { cliInstallCommands } from './cliInstall';
 
 export { person } from './shared';
 
@@ -24,6 +25,7 @@ export class LoopxCommands {
       ...todoCommands(this.deps),
       ...gateCommands(this.deps),
       ...quotaAndRewardCommands(this.deps),
+      ...cliInstallCommands(context, this.deps.log),
     };
     for (const [id, fn] of Object.entries(table)) {
       context.subscriptions.push(vscode.commands.registerCommand(id, (a: Arg) => this.run(id, () => fn(a))));

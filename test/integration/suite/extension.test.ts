@@ -404,7 +404,11 @@ export function registerExtensionTests(): void {
       });
       const text = (await vscode.workspace.openTextDocument(uri)).getText();
       assert.match(text, /^# from-sam: 2 events from 1 writer/m);
-      assert.match(text, /Z sam@laptop +\S+ +cli +goal\.created/, 'each event names the clone that wrote it');
+      assert.match(
+        text,
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +sam@laptop +.+ \(cli\) +goal\.created/m,
+        'each event names the clone that wrote it',
+      );
       fs.rmSync(mate, { recursive: true, force: true });
     });
 

@@ -3,6 +3,7 @@ import Mocha from 'mocha';
 import { registerExtensionTests } from './extension.test';
 import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 import { registerTrustTests } from './trust.test';
+import { registerCliInstallTests } from './cli-install.test';
 import { registerEditorCommandAttackTests } from '../../security/host/editor-commands.host';
 import { registerNotificationAttackTests } from '../../security/host/notification.host';
 
@@ -18,6 +19,7 @@ export function run(): Promise<void> {
   registerExtensionTests();
   registerAgentAndDashboardTests();
   registerTrustTests();
+  registerCliInstallTests();
   registerEditorCommandAttackTests();
   registerNotificationAttackTests();
   return new Promise((resolve, reject) => {

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// The standalone CLI tarball, loopx-cli-<version>.tgz: the package `loopx-cli` (bin `loopx`) with
+// only the shim and the bundles it runs, so `npm install -g ./loopx-cli-<version>.tgz` works with
+// no network (everything is bundled: no dependencies). `npm run package` makes it next to the
+// .vsix (scripts/package.mjs calls this); alone:
+//
+//   node scripts/package-cli.mjs [-o DIR] [--no-build]
+//
+// The repository's own package.json is the extension's (no `dist/` in `npm pack`, devDependencies
+// galore), so the tarball is packed from a staging folder: packaging/cli/ (manifest template and
+// README) plus copies of the files below, then `npm pack --pack-destination`. Importable:
+//   const { packageCli } = await import('./package-cli.mjs'); packageCli({ out: dir });
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nestedNpmEnv } from './vscode-host/npm-env.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The run-time files: bin/loopx.js finds ../dist/cli.js next to itself; cli.js loads ./mcp.js. */
+export const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'];
+/** Everything the tarball holds (npm adds README and LICENSE to every package it packs). */
+export const CLI_TARBALL_FILES = [...CLI_FILES, 'LICENSE', 'README.md', 'package.json'].sort();
+
+function run(cmd, args, what, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  if (r.error) throw new Error(`${what}: ${r.error.message}`);
+  if (r.status !== 0)
+    throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** Copies the files into a new staging folder with the manifest for `version`; returns the folder. */
+export function stageCli(version) {
+  for (const f of CLI_FILES) {
+    const p = path.join(ROOT, f);
+    if (!fs.existsSync(p) || !fs.readFileSync(p, 'utf8').includes('loopx'))
+      throw new Error(`${f} is missing or empty: run \`npm run build\` first`);
+  }
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cli-stage-'));
+  const template = JSON.parse(fs.readFileSync(path.join(ROOT, 'packaging', 'cli', 'package.json'), 'utf8'));
+  const manifest = { ...template, version };
+  fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+  fs.copyFileSync(path.join(ROOT, 'packaging', 'cli', 'README.md'), path.join(stage, 'README.md'));
+  fs.copyFileSync(path.join(ROOT, 'LICENSE'), path.join(stage, 'LICENSE'));
+  for (const f of CLI_FILES) {
+    fs.mkdirSync(path.join(stage, path.dirname(f)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, f), path.join(stage, f));
+  }
+  fs.chmodSync(path.join(stage, 'bin', 'loopx.js'), 0o755);
+  return stage;
+}
+
+/**
+ * Builds (unless build is false), stages and packs; checks the tarball holds exactly
+ * CLI_TARBALL_FILES. Returns its path, size and files.
+ * @param {{ out?: string, build?: boolean, log?: (msg: string) => void }} [opts]
+ */
+export function packageCli(opts = {}) {
+  const outDir = path.resolve(ROOT, opts.out ?? '.');
+  const log = opts.log ?? (() => {});
+  if (opts.build !== false) {
+    log('building dist/ ...');
+    run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], 'npm run build', { cwd: ROOT });
+  }
+  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const stage = stageCli(version);
+  try {
+    fs.mkdirSync(outDir, { recursive: true });
+    log(`packing loopx-cli ${version} ...`);
+    const json = run(
+      'npm',
+      ['pack', '--json', '--offline', '--ignore-scripts', '--pack-destination', outDir],
+      'npm pack',
+      // Not the enclosing `npm run package`'s settings (its package, its lifecycle): see npm-env.mjs.
+      { cwd: stage, env: nestedNpmEnv(process.env) },
+    );
+    const [info] = JSON.parse(json);
+    const files = info.files.map((f) => f.path).sort();
+    const file = path.join(outDir, info.filename);
+    if (JSON.stringify(files) !== JSON.stringify(CLI_TARBALL_FILES)) {
+      fs.rmSync(file, { force: true });
+      throw new Error(
+        `the CLI tarball would hold ${files.join(', ')}; expected exactly ${CLI_TARBALL_FILES.join(', ')}`,
+      );
+    }
+    return { file, bytes: fs.statSync(file).size, files, version };
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const o = args.indexOf('-o');
+  try {
+    const res = packageCli({
+      out: o >= 0 ? args[o + 1] : undefined,
+      build: !args.includes('--no-build'),
+      log: (m) => console.error(m),
+    });
+    const rel = path.relative(process.cwd(), res.file);
+    const shown = rel && !rel.startsWith('..') ? rel : res.file;
+    console.log(`${shown}: ${(res.bytes / 1024).toFixed(0)} KB, ${res.files.length} files`);
+    console.log(`Install the CLI with: npm install -g ${path.isAbsolute(shown) ? '' : './'}${shown}`);
+  } catch (err) {
+    console.error(`package-cli: ${err.message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,34 @@
+/** `loopx doctor`: a new user's checklist, each problem with the command that fixes it. */
+import type { Command } from 'commander';
+import { doctor } from '../../core/index';
+import { EXIT } from '../context';
+import { example } from '../define';
+import type { Act } from '../define';
+import { doctorText } from '../text/doctor';
+
+export function registerDoctorCommand(program: Command, act: Act) {
+  example(
+    program
+      .command('doctor')
+      .description(
+        'check this setup: the CLI on PATH, Node.js, the workspace, its policy, the agent hooks, your keys, pinned approvers and git attributes; each problem with its fix. Writes nothing. Exits 0 when no check fails (warnings allowed), 1 when one does',
+      )
+      .action(
+        act((ctx) => {
+          const doc = doctor({
+            entry: process.argv[1] ?? '',
+            execPath: process.execPath,
+            nodeVersion: process.versions.node,
+            env: ctx.io.env,
+            cwd: ctx.io.cwd,
+            workspaceFlag: ctx.globals.workspace,
+            configDir: ctx.configDir(),
+          });
+          ctx.print(doc, () => doctorText(doc));
+          return doc.ok ? EXIT.ok : EXIT.error;
+        }),
+      ),
+    'loopx doctor',
+    'loopx doctor --json | jq -r \'.checks[] | select(.status != "ok") | .fix\'',
+  );
+}
