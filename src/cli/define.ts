@@ -1,4 +1,6 @@
 /** What the command files share to define their commands: the action wrapper, option parsers, help examples. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { quote } from '../core/index';
@@ -6,6 +8,12 @@ import type { CliContext } from './context';
 
 declare const LOOPX_VERSION: string;
 export const VERSION = typeof LOOPX_VERSION === 'string' ? LOOPX_VERSION : '0.0.0-dev';
+
+/** The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path. */
+export function runningCli(): string {
+  const entry = process.argv[1] ?? '';
+  return entry && fs.existsSync(entry) ? fs.realpathSync(entry) : path.resolve(entry);
+}
 
 /** The action wrapper `run` (main.ts) hands to every command file. */
 export type Act = <A extends unknown[]>(

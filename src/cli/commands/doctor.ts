@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { doctor } from '../../core/index';
 import { EXIT } from '../context';
-import { example } from '../define';
+import { example, runningCli } from '../define';
 import type { Act } from '../define';
 import { doctorText } from '../text/doctor';
 
@@ -16,7 +16,7 @@ export function registerDoctorCommand(program: Command, act: Act) {
       .action(
         act((ctx) => {
           const doc = doctor({
-            entry: process.argv[1] ?? '',
+            entry: runningCli(),
             execPath: process.execPath,
             nodeVersion: process.versions.node,
             env: ctx.io.env,

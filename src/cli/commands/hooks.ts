@@ -3,7 +3,6 @@
  * `loopx hooks install` writes the shim and the hosts' settings that call it.
  */
 import type { Command } from 'commander';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   HOOK_EVENTS,
@@ -28,7 +27,7 @@ import {
 } from '../../core/index';
 import type { Actor, HookAnswer, HookEvent, HookPlan, Store } from '../../core/index';
 import { askTerminalLine } from '../person';
-import { example } from '../define';
+import { example, runningCli } from '../define';
 import type { Act } from '../define';
 import type { CliContext } from '../context';
 
@@ -140,12 +139,6 @@ export function registerHookCommands(program: Command, act: Act) {
     'loopx hooks install --dry-run',
     'loopx hooks install --yes',
   );
-}
-
-/** The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path. */
-export function runningCli(): string {
-  const entry = process.argv[1] ?? '';
-  return entry && fs.existsSync(entry) ? fs.realpathSync(entry) : path.resolve(entry);
 }
 
 /** What `hooks install` is about to write, for the person to read before they answer. */

@@ -23,9 +23,8 @@ import {
 import type { ShimOrigin } from '../../core/cli-shim';
 import { writeFileAtomic } from '../../core/jsonfile';
 import type { CliContext } from '../context';
-import { VERSION, example } from '../define';
+import { VERSION, example, runningCli } from '../define';
 import type { Act } from '../define';
-import { runningCli } from './hooks';
 
 /** What the CLI needs at run time: bin/loopx.js runs ../dist/cli.js, which loads ./mcp.js. */
 const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'] as const;
