@@ -46,3 +46,4 @@ export * from './records-doc';
 export * from './records';
 export * from './goal-export';
 export * from './doctor';
+export * from './markdown-text';

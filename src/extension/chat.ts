@@ -3,9 +3,8 @@
  * model needed), with buttons that run LoopX commands. It never decides anything itself.
  */
 import * as vscode from 'vscode';
-import { goalStatus, statusAll, decide, render, effectiveStatus } from '../core/index';
+import { goalStatus, statusAll, decide, render, effectiveStatus, mdText as esc } from '../core/index';
 import type { LoopxWorkspaces } from './workspaces';
-import { escapeMd as esc } from './markdown';
 
 export const CHAT_PARTICIPANT_ID = 'loopx.chat';
 

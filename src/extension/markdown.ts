@@ -42,8 +42,3 @@ export function appendCode(md: vscode.MarkdownString, code: string, language = '
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return md.appendMarkdown(`\n${fence}${language}\n${code}\n${fence}\n`);
 }
-
-/** Markdown syntax escaped, for text inside Markdown built elsewhere (chat). */
-export function escapeMd(s: string): string {
-  return s.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
-}

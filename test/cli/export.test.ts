@@ -5,20 +5,16 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ExportDoc, GoalStatusDoc } from '../../src/core/index';
 import { Ws, loopx, removeTempDirs, ok, fails, json } from './helpers';
+import { renderMarkdown } from '../helpers/markdown';
 
 after(removeTempDirs);
 
-// markdown-it is what the VS Code packager renders READMEs with (a dev dependency through it).
-const MarkdownIt = createRequire(__filename)('markdown-it') as new (o: object) => {
-  render(s: string): string;
-};
-const render = (md: string) => new MarkdownIt({ html: true, linkify: false }).render(md);
+const render = renderMarkdown;
 
 const HOSTILE_TITLE =
   'Pwn <script>alert(1)</script> [click](http://evil.test) ![t](http://evil.test/i.png) **bold** | `tick`';
