@@ -10,27 +10,19 @@
 // galore), so the tarball is packed from a staging folder: packaging/cli/ (manifest template and
 // README) plus copies of the files below, then `npm pack --pack-destination`. Importable:
 //   const { packageCli } = await import('./package-cli.mjs'); packageCli({ out: dir });
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nestedNpmEnv } from './vscode-host/npm-env.mjs';
+import { ROOT, buildDist, run, shownPath } from './packaging-steps.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export { ROOT };
 
 /** The run-time files: bin/loopx.js finds ../dist/cli.js next to itself; cli.js loads ./mcp.js. */
 export const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'];
 /** Everything the tarball holds (npm adds README and LICENSE to every package it packs). */
 export const CLI_TARBALL_FILES = [...CLI_FILES, 'LICENSE', 'README.md', 'package.json'].sort();
-
-function run(cmd, args, what, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-  if (r.error) throw new Error(`${what}: ${r.error.message}`);
-  if (r.status !== 0)
-    throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
 
 /** Copies the files into a new staging folder with the manifest for `version`; returns the folder. */
 export function stageCli(version) {
@@ -61,10 +53,7 @@ export function stageCli(version) {
 export function packageCli(opts = {}) {
   const outDir = path.resolve(ROOT, opts.out ?? '.');
   const log = opts.log ?? (() => {});
-  if (opts.build !== false) {
-    log('building dist/ ...');
-    run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], 'npm run build', { cwd: ROOT });
-  }
+  buildDist(opts.build, log);
   const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const stage = stageCli(version);
   try {
@@ -101,8 +90,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       build: !args.includes('--no-build'),
       log: (m) => console.error(m),
     });
-    const rel = path.relative(process.cwd(), res.file);
-    const shown = rel && !rel.startsWith('..') ? rel : res.file;
+    const shown = shownPath(res.file);
     console.log(`${shown}: ${(res.bytes / 1024).toFixed(0)} KB, ${res.files.length} files`);
     console.log(`Install the CLI with: npm install -g ${path.isAbsolute(shown) ? '' : './'}${shown}`);
   } catch (err) {

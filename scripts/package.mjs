@@ -10,13 +10,13 @@
 // Run as a script it also packs the standalone CLI tarball next to the .vsix (package-cli.mjs).
 // vsce must print no warning (the Marketplace and Open VSX show what it warns about): one fails
 // the package.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageCli } from './package-cli.mjs';
+import { ROOT, buildDist, run, shownPath } from './packaging-steps.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export { ROOT };
 
 /** Files the extension needs at run time; `media/**` is matched as a folder. */
 export const REQUIRED = [
@@ -39,15 +39,6 @@ const allowed = (f) => REQUIRED.includes(f) || OPTIONAL.includes(f) || f.startsW
 function vsceCommand() {
   const local = path.join(ROOT, 'node_modules', '.bin', 'vsce');
   return fs.existsSync(local) ? [local] : ['npx', '--no-install', 'vsce'];
-}
-
-/** Runs `cmd`; returns its stdout, or stdout and stderr together with `both`. */
-function run(cmd, args, what, both = false) {
-  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.error) throw new Error(`${what}: ${r.error.message}`);
-  if (r.status !== 0)
-    throw new Error(`${what} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return both ? `${r.stdout}${r.stderr}` : r.stdout;
 }
 
 /** The files `vsce` would pack, checked against REQUIRED and the allowed extras. */
@@ -79,10 +70,7 @@ export function packageFiles() {
 export function packageVsix(opts = {}) {
   const out = path.resolve(ROOT, opts.out ?? 'loopx.vsix');
   const log = opts.log ?? (() => {});
-  if (opts.build !== false) {
-    log('building dist/ ...');
-    run(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], 'npm run build');
-  }
+  buildDist(opts.build, log);
   const files = packageFiles();
   const [cmd, ...pre] = vsceCommand();
   fs.mkdirSync(path.dirname(out), { recursive: true });
@@ -92,7 +80,7 @@ export function packageVsix(opts = {}) {
     cmd,
     [...pre, 'package', '--no-dependencies', '-o', out], // dist/ is bundled: no node_modules at run time
     'vsce package',
-    true,
+    { both: true },
   );
   const warnings = output.split('\n').filter((l) => /WARNING/.test(l));
   if (warnings.length) {
@@ -112,13 +100,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       log: (m) => console.error(m),
     });
     console.log(res.files.map((f) => `  ${f}`).join('\n'));
-    const rel = path.relative(process.cwd(), res.file);
-    const shown = rel && !rel.startsWith('..') ? rel : res.file;
+    const shown = shownPath(res.file);
     console.log(`${shown}: ${(res.bytes / 1024).toFixed(0)} KB, ${res.files.length} files`);
     console.log(`Install it in VS Code with: code --install-extension ${shown}`);
     const cli = packageCli({ out: path.dirname(res.file), build: false, log: (m) => console.error(m) });
-    const cliRel = path.relative(process.cwd(), cli.file);
-    const cliShown = cliRel && !cliRel.startsWith('..') ? cliRel : cli.file;
+    const cliShown = shownPath(cli.file);
     console.log(`${cliShown}: ${(cli.bytes / 1024).toFixed(0)} KB, ${cli.files.length} files`);
     console.log(
       `Install the CLI alone with: npm install -g ${path.isAbsolute(cliShown) ? '' : './'}${cliShown}`,

@@ -13,7 +13,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { shellQuote } from './should-run-output';
 import { shellWords } from './shell-lex';
-import { writeFileAtomic } from './jsonfile';
+import { writeIfChanged } from './jsonfile';
+import { readShimTarget, shimTargetText } from './shim-target';
+import type { ShimTarget } from './shim-target';
 import { refused, usageError } from './errors';
 
 export const CLI_SHIM = 'loopx';
@@ -21,12 +23,7 @@ export const CLI_TARGET = 'cli.target';
 /** The second line of every shim LoopX writes: how uninstall (and a reinstall) knows it is ours. */
 export const CLI_SHIM_MARKER = '# loopx-cli-shim: written by LoopX; safe to delete';
 
-export interface CliTarget {
-  /** The editor's runtime: a node, or an Electron binary (run with ELECTRON_RUN_AS_NODE=1). */
-  node: string;
-  /** The CLI script it runs (the extension's `bin/loopx.js`). */
-  cli: string;
-}
+export type CliTarget = ShimTarget;
 
 function checkPath(p: string, what: string): void {
   if (/[\r\n]/.test(p) || !path.isAbsolute(p))
@@ -90,22 +87,6 @@ export function isCliShim(text: string): boolean {
   return text.split('\n', 3)[1] === CLI_SHIM_MARKER;
 }
 
-function readIfThere(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
-/** What the target file holds: the runtime and the CLI, one a line. */
-export function cliTargetText(target: CliTarget): string {
-  checkPath(target.node, 'runtime');
-  checkPath(target.cli, 'CLI');
-  return `${target.node}\n${target.cli}\n`;
-}
-
 /**
  * The CLI a shim of ours runs: its `target=` line names the target file, whose second line is the
  * CLI. Undefined when `text` is not a shim of ours or its target cannot be read (`loopx doctor`).
@@ -115,16 +96,16 @@ export function cliShimTarget(text: string): { targetFile: string; cli?: string 
   const line = /^target=(.+)$/m.exec(text)?.[1];
   const targetFile = line ? shellWords(line)?.[0] : undefined;
   if (!targetFile) return undefined;
-  const cli = readIfThere(targetFile)?.split('\n')[1];
+  const cli = readShimTarget(targetFile)?.cli;
   return { targetFile, ...(cli ? { cli } : {}) };
 }
 
 /** Writes (or refreshes) the target file in `dir`; cheap when nothing changed. Returns its path. */
 export function writeCliTarget(dir: string, target: CliTarget): string {
-  const text = cliTargetText(target);
+  const text = shimTargetText(target);
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, CLI_TARGET);
-  if (readIfThere(file) !== text) writeFileAtomic(file, text, 0o644);
+  writeIfChanged(file, text, 0o644);
   return file;
 }
 
@@ -184,9 +165,7 @@ export function installCliShim(
   const { file } = replaceableCliShim(binDir);
   const text = cliShimScript(targetFile, origin);
   fs.mkdirSync(binDir, { recursive: true });
-  const changed = readIfThere(file) !== text;
-  if (changed) writeFileAtomic(file, text, 0o755);
-  fs.chmodSync(file, 0o755);
+  const changed = writeIfChanged(file, text, 0o755);
   return { file, changed, onPath: onPath(binDir, pathVar) };
 }
 

@@ -77,6 +77,27 @@ export function writeFileAtomic(file: string, content: string | Buffer, mode = 0
   }
 }
 
+/** Whether `file` holds anything but exactly `content` (a missing file does). */
+export function fileDiffers(file: string, content: string | Buffer): boolean {
+  try {
+    return !fs.readFileSync(file).equals(Buffer.from(content));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw e;
+  }
+}
+
+/**
+ * Writes `content` atomically unless `file` holds it already, and gives the file exactly `mode`
+ * either way (whatever the umask, and on a file that was there before). Returns whether it wrote.
+ */
+export function writeIfChanged(file: string, content: string | Buffer, mode: number): boolean {
+  const changed = fileDiffers(file, content);
+  if (changed) writeFileAtomic(file, content, mode);
+  fs.chmodSync(file, mode);
+  return changed;
+}
+
 export const writeJsonAtomic = (file: string, value: unknown) =>
   writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');
 

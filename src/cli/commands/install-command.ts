@@ -13,7 +13,6 @@ import { notFound, usageError } from '../../core/index';
 import {
   CLI_TARGET,
   cliShimScript,
-  cliTargetText,
   installCliShim,
   onPath,
   pathHint,
@@ -21,7 +20,8 @@ import {
   writeCliTarget,
 } from '../../core/cli-shim';
 import type { ShimOrigin } from '../../core/cli-shim';
-import { writeFileAtomic } from '../../core/jsonfile';
+import { fileDiffers, writeIfChanged } from '../../core/jsonfile';
+import { shimTargetText } from '../../core/shim-target';
 import type { CliContext } from '../context';
 import { VERSION, example, runningCli } from '../define';
 import type { Act } from '../define';
@@ -83,15 +83,6 @@ function sourceRoot(): string {
   return root;
 }
 
-const differs = (file: string, content: Buffer | string) => {
-  try {
-    return !fs.readFileSync(file).equals(Buffer.from(content));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    throw e;
-  }
-};
-
 export function installCommand(
   ctx: CliContext,
   o: { prefix?: string; dryRun?: boolean },
@@ -112,30 +103,27 @@ export function installCommand(
   const files: FileChange[] = CLI_FILES.map((f) => {
     const to = path.join(home, f);
     const content = fs.readFileSync(path.join(source, f));
-    const changed = differs(to, content);
-    if (!dryRun) {
-      const mode = f === 'bin/loopx.js' ? 0o755 : 0o644;
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      if (changed) writeFileAtomic(to, content, mode);
-      fs.chmodSync(to, mode);
-    }
-    return { path: to, changed };
+    if (dryRun) return { path: to, changed: fileDiffers(to, content) };
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    return { path: to, changed: writeIfChanged(to, content, f === 'bin/loopx.js' ? 0o755 : 0o644) };
   });
   // bin/loopx.js is CommonJS: a package.json of ours keeps one above it (`"type": "module"` in a
   // package.json in the home folder, say) from making Node read it as an ES module.
   const manifest = path.join(home, 'package.json');
   const manifestText = `${JSON.stringify({ name: 'loopx-cli', version: VERSION, private: true, type: 'commonjs' })}\n`;
-  files.push({ path: manifest, changed: differs(manifest, manifestText) });
-  if (!dryRun && files[files.length - 1]!.changed) writeFileAtomic(manifest, manifestText, 0o644);
+  files.push({
+    path: manifest,
+    changed: dryRun ? fileDiffers(manifest, manifestText) : writeIfChanged(manifest, manifestText, 0o644),
+  });
 
   const target = path.join(share, CLI_TARGET);
   const cli = { node: process.execPath, cli: path.join(home, 'bin', 'loopx.js') };
-  files.push({ path: target, changed: differs(target, cliTargetText(cli)) });
+  files.push({ path: target, changed: fileDiffers(target, shimTargetText(cli)) });
   if (!dryRun) writeCliTarget(share, cli);
 
   const pathVar = ctx.io.env.PATH ?? '';
   const shim = dryRun
-    ? { file: shimFile, changed: differs(shimFile, cliShimScript(target, ORIGIN)) }
+    ? { file: shimFile, changed: fileDiffers(shimFile, cliShimScript(target, ORIGIN)) }
     : installCliShim(binDir, target, pathVar, ORIGIN);
   files.push({ path: shim.file, changed: shim.changed });
 

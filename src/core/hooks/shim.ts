@@ -10,18 +10,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { shellQuote } from '../should-run-output';
-import { writeFileAtomic } from '../jsonfile';
+import { fileDiffers, writeIfChanged } from '../jsonfile';
+import { readShimTarget, shimTargetText } from '../shim-target';
+import type { ShimTarget } from '../shim-target';
 import { ensurePrivateDir } from '../config-dir';
 
 export const HOOK_SHIM = 'loopx-hook';
 const HOOK_SHIM_TARGET = 'loopx-hook.target';
 
-export interface HookShimTarget {
-  /** The runtime: a node, or an Electron binary (run with ELECTRON_RUN_AS_NODE=1). */
-  node: string;
-  /** The CLI script it runs (`bin/loopx.js` or `dist/cli.js`). */
-  cli: string;
-}
+export type HookShimTarget = ShimTarget;
 
 /** The script. It never changes with the target, so hosts' settings stay valid across updates. */
 function hookShimScript(): string {
@@ -73,20 +70,9 @@ export function hookShimCommand(shim: string, event: string): string {
   return event === 'pre-tool-use' ? `${cmd} || exit 2` : cmd;
 }
 
-function readIfThere(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 /** The runtime and CLI the target file next to the shim in `dir` names ('' for a missing line); undefined when it is missing. */
 export function readHookShimTarget(dir: string): HookShimTarget | undefined {
-  const text = readIfThere(path.join(dir, HOOK_SHIM_TARGET));
-  if (text === undefined) return undefined;
-  const [node = '', cli = ''] = text.split('\n');
-  return { node, cli };
+  return readShimTarget(path.join(dir, HOOK_SHIM_TARGET));
 }
 
 /** Whether `writeHookShim(dir, target)` would change a file (a first install, another CLI). */
@@ -100,15 +86,9 @@ export function hookShimChanges(dir: string, target: HookShimTarget): boolean {
   }
   return (
     mode !== 0o755 ||
-    readIfThere(shim) !== hookShimScript() ||
-    readIfThere(path.join(dir, HOOK_SHIM_TARGET)) !== `${target.node}\n${target.cli}\n`
+    fileDiffers(shim, hookShimScript()) ||
+    fileDiffers(path.join(dir, HOOK_SHIM_TARGET), shimTargetText(target))
   );
-}
-
-function writeIfChanged(file: string, text: string, mode: number) {
-  if (readIfThere(file) !== text) writeFileAtomic(file, text, mode);
-  // The mode exactly, whatever the umask (and on a file that was already there).
-  fs.chmodSync(file, mode);
 }
 
 /**
@@ -116,12 +96,10 @@ function writeIfChanged(file: string, text: string, mode: number) {
  * path. Cheap when nothing changed, so it can run on every activation.
  */
 export function writeHookShim(dir: string, target: HookShimTarget): string {
-  for (const p of [target.node, target.cli])
-    if (/[\r\n]/.test(p) || !path.isAbsolute(p))
-      throw new Error(`the hook shim needs an absolute path without line breaks, not ${JSON.stringify(p)}`);
+  const targetText = shimTargetText(target);
   ensurePrivateDir(dir);
   const shim = path.join(dir, HOOK_SHIM);
   writeIfChanged(shim, hookShimScript(), 0o755);
-  writeIfChanged(path.join(dir, HOOK_SHIM_TARGET), `${target.node}\n${target.cli}\n`, 0o644);
+  writeIfChanged(path.join(dir, HOOK_SHIM_TARGET), targetText, 0o644);
   return shim;
 }
