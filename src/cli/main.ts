@@ -25,6 +25,7 @@ import { registerKeyCommands } from './commands/keys';
 import { registerPolicyCommands } from './commands/policy';
 import { registerDoctorCommand } from './commands/doctor';
 import { registerInstallCommand } from './commands/install-command';
+import { registerCapabilityCommands } from './commands/capability';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
 const ID_OPTIONS = new Set([
@@ -98,6 +99,7 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerIntegrationCommands(program, act);
   registerHookCommands(program, act);
   registerStatusCommands(program, act);
+  registerCapabilityCommands(program, act);
   registerKeyCommands(program, act);
   registerPolicyCommands(program, act);
   registerDoctorCommand(program, act);

@@ -332,6 +332,9 @@ export function applyInPlace(
       }
       break;
     }
+    case 'workflow.started':
+      (g.workflows ??= []).push({ ...ev.data, startedBy: ev.actor, startedAt: ev.ts });
+      break;
     case 'log.quarantined':
     case 'log.migrated':
       break;

@@ -21,6 +21,7 @@ import { defineEvidenceCapabilities } from './capabilities/evidence';
 import { defineRunCapabilities } from './capabilities/runs';
 import { defineQuotaCapabilities } from './capabilities/quota';
 import { defineDenialCapabilities } from './capabilities/denials';
+import { defineWorkflowCapabilities } from './workflows/capability';
 
 export { GOAL_TRANSITIONS } from './capabilities/goals';
 export type { GoalTransition } from './capabilities/goals';
@@ -49,11 +50,13 @@ defineEvidenceCapabilities(define);
 defineRunCapabilities(define);
 defineQuotaCapabilities(define);
 defineDenialCapabilities(define);
+defineWorkflowCapabilities(define);
 
 // -------------------------------------------------------------------------------------------
 
-export function listCapabilities(): CapabilityDeclaration[] {
+export function listCapabilities(): (CapabilityDeclaration & { kind: 'core' })[] {
   return [...registry.values()].map((c) => ({
+    kind: 'core' as const,
     id: c.id,
     summary: c.summary,
     touches: c.touches,
@@ -127,7 +130,7 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   if (denied) throw refused(denied.message, { capability: capId, reason: denied.reason });
   const parsed = c.input.safeParse(rawInput);
   if (!parsed.success) throw usageError(`${capId}: ${describeIssues(parsed.error)}`, { capability: capId });
-  const input = (c.prepare ? c.prepare(parsed.data) : parsed.data) as Record<string, unknown>;
+  const input = (c.prepare ? c.prepare(parsed.data, store) : parsed.data) as Record<string, unknown>;
   const gid = input.goalId as string;
   const policy = opts.policy ?? store.policy();
   const result = store.commit(

@@ -11,6 +11,8 @@ import { contractTooLong } from './issued-contract';
 import type { QuotaUse } from './quota';
 import { ownOpenRuns } from './identity';
 import { gateTitle, plural } from './words';
+import { blockedWorkflows, overBudgetMessage } from './workflows/budget';
+import type { BlockedWorkflow } from './workflows/budget';
 
 /** How many actions one contract lists: enough for a turn, small enough to read. */
 export const MAX_ACTIONS = 5;
@@ -56,6 +58,10 @@ export interface DecisionResult {
   judgment: Todo[];
   gates: BlockedGate[];
   userTodos: Todo[];
+  /** Workflow instances not started that declare more than is left: their todos are left out. */
+  overBudget: BlockedWorkflow[];
+  /** Why the answer is `stop` when a rule other than the goal's own state refused the turn. */
+  refusal?: { reason: 'workflow_over_budget'; message: string };
   /** Open runs of this agent to end first: expired, or with no work left in their contract. */
   toEnd: { run: Run; outcome: 'abandoned' | 'succeeded' | 'partial' | 'failed'; why: string }[];
 }
@@ -80,12 +86,18 @@ function runOutcome(goal: GoalState, run: Run): 'succeeded' | 'partial' | 'faile
 }
 
 /** Which agent todos can run now for this agent, and what blocks the others. */
-function analyse(goal: GoalState, policy: Policy, agent: string, abilities: Set<AgentAbility>) {
+function analyse(
+  goal: GoalState,
+  policy: Policy,
+  agent: string,
+  abilities: Set<AgentAbility>,
+  skip: ReadonlySet<string>,
+) {
   const done = new Set(goal.todos.filter((t) => t.status === 'done').map((t) => t.id));
   const gates = new Map<string, BlockedGate>();
   const blockedBy: string[] = [];
   const runnable: Todo[] = [];
-  for (const t of sortTodos(goal.todos.filter((x) => x.owner === 'agent'))) {
+  for (const t of sortTodos(goal.todos.filter((x) => x.owner === 'agent' && !skip.has(x.id)))) {
     if (!stillOpenFor(t, agent)) {
       if (t.status === 'claimed') blockedBy.push(`${t.id} is claimed by ${t.claimedBy}`);
       continue;
@@ -124,10 +136,17 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
   const abilities = new Set<AgentAbility>(input.abilities ?? ['exec', 'judgment']);
   const status = effectiveStatus(goal);
   const quota = quotaUse(goal, now);
-  const base = { status, quota, actions: [], judgment: [], gates: [], userTodos: [], toEnd: [] } as Omit<
-    DecisionResult,
-    'decision' | 'reasons'
-  >;
+  const overBudget = blockedWorkflows(goal, now, quota);
+  const base = {
+    status,
+    quota,
+    actions: [],
+    judgment: [],
+    gates: [],
+    userTodos: [],
+    toEnd: [],
+    overBudget,
+  } as Omit<DecisionResult, 'decision' | 'reasons'>;
   const userTodos = goal.todos.filter(
     (t) => t.owner === 'user' && (t.status === 'open' || t.status === 'claimed'),
   );
@@ -181,7 +200,8 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     };
   }
   base.toEnd = toEnd;
-  const analysis = analyse(goal, policy, agent, abilities);
+  const skip = new Set(overBudget.flatMap((w) => w.todoIds));
+  const analysis = analyse(goal, policy, agent, abilities, skip);
   base.gates = analysis.gates;
   const gateReason = base.gates.length
     ? [
@@ -242,10 +262,30 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       reasons: [`${runnable.length} todo${runnable.length > 1 ? 's' : ''} runnable now`, ...gateReason],
     };
   }
-  const reasons = base.gates.length
+  // The one rule of workflows/budget.ts: an instance over budget does not start. With nothing else
+  // left to do, the turn is refused for it; with other work waiting, the answer waits for that.
+  const overBudgetReasons = overBudget.map((w) => overBudgetMessage(goal.id, w.name, w.over, w.instanceId));
+  const otherWork = agentTodos.some(
+    (t) => !skip.has(t.id) && (t.status === 'open' || t.status === 'claimed'),
+  );
+  if (overBudget.length && !otherWork) {
+    const message = overBudgetReasons.join('; ');
+    return {
+      ...base,
+      decision: 'stop',
+      reasons: overBudgetReasons,
+      refusal: { reason: 'workflow_over_budget', message },
+    };
+  }
+  const waitReasons = base.gates.length
     ? [`only gated work is left: ${base.gates.map((g) => `gate ${g.id} is ${g.status}`).join(', ')}`]
     : blockedBy.length
       ? [`nothing runnable: ${blockedBy.slice(0, 3).join('; ')}`]
       : ['nothing runnable for this agent'];
-  return { ...base, decision: 'wait', retryAfterSeconds: 30, reasons };
+  return {
+    ...base,
+    decision: 'wait',
+    retryAfterSeconds: 30,
+    reasons: [...waitReasons, ...overBudgetReasons],
+  };
 }

@@ -106,6 +106,12 @@ function sentence(e: LoopxEvent): string {
     }
     case 'quota.granted':
       return `granted ${budgetsWords(e.data.budgets) || 'nothing'} more${why(e.data.note)}`;
+    case 'workflow.started': {
+      const d = e.data;
+      const params = Object.entries(d.params).map(([k, v]) => `${k}=${v}`);
+      const declared = budgetsWords(d.quota);
+      return `started workflow ${d.name} (${d.instanceId})${params.length ? ` with ${params.join(' ')}` : ''}: ${plural(d.todoIds.length, 'todo')}, ${plural(d.gateIds.length, 'gate')}${declared ? `, declares ${declared}` : ''}`;
+    }
     case 'log.quarantined':
       return `moved an incomplete last line (${plural(e.data.bytes, 'byte')}) aside to ${e.data.file}`;
     case 'log.migrated':

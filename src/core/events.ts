@@ -22,6 +22,7 @@ import {
   Timestamp,
   Todo,
   TokenUsage,
+  WorkflowInstance,
 } from './model';
 import { HLC_RULE, isHlc } from './hlc';
 
@@ -120,6 +121,8 @@ const data = {
   'reward.added': z.object({ reward: Reward.omit({ by: true, at: true }) }),
   'quota.set': z.object({ quota: Quota }),
   'quota.granted': z.object({ budgets: Budgets, note: Text(2000).optional() }),
+  /** A workflow capability added its todos and gates (the events before it, in the same commit). */
+  'workflow.started': WorkflowInstance.omit({ startedBy: true, startedAt: true }),
   /** A torn tail found under the lock was moved aside; recorded so the history says so. */
   'log.quarantined': z.object({ file: z.string().max(200), bytes: z.number().int(), sha256: z.string() }),
   /** A goal's single `events.jsonl` (an older LoopX's) became the head of this writer's log. */

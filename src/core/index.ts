@@ -47,3 +47,4 @@ export * from './records';
 export * from './goal-export';
 export * from './doctor';
 export * from './markdown-text';
+export * from './workflows/index';

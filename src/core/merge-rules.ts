@@ -160,6 +160,14 @@ export function overruleOf(g: GoalState, ev: LoopxEvent): Overrule | undefined {
             runId: ev.data.reward.runId,
           }
         : undefined;
+    case 'workflow.started': {
+      // Append-only: a copy of an instance already started (same id) adds nothing.
+      const d = ev.data;
+      if (g.workflows?.some((w) => w.instanceId === d.instanceId))
+        return { rule: 'duplicate_id', reason: `workflow instance ${d.instanceId} already exists` };
+      const missing = d.todoIds.find((id) => !todo(id));
+      return missing ? unknown('todo', missing, { todoId: missing }) : undefined;
+    }
     default:
       return undefined;
   }

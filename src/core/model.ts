@@ -292,6 +292,27 @@ export const Denial = z.object({
 });
 export type Denial = z.infer<typeof Denial>;
 
+/** What a workflow declares it will spend (a subset of the goal's budgets). */
+export const WorkflowQuotaDecl = z.object({
+  turns: z.number().int().nonnegative().optional(),
+  tokens: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().finite().optional(),
+});
+/** One run of a workflow capability: the todos and gates it added, and what it declared it spends. */
+export const WorkflowInstance = z.object({
+  instanceId: Id,
+  name: Id,
+  title: Line(200),
+  params: z.record(z.string().max(32), Line(200)),
+  quota: WorkflowQuotaDecl,
+  todoIds: z.array(Id).max(50),
+  gateIds: z.array(Id).max(20),
+  source: z.enum(['builtin', 'workspace', 'workspace-override']),
+  startedBy: Actor,
+  startedAt: Timestamp,
+});
+export type WorkflowInstance = z.infer<typeof WorkflowInstance>;
+
 export const GoalState = z.object({
   id: Id,
   title: Line(200),
@@ -317,6 +338,8 @@ export const GoalState = z.object({
   denied: z.array(Denial).optional(),
   /** ...and how many there were in all. */
   deniedTotal: z.number().int().nonnegative().optional(),
+  /** The workflows started on this goal (`capability run`), oldest first. */
+  workflows: z.array(WorkflowInstance).optional(),
   /** Transcript messages whose usage is counted, as usageKey digests: each counts once. */
   counted: z.array(z.string().regex(/^[0-9a-f]{16}$/)).optional(),
 });

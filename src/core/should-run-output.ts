@@ -7,6 +7,7 @@ import type { GoalState } from './model';
 import { PRIORITY_ORDER, stillOpenFor } from './decision';
 import type { DecisionResult } from './decision';
 import { OverruledOut } from './status-doc';
+import { shellQuote } from './shell-quote';
 
 export const SHOULD_RUN_SCHEMA = 'loopx.should-run/1';
 
@@ -59,13 +60,23 @@ export const ShouldRunOutput = z.object({
    * claim made second, say), newest first: so the agent learns of it at its next turn.
    */
   overruled: z.array(OverruledOut).optional(),
+  /** Workflow instances not started that declare more than the goal has left: their todos are left out. */
+  over_budget_workflows: z
+    .array(
+      z.object({
+        instance_id: Id,
+        name: Id,
+        todo_ids: z.array(Id),
+        over: z.array(z.object({ budget: z.string(), declared: z.number(), left: z.number() })),
+      }),
+    )
+    .optional(),
+  /** Why a `stop` was a refusal of the turn (reason code and message), when a workflow rule refused it. */
+  refusal: z.object({ reason: z.literal('workflow_over_budget'), message: z.string() }).optional(),
 });
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 
-/** Quotes a string for a POSIX shell: the executor `eval`s our commands as they are. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote } from './shell-quote';
 
 export function execCommandFor(contractId: string, todoId: string, command: string): string {
   return `loopx exec --contract ${contractId} --todo ${todoId} -- ${shellQuote(command)}`;
@@ -159,5 +170,13 @@ export function render(
     },
   };
   if (opts.preview) out.preview = true;
+  if (d.overBudget.length)
+    out.over_budget_workflows = d.overBudget.map((w) => ({
+      instance_id: w.instanceId,
+      name: w.name,
+      todo_ids: w.todoIds,
+      over: w.over,
+    }));
+  if (d.refusal) out.refusal = d.refusal;
   return out;
 }

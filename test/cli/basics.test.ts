@@ -67,17 +67,21 @@ const CANONICAL: Record<string, string> = {
   self_repair: 'self-repair',
 };
 
+const Declared = {
+  summary: z.string().min(1),
+  touches: z.array(z.string()),
+  gates: z.string(),
+  quota: z.string(),
+  actors: z.array(z.enum(['user', 'agent', 'system'])).min(1),
+  humanOnly: z.boolean(),
+  input: z.record(z.string(), z.unknown()),
+};
+// The core's declarations, then the workflows (`kind: "workflow"`) with the same fields and more.
 const CapabilityDoc = z.array(
-  z.strictObject({
-    id: z.string().regex(/^[a-z]+\.[a-z-]+$/),
-    summary: z.string().min(1),
-    touches: z.array(z.string()),
-    gates: z.string(),
-    quota: z.string(),
-    actors: z.array(z.enum(['user', 'agent', 'system'])).min(1),
-    humanOnly: z.boolean(),
-    input: z.record(z.string(), z.unknown()),
-  }),
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('core'), id: z.string().regex(/^[a-z]+\.[a-z-]+$/), ...Declared }),
+    z.object({ kind: z.literal('workflow'), id: z.string().regex(/^workflow:[A-Za-z0-9_-]+$/), ...Declared }),
+  ]),
 ) satisfies z.ZodType<CapabilityDeclaration[]>;
 
 describe('the command surface', { concurrency: true }, () => {

@@ -414,7 +414,7 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     ]);
   });
 
-  it('the everyday read commands are read-only; export --output and log --follow are not', async () => {
+  it('the everyday read commands are read-only; export --output, log --follow and capability run are not', async () => {
     const ws = governed();
     const ro = /^a read-only loopx command$/;
     await expectDecisions(ws, [
@@ -427,6 +427,14 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
       bash(ws, 'loopx export --goal-id g --json', { allow: true, reason: ro }),
       bash(ws, 'loopx completion bash', { allow: true, reason: ro }),
       bash(ws, 'loopx log --goal-id g --limit 5', { allow: true, reason: ro }),
+      bash(ws, 'loopx capability show issue-fix', { allow: true, reason: ro }),
+      bash(ws, 'loopx capability schema', { allow: true, reason: ro }),
+      // Adds todos and gates: only what a contract lists, as todo add.
+      bash(ws, 'loopx capability run issue-fix --goal-id g --param issue=1', {
+        allow: false,
+        reason: /does not list it/,
+        spawn: true,
+      }),
       // Writes a file: only what a contract lists.
       bash(ws, 'loopx export --goal-id g --output report.md', {
         allow: false,

@@ -12,12 +12,16 @@ import {
   verifyGoal,
   readHistory,
   historyLines,
+  capabilityCatalog,
+  builtinWorkflows,
+  workflowCatalogEntry,
+  problemText,
 } from '../../core/index';
 import { EXIT } from '../context';
 import { followLog } from './follow';
 import { count, example } from '../define';
 import type { Act } from '../define';
-import { goalText, statusText, summaryText, repairText, capabilitiesText, verifyText } from '../text';
+import { goalText, statusText, summaryText, repairText, catalogText, verifyText } from '../text';
 
 export function registerStatusCommands(program: Command, act: Act) {
   example(
@@ -151,11 +155,21 @@ export function registerStatusCommands(program: Command, act: Act) {
   example(
     program
       .command('capabilities')
-      .description('every state change the control plane knows, with what it touches and who may call it')
+      .description(
+        'every state change the control plane knows (core capabilities and workflows), with what it touches and who may call it',
+      )
       .action(
         act((ctx) => {
-          const caps = listCapabilities();
-          ctx.print(caps, () => capabilitiesText(caps));
+          // Outside a workspace: the core's and the built-in workflows (no workspace files to read).
+          const dir = ctx.workspaceDir();
+          const { entries, problems } = dir
+            ? capabilityCatalog(ctx.store())
+            : {
+                entries: [...listCapabilities(), ...builtinWorkflows().map(workflowCatalogEntry)],
+                problems: [],
+              };
+          ctx.warn(problems.map((p) => `${problemText(p)} (this workflow is left out)`));
+          ctx.print(entries, () => catalogText(entries));
         }),
       ),
     'loopx capabilities --format json',

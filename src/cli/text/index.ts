@@ -6,3 +6,5 @@ export { summaryText } from './summary';
 export { quotaText, windowWords } from './quota';
 export { repairText, verifyText, capabilitiesText } from './checks';
 export * from './format';
+export { workflowRunText, workflowShowText, catalogText } from './capability';
+export type { WorkflowRunOut } from './capability';

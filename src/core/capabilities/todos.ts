@@ -5,6 +5,7 @@ import { newId } from '../ids';
 import { Id, Line, Text, Priority, Owner } from '../model';
 import { draft } from '../events';
 import type { EventDraft } from '../events';
+import type { GoalState } from '../model';
 import type { CapabilityContext, DefineCapability } from './types';
 import { goalId, AllActors, findTodo, openRun } from './shared';
 import { deniedBy, policyGatesFor, unapprovedGates } from '../gate-rules';
@@ -24,6 +25,100 @@ function reviewGateFor(
   return `review-${todoId}`.slice(0, 64);
 }
 
+const TodoAddInput = z.object({
+  goalId,
+  todoId: Id.optional(),
+  title: Line(200),
+  owner: Owner.default('agent'),
+  priority: Priority.default('P2'),
+  action: Line(2000).optional(),
+  gate: Id.optional(),
+  dependsOn: z.array(Id).max(50).default([]),
+});
+
+/**
+ * The events that add a todo, under every rule todo.add has (policy denials and gates, the
+ * review gate of an agent's command, a rejected gate): workflow.run adds its todos through it.
+ */
+export function todoAddEvents(
+  s: GoalState,
+  i: z.infer<typeof TodoAddInput>,
+  ctx: CapabilityContext,
+): EventDraft[] {
+  const todoId = i.todoId!;
+  if (s.todos.some((t) => t.id === todoId))
+    throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId, reason: 'todo_exists' });
+  for (const d of i.dependsOn) findTodo(s, d);
+  let gate = i.gate;
+  let byPolicy: ReturnType<typeof policyGatesFor> = [];
+  if (i.action) {
+    const denied = deniedBy(ctx.policy, i.action);
+    if (denied) {
+      throw refused(
+        `the workspace policy denies actions matching ${quote(denied.pattern)}${denied.reason ? ` (${denied.reason})` : ''}: ${quote(i.action)} cannot be a todo action`,
+        { pattern: denied.pattern, reason: 'policy_denied' },
+      );
+    }
+    byPolicy = policyGatesFor(ctx.policy, i.action);
+    gate ??= byPolicy[0]?.gate;
+  }
+  const events = [
+    draft('todo.added', {
+      todo: {
+        id: todoId,
+        title: i.title,
+        owner: i.owner,
+        priority: i.priority,
+        action: i.action,
+        gate,
+        dependsOn: i.dependsOn,
+      },
+    }),
+  ];
+  const review = reviewGateFor(ctx, todoId, i.action);
+  if (review) {
+    events.push(
+      draft('gate.requested', {
+        gate: {
+          id: review,
+          title: `Review the command todo ${todoId} proposes`,
+          // LoopX's words: the command itself is shown whole, from the todo, where a person decides.
+          reason: `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed a command for todo ${todoId}; read it in full before approving`,
+          guards: [todoId],
+          reasonByLoopx: true,
+        },
+      }),
+    );
+  }
+  // The todo's own gate and, when it names another one, the gate the policy puts on its action:
+  // completion needs both (gatesFor), so both are asked for now, while other work goes on. An
+  // approved gate is asked again: its approval lists the work the person saw, not this todo.
+  for (const need of new Set([gate, ...byPolicy.map((r) => r.gate)].filter((x) => x !== undefined))) {
+    const existing = s.gates.find((g) => g.id === need);
+    if (existing?.status === 'rejected') {
+      throw refused(
+        `gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`,
+        { gate: need, reason: 'gate_rejected' },
+      );
+    }
+    const rule = need === i.gate ? undefined : byPolicy.find((r) => r.gate === need);
+    events.push(
+      draft('gate.requested', {
+        gate: {
+          id: need,
+          title: existing?.title ?? gateTitle(need, [{ title: i.title }]),
+          reason: rule
+            ? `the workspace policy requires gate ${need} for commands matching ${quote(rule.pattern)} (todo ${todoId})`
+            : `todo ${todoId} names gate ${need}`,
+          guards: [todoId],
+          reasonByLoopx: true,
+        },
+      }),
+    );
+  }
+  return events;
+}
+
 export function defineTodoCapabilities(define: DefineCapability): void {
   define({
     id: 'todo.add',
@@ -32,91 +127,9 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'requests the todo gate, and the policy gate of its action, when not approved',
     quota: 'none',
     actors: AllActors,
-    input: z.object({
-      goalId,
-      todoId: Id.optional(),
-      title: Line(200),
-      owner: Owner.default('agent'),
-      priority: Priority.default('P2'),
-      action: Line(2000).optional(),
-      gate: Id.optional(),
-      dependsOn: z.array(Id).max(50).default([]),
-    }),
+    input: TodoAddInput,
     prepare: (i) => ({ ...i, todoId: i.todoId ?? newId('t', 6) }),
-    plan: (s, i, ctx) => {
-      const todoId = i.todoId!;
-      if (s.todos.some((t) => t.id === todoId))
-        throw refused(`goal ${s.id} already has a todo ${todoId}`, { todoId, reason: 'todo_exists' });
-      for (const d of i.dependsOn) findTodo(s, d);
-      let gate = i.gate;
-      let byPolicy: ReturnType<typeof policyGatesFor> = [];
-      if (i.action) {
-        const denied = deniedBy(ctx.policy, i.action);
-        if (denied) {
-          throw refused(
-            `the workspace policy denies actions matching ${quote(denied.pattern)}${denied.reason ? ` (${denied.reason})` : ''}: ${quote(i.action)} cannot be a todo action`,
-            { pattern: denied.pattern, reason: 'policy_denied' },
-          );
-        }
-        byPolicy = policyGatesFor(ctx.policy, i.action);
-        gate ??= byPolicy[0]?.gate;
-      }
-      const events = [
-        draft('todo.added', {
-          todo: {
-            id: todoId,
-            title: i.title,
-            owner: i.owner,
-            priority: i.priority,
-            action: i.action,
-            gate,
-            dependsOn: i.dependsOn,
-          },
-        }),
-      ];
-      const review = reviewGateFor(ctx, todoId, i.action);
-      if (review) {
-        events.push(
-          draft('gate.requested', {
-            gate: {
-              id: review,
-              title: `Review the command todo ${todoId} proposes`,
-              // LoopX's words: the command itself is shown whole, from the todo, where a person decides.
-              reason: `an agent (${ctx.actor.id} via ${ctx.actor.channel}) proposed a command for todo ${todoId}; read it in full before approving`,
-              guards: [todoId],
-              reasonByLoopx: true,
-            },
-          }),
-        );
-      }
-      // The todo's own gate and, when it names another one, the gate the policy puts on its action:
-      // completion needs both (gatesFor), so both are asked for now, while other work goes on. An
-      // approved gate is asked again: its approval lists the work the person saw, not this todo.
-      for (const need of new Set([gate, ...byPolicy.map((r) => r.gate)].filter((x) => x !== undefined))) {
-        const existing = s.gates.find((g) => g.id === need);
-        if (existing?.status === 'rejected') {
-          throw refused(
-            `gate ${need} of goal ${s.id} was rejected: request it again (gate request) before adding work that needs it`,
-            { gate: need, reason: 'gate_rejected' },
-          );
-        }
-        const rule = need === i.gate ? undefined : byPolicy.find((r) => r.gate === need);
-        events.push(
-          draft('gate.requested', {
-            gate: {
-              id: need,
-              title: existing?.title ?? gateTitle(need, [{ title: i.title }]),
-              reason: rule
-                ? `the workspace policy requires gate ${need} for commands matching ${quote(rule.pattern)} (todo ${todoId})`
-                : `todo ${todoId} names gate ${need}`,
-              guards: [todoId],
-              reasonByLoopx: true,
-            },
-          }),
-        );
-      }
-      return events;
-    },
+    plan: todoAddEvents,
   });
 
   define({

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Actor, GoalState } from '../model';
 import type { Policy } from '../policy-model';
 import type { EventDraft } from '../events';
+import type { Store } from '../store';
 
 export interface CapabilityContext {
   actor: Actor;
@@ -38,8 +39,8 @@ export interface Capability<S extends z.ZodType = z.ZodType> extends Omit<
   input: S;
   /** 'create' makes a new goal; the others need an existing one. */
   goal?: 'create' | 'existing';
-  /** Fills generated ids so the caller learns them. */
-  prepare?: (input: z.infer<S>) => z.infer<S>;
+  /** Fills generated ids so the caller learns them (`store`: what it may read to do so). */
+  prepare?: (input: z.infer<S>, store: Store) => z.infer<S>;
   plan: (state: GoalState, input: z.infer<S>, ctx: CapabilityContext) => EventDraft[];
   /** Allowed on closed or cancelled goals (human feedback after the fact). */
   onFinishedGoal?: boolean;

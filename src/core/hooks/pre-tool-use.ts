@@ -58,6 +58,8 @@ const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['log'],
   ['verify'],
   ['capabilities'],
+  ['capability', 'show'],
+  ['capability', 'schema'],
   ['project_prompt', 'list'],
   ['project_prompt', 'show'],
   ['goal', 'list'],
