@@ -10,7 +10,9 @@
 # `loopx` in DIR/bin that LoopX did not write is left alone (exit 4).
 set -eu
 
-CLI_FILES='bin/loopx.js dist/cli.js dist/mcp.js'
+# The folders of the .vsix that hold what the CLI runs; which files it needs is install-command's
+# to say (packaging/cli/files.json), and it names any that is missing.
+CLI_DIRS='bin dist media'
 
 say() { printf '%s\n' "$*"; }
 die() {
@@ -57,20 +59,25 @@ cleanup() { [ -z "$tmp" ] || rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Extracts the CLI's files of the .vsix $1 into the folder $2 (as $2/extension/...), with
+# Extracts the CLI's folders of the .vsix $1 into the folder $2 (as $2/extension/...), with
 # unzip, else python3's zipfile, else node (zip entries are deflated or stored).
 extract() {
   entries=
-  for f in $CLI_FILES; do entries="$entries extension/$f"; done
+  for d in $CLI_DIRS; do entries="$entries extension/$d/"; done
   if command -v unzip >/dev/null 2>&1; then
-    # shellcheck disable=SC2086 # the entries are fixed names without spaces
-    unzip -q -o "$1" $entries -d "$2" || die 6 "$1 is not a LoopX .vsix (unzip could not read it)"
+    globs=
+    for d in $CLI_DIRS; do globs="$globs extension/$d/*"; done
+    # shellcheck disable=SC2086 # fixed names without spaces; unzip expands the globs itself
+    set -f
+    unzip -q -o "$1" $globs -d "$2" || die 6 "$1 is not a LoopX .vsix (unzip could not read it)"
+    set +f
   elif command -v python3 >/dev/null 2>&1; then
     # shellcheck disable=SC2086
     python3 -c 'import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
-for n in sys.argv[3:]:
-    z.extract(n, sys.argv[2])' "$1" "$2" $entries 2>/dev/null || die 6 "$1 is not a LoopX .vsix (python3 zipfile could not read it)"
+for n in z.namelist():
+    if any(n.startswith(d) for d in sys.argv[3:]) and not n.endswith("/"):
+        z.extract(n, sys.argv[2])' "$1" "$2" $entries 2>/dev/null || die 6 "$1 is not a LoopX .vsix (python3 zipfile could not read it)"
   else
     # shellcheck disable=SC2086
     node -e '
@@ -86,16 +93,14 @@ for (let i = b.readUInt16LE(e + 10); i > 0; i--) {
   const nl = b.readUInt16LE(p + 28), xl = b.readUInt16LE(p + 30), cl = b.readUInt16LE(p + 32);
   const name = b.toString("utf8", p + 46, p + 46 + nl), local = b.readUInt32LE(p + 42);
   p += 46 + nl + xl + cl;
-  if (!want.includes(name)) continue;
+  if (name.endsWith("/") || !want.some((d) => name.startsWith(d))) continue;
   const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
   const data = b.subarray(start, start + size);
   fs.mkdirSync(path.join(out, path.dirname(name)), { recursive: true });
   fs.writeFileSync(path.join(out, name), method === 8 ? zlib.inflateRawSync(data) : data);
 }' "$1" "$2" $entries 2>/dev/null || die 6 "$1 is not a LoopX .vsix (node could not read it)"
   fi
-  for f in $CLI_FILES; do
-    [ -f "$2/extension/$f" ] || die 6 "$1 holds no extension/$f: is it a LoopX .vsix?"
-  done
+  [ -f "$2/extension/bin/loopx.js" ] || die 6 "$1 holds no extension/bin/loopx.js: is it a LoopX .vsix?"
 }
 
 if [ -n "$vsix" ]; then
@@ -108,7 +113,7 @@ else
   src=$(cd "$(dirname "$0")/.." && pwd)
   [ -f "$src/package.json" ] && [ -f "$src/bin/loopx.js" ] ||
     die 3 "$src is not a LoopX checkout: pass the .vsix to install from"
-  if [ ! -s "$src/dist/cli.js" ] || [ ! -s "$src/dist/mcp.js" ]; then
+  if [ ! -s "$src/dist/cli.js" ] || [ ! -s "$src/dist/mcp.js" ] || [ ! -s "$src/dist/webview.js" ]; then
     [ -d "$src/node_modules" ] || die 3 "the CLI is not built in $src: run \`npm install\` and \`npm run build\` there first"
     say "building the CLI in $src ..."
     (cd "$src" && node scripts/build.mjs >/dev/null) || die 1 "the build failed: run \`npm run build\` in $src to see why"

@@ -19,8 +19,14 @@ import { ROOT, buildDist, run, shownPath } from './packaging-steps.mjs';
 
 export { ROOT };
 
-/** The run-time files: bin/loopx.js finds ../dist/cli.js next to itself; cli.js loads ./mcp.js. */
-export const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'];
+/**
+ * The run-time files (packaging/cli/files.json, shared with `loopx install-command`): bin/loopx.js
+ * finds ../dist/cli.js next to itself; cli.js loads ./mcp.js; the status server's dashboard page
+ * (`/`) serves dist/webview.js and the two style sheets in media/.
+ */
+export const CLI_FILES = JSON.parse(
+  fs.readFileSync(path.join(ROOT, 'packaging', 'cli', 'files.json'), 'utf8'),
+);
 /** Everything the tarball holds (npm adds README and LICENSE to every package it packs). */
 export const CLI_TARBALL_FILES = [...CLI_FILES, 'LICENSE', 'README.md', 'package.json'].sort();
 
@@ -28,7 +34,8 @@ export const CLI_TARBALL_FILES = [...CLI_FILES, 'LICENSE', 'README.md', 'package
 export function stageCli(version) {
   for (const f of CLI_FILES) {
     const p = path.join(ROOT, f);
-    if (!fs.existsSync(p) || !fs.readFileSync(p, 'utf8').includes('loopx'))
+    const text = fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '';
+    if (!text.trim() || (f.endsWith('.js') && !text.includes('loopx')))
       throw new Error(`${f} is missing or empty: run \`npm run build\` first`);
   }
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cli-stage-'));

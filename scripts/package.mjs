@@ -32,6 +32,7 @@ export const REQUIRED = [
   'media/loopx.svg',
   'media/icon.png',
   'media/dashboard.css',
+  'media/browser-theme.css',
 ];
 const OPTIONAL = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'];
 const allowed = (f) => REQUIRED.includes(f) || OPTIONAL.includes(f) || f.startsWith('media/');

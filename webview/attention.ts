@@ -1,7 +1,8 @@
 /** The attention queue ("Needs you"): what waits for a person, with the action that settles it. */
 import type { AttentionEntry, StatusMessage } from '../src/core/protocol';
 import { badge, button, clear, h } from './dom';
-import { send, withFolder } from './host';
+import { actionControl } from './handoff';
+import { withFolder } from './host';
 import { attentionEl } from './skeleton';
 import { goalTitle, state, type SelectGoal } from './state';
 
@@ -105,7 +106,7 @@ export function renderAttention(m: StatusMessage, select: SelectGoal): void {
 
 /**
  * Approve and Reject for a pending gate: each posts the decision's navigation (the extension asks
- * the person). `goalName` goes into the buttons' labels; `tagged` adds data-goal, data-gate and
+ * the person); in a browser, links to VS Code and the CLI commands (handoff.ts). `goalName` goes into the buttons' labels; `tagged` adds data-goal, data-gate and
  * data-action.
  */
 export function gateButtons(
@@ -115,15 +116,23 @@ export function gateButtons(
   const of = goalName === undefined ? '' : ` of ${goalName}`;
   const data = (action: string) => (tagged ? { goal: goalId, gate: gateId, action } : undefined);
   return [
-    button('Approve', () => send({ type: 'approve-gate', goalId, gateId, ...withFolder(folder) }), {
-      label: `Approve gate ${gateId}${of}`,
-      data: data('approve'),
-    }),
-    button('Reject', () => send({ type: 'reject-gate', goalId, gateId, ...withFolder(folder) }), {
-      secondary: true,
-      label: `Reject gate ${gateId}${of}`,
-      data: data('reject'),
-    }),
+    actionControl(
+      'Approve',
+      { type: 'approve-gate', goalId, gateId, ...withFolder(folder) },
+      {
+        label: `Approve gate ${gateId}${of}`,
+        data: data('approve'),
+      },
+    ),
+    actionControl(
+      'Reject',
+      { type: 'reject-gate', goalId, gateId, ...withFolder(folder) },
+      {
+        secondary: true,
+        label: `Reject gate ${gateId}${of}`,
+        data: data('reject'),
+      },
+    ),
   ];
 }
 

@@ -1,10 +1,11 @@
 /** The selected goal's details: heading, key figures, what it needs from you, charts and sections. */
 import { attentionItem } from './attention';
 import { quotaBurn, rewardTrend } from './charts';
-import { append, badge, button, clear, h, progressBar, tone } from './dom';
+import { append, badge, clear, h, progressBar, tone } from './dom';
 import { fmtBudget, fmtNum, fmtWhen, plural } from './format';
 import { goalSections } from './goal-sections';
-import { send, withFolder } from './host';
+import { actionControl } from './handoff';
+import { withFolder } from './host';
 import { detailsEl } from './skeleton';
 import { goalTitle, isSelected, state, type SelectGoal } from './state';
 
@@ -46,11 +47,15 @@ export function renderDetails(select: SelectGoal): void {
     h(
       'div',
       { class: 'details-actions' },
-      button('Show in Tree', () => send({ type: 'reveal-goal', goalId: d.id, ...withFolder(folder) }), {
-        secondary: true,
-        label: `Show ${d.title} in the Goals tree`,
-        data: { action: 'reveal' },
-      }),
+      actionControl(
+        'Show in Tree',
+        { type: 'reveal-goal', goalId: d.id, ...withFolder(folder) },
+        {
+          secondary: true,
+          label: `Show ${d.title} in the Goals tree`,
+          data: { action: 'reveal' },
+        },
+      ),
     ),
   );
   const meta = h(

@@ -5,9 +5,10 @@
  */
 import type { GoalStatusDoc } from '../src/core/status-doc';
 import { gateButtons } from './attention';
-import { badge, button, h, setAttr, tone } from './dom';
+import { badge, h, setAttr, tone } from './dom';
 import { fmtBudget, fmtDate, fmtNum, plural } from './format';
-import { send, withFolder } from './host';
+import { actionControl } from './handoff';
+import { withFolder } from './host';
 import { state } from './state';
 
 export function goalSections(d: GoalStatusDoc, folder?: string): HTMLElement[] {
@@ -139,9 +140,9 @@ function runsList(d: GoalStatusDoc, folder?: string): Node {
           e.todo_id ? h('code', { class: 'muted' }, e.todo_id) : null,
           h('span', { class: 'summary' }, e.summary),
           e.artifact
-            ? button(
+            ? actionControl(
                 'Open',
-                () => send({ type: 'open-evidence', goalId: d.id, evidenceId: e.id, ...withFolder(folder) }),
+                { type: 'open-evidence', goalId: d.id, evidenceId: e.id, ...withFolder(folder) },
                 { secondary: true, label: `Open the artifact of evidence ${e.id}`, data: { evidence: e.id } },
               )
             : null,

@@ -1,18 +1,15 @@
 /**
- * The page's only link to the extension: messages both ways (see src/core/protocol.ts) and the
- * state VS Code keeps for the page while it is hidden or reloaded.
+ * The page's only link to whatever serves it (the extension, or the status server in a browser;
+ * see transport.ts): messages both ways (see src/core/protocol.ts) and the state kept for the
+ * page while it is hidden or reloaded.
  */
 import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/protocol';
+import { transport } from './transport';
 
-interface VsCodeApi {
-  postMessage(msg: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
+export const send = (msg: Msg) => transport.post(msg);
 
-const vscode = acquireVsCodeApi();
-export const send = (msg: Msg) => vscode.postMessage(msg);
+/** In a browser no control may act: each becomes a `vscode://` link plus a CLI command. */
+export const inBrowser = transport.kind === 'browser';
 
 export const withFolder = (folder?: string) => (folder ? { folder } : {});
 
@@ -22,7 +19,7 @@ export interface Selected {
 }
 
 export function restoreSelection(): Selected | undefined {
-  const s = vscode.getState() as { selected?: Selected } | undefined;
+  const s = transport.getState() as { selected?: Selected } | undefined;
   const sel = s?.selected;
   return sel && typeof sel.goalId === 'string' && (sel.folder === undefined || typeof sel.folder === 'string')
     ? sel
@@ -30,7 +27,7 @@ export function restoreSelection(): Selected | undefined {
 }
 
 export function saveSelection(selected: Selected | undefined): void {
-  vscode.setState(selected ? { selected } : {});
+  transport.setState(selected ? { selected } : {});
 }
 
 export interface HostHandlers {
@@ -38,11 +35,13 @@ export interface HostHandlers {
   goal(m: GoalMessage): void;
   /** A message from the extension, or this page's own failure to render one. */
   error(message: string): void;
+  /** The connection problem last reported through `error` is over. */
+  recovered(): void;
 }
 
 export function listen(on: HostHandlers): void {
-  window.addEventListener('message', (e: MessageEvent) => {
-    const m = e.data as HostMessage | undefined;
+  transport.subscribe((data) => {
+    const m = data as HostMessage | undefined;
     if (!m || typeof m !== 'object') return;
     try {
       if (m.type === 'status' && m.doc && Array.isArray(m.doc.goals)) on.status(m);
@@ -52,7 +51,7 @@ export function listen(on: HostHandlers): void {
       console.error('[loopx] could not render', err);
       on.error(`The dashboard could not render this update: ${(err as Error)?.message ?? String(err)}`);
     }
-  });
+  }, on.recovered);
 }
 
 /** Asks for the first status message, and for the goal the page showed before it was reloaded. */

@@ -5,9 +5,12 @@
  *   with `setAttribute`); no data ever goes through `innerHTML`.
  * - Styles come from `media/dashboard.css` and the components' adopted style sheets; nothing sets
  *   a `style` attribute (the CSP allows no inline style), only CSSOM properties for layout.
- * - The only messages sent are `ready` and navigation intents (see src/core/protocol.ts).
+ * - The only messages sent are `ready` and navigation intents (see src/core/protocol.ts). In a
+ *   browser (the status server's `/`) the controls that would act are links to VS Code and CLI
+ *   commands to copy (handoff.ts); the page only reads.
  * - The goals list renders only the rows in view (fixed row height), so 1,000 goals cost what 20 do.
  */
+import './zod-jitless';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
@@ -88,6 +91,10 @@ listen({
   goal: onGoal,
   error(message) {
     state.hostError = message;
+    renderBanner(state.status?.doc);
+  },
+  recovered() {
+    state.hostError = undefined;
     renderBanner(state.status?.doc);
   },
 });

@@ -121,6 +121,24 @@ export function dashboardCsp(cspSource: string, nonce: string): string {
   ].join('; ');
 }
 
+/**
+ * The policy of the same page served by the loopback status server (sent as a header too): its
+ * own origin for everything, fetch and the event stream included, and nothing may frame it.
+ */
+export function browserDashboardCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    "style-src 'self'",
+    "font-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 const attr = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -133,14 +151,20 @@ export function dashboardHtml(o: {
   nonce: string;
   scriptUri: string;
   styleUri: string;
+  /** Style sheets loaded before `styleUri` (the browser's stand-in for VS Code's theme). */
+  themeUris?: readonly string[];
+  /** The whole policy, when not the webview's (`browserDashboardCsp`). */
+  csp?: string;
 }): string {
+  const csp = o.csp ?? dashboardCsp(o.cspSource, o.nonce);
+  const themes = (o.themeUris ?? []).map((u) => `<link rel="stylesheet" href="${attr(u)}">\n`).join('');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${attr(dashboardCsp(o.cspSource, o.nonce))}">
+<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${attr(o.styleUri)}">
+${themes}<link rel="stylesheet" href="${attr(o.styleUri)}">
 <title>LoopX Dashboard</title>
 </head>
 <body>

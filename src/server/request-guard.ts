@@ -1,7 +1,8 @@
 /**
  * The checks a request meets before any route sees it, in this order: per-address rate limit
  * (429) -> Host (421) -> Origin (403) -> URL length (414) -> method (405) -> body (413) -> the
- * target is a path (400); then, for every route but `/healthz`, the bearer token (401).
+ * target is a path (400); then, for every route but `/healthz`, `/login` and `/assets/*`, the
+ * bearer token or a session cookie (401).
  */
 import type * as http from 'node:http';
 import { forLogLine } from '../core/index';
@@ -55,15 +56,26 @@ function rateLimiter(ratePerMinute: number): (addr: string) => number {
 export interface RequestGuard {
   /** Answers the request and returns true when it fails a check that applies to every route. */
   rejectBeforeRouting(req: http.IncomingMessage, res: http.ServerResponse): boolean;
-  /** Answers 401 and returns true when the request has not the bearer token. */
+  /** Whether the request carries the bearer token or a live session cookie. */
+  authorized(req: http.IncomingMessage): boolean;
+  /** Answers 401 and returns true when the request has neither the bearer token nor a session. */
   rejectUnauthorized(req: http.IncomingMessage, res: http.ServerResponse): boolean;
   /** Host header values that name this server; none until it listens and its port is known. */
   allowHosts(hosts: Set<string>): void;
+  /** One more Host header value (and its http/https origins), e.g. a forwarded port's. */
+  allowHost(host: string): void;
 }
 
-export function createRequestGuard(opts: { ratePerMinute: number; token: string }): RequestGuard {
+export function createRequestGuard(opts: {
+  ratePerMinute: number;
+  token: string;
+  /** A session id from the request's cookies is live. */
+  sessionValid?: (req: http.IncomingMessage) => boolean;
+}): RequestGuard {
   const takeToken = rateLimiter(opts.ratePerMinute);
-  const authorized = bearerChecker(opts.token);
+  const bearer = bearerChecker(opts.token);
+  const authorized = (req: http.IncomingMessage) =>
+    bearer(req.headers.authorization) || (opts.sessionValid?.(req) ?? false);
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -131,13 +143,15 @@ export function createRequestGuard(opts: { ratePerMinute: number; token: string 
   }
 
   function rejectUnauthorized(req: http.IncomingMessage, res: http.ServerResponse): boolean {
-    if (authorized(req.headers.authorization)) return false;
+    if (authorized(req)) return false;
     const had = req.headers.authorization !== undefined;
     sendError(
       res,
       401,
       'unauthorized',
-      had ? 'the bearer token is wrong' : 'a bearer token is required (Authorization: Bearer <token>)',
+      had
+        ? 'the bearer token is wrong'
+        : 'a bearer token (Authorization: Bearer <token>) or a session from a login link (`loopx status-server --login-link`) is required',
       {},
       {
         'WWW-Authenticate': had ? 'Bearer realm="loopx", error="invalid_token"' : 'Bearer realm="loopx"',
@@ -148,10 +162,18 @@ export function createRequestGuard(opts: { ratePerMinute: number; token: string 
 
   return {
     rejectBeforeRouting,
+    authorized,
     rejectUnauthorized,
     allowHosts(hosts) {
       allowedHosts = hosts;
       allowedOrigins = new Set([...hosts].map((h) => `http://${h}`));
+    },
+    allowHost(host) {
+      const h = host.trim().toLowerCase();
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?$/.test(h))
+        throw new Error(`not a host name with an optional port: ${JSON.stringify(forLogLine(host))}`);
+      allowedHosts = new Set([...allowedHosts, h]);
+      allowedOrigins = new Set([...allowedOrigins, `http://${h}`, `https://${h}`]);
     },
   };
 }

@@ -80,3 +80,19 @@ export function endWithClientError(socket: Duplex, status: number) {
       `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }
+
+/** A small HTML page of fixed text (no workspace data ever goes into one). */
+export function sendHtml(
+  res: http.ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(html)),
+    ...headers,
+  });
+  res.end(html);
+}

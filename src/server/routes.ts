@@ -1,11 +1,13 @@
 /**
- * The routes. `/healthz` is the only one that needs no token; `/status` and `/goals/<id>` are
- * the core's `statusAll` and `goalStatus` documents; `/events` is the event stream.
+ * The routes. `/healthz`, `/login` and `/assets/*` need no token; `/status` and `/goals/<id>`
+ * are the core's `statusAll` and `goalStatus` documents; `/events` is the event stream; `/`,
+ * `/login` and `/assets/*` are the dashboard page's (page-routes.ts).
  */
 import type * as http from 'node:http';
 import { statusAll, goalStatus, checkId, forLogLine } from '../core/index';
 import type { Store } from '../core/index';
 import type { EventStream } from './event-stream';
+import type { PageRoutes } from './page-routes';
 import { requestPath } from './request-guard';
 import type { RequestGuard } from './request-guard';
 import { send, sendCaught, sendError } from './responses';
@@ -14,11 +16,13 @@ export function createRequestHandler(
   store: Store,
   guard: RequestGuard,
   events: EventStream,
+  pages: PageRoutes,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return (req, res) => {
     if (guard.rejectBeforeRouting(req, res)) return;
     const pathname = requestPath(req);
     if (pathname === '/healthz') return send(res, 200, { ok: true });
+    if (pages.handle(req, res, pathname)) return;
     if (guard.rejectUnauthorized(req, res)) return;
 
     if (pathname === '/status') {
@@ -53,7 +57,7 @@ export function createRequestHandler(
       res,
       404,
       'not_found',
-      `no route ${JSON.stringify(forLogLine(pathname))}: try /status, /goals/<id>, /events or /healthz`,
+      `no route ${JSON.stringify(forLogLine(pathname))}: try /, /status, /goals/<id>, /events or /healthz`,
     );
   };
 }

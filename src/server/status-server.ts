@@ -2,7 +2,16 @@
  * The loopback status server: a read-only HTTP projection of the store for dashboards outside
  * VS Code. Routes (GET or HEAD only):
  *
- *   /healthz        `{"ok":true}`; the only route that needs no token
+ *   /healthz        `{"ok":true}`; needs no token
+ *   /               the dashboard page (the VS Code webview's page, script and styles, talking to
+ *                   this server with fetch and `/events`); needs a session (or the bearer token),
+ *                   else a 401 page of fixed text saying how to get a login link
+ *   /login?code=C   a one-time login code (login.ts: HMAC of the token, valid once, for 60 s)
+ *                   -> 303 to `/` with the session cookie `loopx_session_<port>` (HttpOnly,
+ *                   SameSite=Strict, 12 h); a used, expired or bad code -> 401 page, or JSON with
+ *                   reason `login_code_used`/`login_code_expired`/`login_code_invalid` when
+ *                   `Accept: application/json`; needs no token; HEAD is refused (spends nothing)
+ *   /assets/<name>  the page's files from a fixed allow-list (assets.ts); needs no token
  *   /status         the `statusAll` document (schema `loopx.status/1`)
  *   /goals/<id>     the `goalStatus` document (schema `loopx.goal-status/1`); 400 for an invalid
  *                   id, 404 for an unknown goal, 500 naming the file for a goal whose files are broken
@@ -10,34 +19,45 @@
  *                   again whenever `.loopx/` (minus `local/`) changes; `: heartbeat` every 15 s
  *
  * Defences, in the order a request meets them: per-address rate limit (token bucket, 429 with
- * Retry-After) -> Host header must be a loopback name with our port (421; DNS rebinding) -> an
- * Origin header, when sent, must be our own loopback origin (403) -> URL at most 2 KB (414) ->
- * GET/HEAD only (405 with `Allow`) -> no request body (413) -> bearer token (401 with
- * `WWW-Authenticate: Bearer`). Headers are capped by `maxHeaderSize` (431 from Node) and slow
- * requests by `headersTimeout`/`requestTimeout`. No CORS header is ever sent.
+ * Retry-After; login attempts included) -> Host header must be a loopback name with our port
+ * (421; DNS rebinding) -> an Origin header, when sent, must be our own loopback origin (403) ->
+ * URL at most 2 KB (414) -> GET/HEAD only (405 with `Allow`) -> no request body (413) -> bearer
+ * token or session cookie (401 with `WWW-Authenticate: Bearer`). Headers are capped by
+ * `maxHeaderSize` (431 from Node) and slow requests by `headersTimeout`/`requestTimeout`. No CORS
+ * header is ever sent. Every answer carries nosniff, no-store, no-referrer, DENY framing and a CSP;
+ * `/` sends its own CSP with a fresh script nonce per response (only our origin's script, styles,
+ * fetch and event stream; no base, no form, no framing). The token never appears in a URL: the
+ * login code is derived from it and spent on first use; the session id lives only in the cookie.
  *
  * This file starts and stops the server; the parts are request-guard.ts (the checks), routes.ts,
- * event-stream.ts with store-watcher.ts (`/events`), token.ts, loopback.ts and responses.ts.
+ * page-routes.ts with login.ts and assets.ts (the page), event-stream.ts with store-watcher.ts
+ * (`/events`), token.ts, loopback.ts and responses.ts.
  *
  * Decisions where the brief is silent (the token's and change detection's are in token.ts and
  * store-watcher.ts):
  * - Log lines carry the method, the path without its query string (control characters
- *   replaced, 200 characters at most), the status and the milliseconds; never a header.
+ *   replaced, 200 characters at most), the status and the milliseconds; never a header, so
+ *   neither a login code nor a session id reaches a log.
+ * - Sessions are kept in memory only: a restarted server signs every browser out.
  */
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { LoopxError, Store, forLogLine, refused, usageError } from '../core/index';
+import { defaultAssetsDir } from './assets';
 import { createEventStream } from './event-stream';
+import { createLoginVerifier, createSessions, loginUrl } from './login';
 import { allowedHostHeaders, boundHostName, isLoopbackHost, isWildcard } from './loopback';
 import { createRequestGuard, requestPath } from './request-guard';
 import { endWithClientError, sendCaught } from './responses';
+import { createPageRoutes } from './page-routes';
 import { createRequestHandler } from './routes';
 import { checkGivenToken, readOrCreateToken } from './token';
 
 export { isLoopbackHost } from './loopback';
 export { MAX_URL_BYTES } from './request-guard';
 export { TOKEN_FILE, tokenFile } from './token';
+export { loginUrl, mintLoginCode, LOGIN_CODE_TTL_MS } from './login';
 
 export interface StatusServerOptions {
   workspace: string;
@@ -58,12 +78,18 @@ export interface StatusServerOptions {
   maxEventClients?: number;
   /** Milliseconds between SSE heartbeat comments (default 15000). */
   heartbeatMs?: number;
+  /** The folder holding dist/webview.js and media/ (default: the one above the running bundle's dist/). */
+  assetsDir?: string;
 }
 
 export interface StatusServer {
   url: string;
   port: number;
   token: string;
+  /** A fresh one-time login link for the dashboard at `/` (valid once, for 60 s). */
+  loginUrl(): string;
+  /** Also answer to this Host header value (host[:port]), e.g. a forwarded port's address. */
+  allowHost(host: string): void;
   close(): Promise<void>;
 }
 
@@ -102,12 +128,26 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
       // a failing logger must not take a request down
     }
   };
-  const guard = createRequestGuard({ ratePerMinute, token });
+  let boundPort = 0;
+  const sessions = createSessions(() => boundPort);
+  const guard = createRequestGuard({
+    ratePerMinute,
+    token,
+    sessionValid: (req) => sessions.valid(sessions.fromCookieHeader(req.headers.cookie)),
+  });
   const events = createEventStream(store, {
     maxClients: opts.maxEventClients ?? DEFAULT_MAX_EVENT_CLIENTS,
     heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
   });
-  const handle = createRequestHandler(store, guard, events);
+  const pages = createPageRoutes({
+    port: () => boundPort,
+    verifier: createLoginVerifier(token),
+    sessions,
+    authorized: guard.authorized,
+    assetsDir: opts.assetsDir ?? defaultAssetsDir(),
+    log,
+  });
+  const handle = createRequestHandler(store, guard, events, pages);
 
   // Node checks headersTimeout/requestTimeout only every `connectionsCheckingInterval` (30 s by
   // default): a slow client would hold its connection (one of maxConnections) for up to 35 s, not 5.
@@ -169,13 +209,17 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     );
   }
   guard.allowHosts(allowedHostHeaders(host, addr));
+  boundPort = addr.port;
 
   const urlHost = isWildcard(addr.address) ? '127.0.0.1' : boundHostName(addr);
+  const url = `http://${urlHost}:${addr.port}`;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${addr.port}`,
+    url,
     port: addr.port,
     token,
+    loginUrl: () => loginUrl(url, token),
+    allowHost: (h) => guard.allowHost(h),
     close() {
       closing ??= new Promise<void>((resolve) => {
         events.close();

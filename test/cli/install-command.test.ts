@@ -6,7 +6,8 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -17,7 +18,10 @@ after(removeTempDirs);
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string })
   .version;
-const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'];
+// The CLI's run-time files, the dashboard page's among them (`loopx status-server` serves them).
+const CLI_FILES: readonly string[] = JSON.parse(
+  fs.readFileSync(path.join(REPO, 'packaging', 'cli', 'files.json'), 'utf8'),
+) as string[];
 
 const InstallDoc = z
   .object({
@@ -83,13 +87,13 @@ describe('loopx install-command', () => {
       assert.equal(fs.statSync(copy).mode & 0o777, f === 'bin/loopx.js' ? 0o755 : 0o644, f);
     }
     assert.equal(
-      fs.readFileSync(files[4]!, 'utf8'),
+      fs.readFileSync(files[CLI_FILES.length + 1]!, 'utf8'),
       `${process.execPath}\n${path.join(prefix, 'share', 'loopx', VERSION, 'bin', 'loopx.js')}\n`,
     );
-    const shim = fs.readFileSync(files[5]!, 'utf8');
+    const shim = fs.readFileSync(files[CLI_FILES.length + 2]!, 'utf8');
     assert.equal(shim.split('\n')[1], CLI_SHIM_MARKER);
     assert.match(shim, /installed by `scripts\/install\.sh` \/ `loopx install-command`/);
-    assert.equal(fs.statSync(files[5]!).mode & 0o777, 0o755);
+    assert.equal(fs.statSync(files[CLI_FILES.length + 2]!).mode & 0o777, 0o755);
 
     const withNode = runShim(prefix, pathWithNode(), '--version');
     assert.equal(withNode.code, 0, withNode.stderr);
@@ -100,7 +104,7 @@ describe('loopx install-command', () => {
     assert.equal(bare.stdout, `${VERSION}\n`);
     // And when that is gone too, the shim says what to do.
     fs.writeFileSync(
-      files[4]!,
+      files[CLI_FILES.length + 1]!,
       `/gone/node\n${path.join(prefix, 'share', 'loopx', VERSION, 'bin', 'loopx.js')}\n`,
     );
     const none = runShim(prefix, '/nonexistent', '--version');
@@ -140,7 +144,7 @@ describe('loopx install-command', () => {
   it('a new version rewrites the target file, not the shim', async () => {
     const prefix = tempDir();
     ok(await install(['--prefix', prefix]));
-    const [, , , , target, shim] = expectedFiles(prefix);
+    const [target, shim] = expectedFiles(prefix).slice(-2);
     fs.writeFileSync(
       target!,
       `${process.execPath}\n${path.join(prefix, 'share', 'loopx', '0.0.1', 'bin', 'loopx.js')}\n`,
@@ -151,6 +155,47 @@ describe('loopx install-command', () => {
       expectedFiles(prefix).map((f) => [f, f === target]),
     );
     assert.equal(doc.shim, shim);
+  });
+
+  it("the installed copy's status server serves the dashboard page's files from the install folder", async () => {
+    const prefix = tempDir();
+    ok(await install(['--prefix', prefix]));
+    const ws = tempDir();
+    const config = tempDir();
+    const cli = path.join(prefix, 'share', 'loopx', VERSION, 'bin', 'loopx.js');
+    const env = { ...process.env, LOOPX_CONFIG_DIR: config };
+    assert.equal(spawnSync(process.execPath, [cli, 'init'], { cwd: ws, env }).status, 0);
+    const child = spawn(process.execPath, [cli, '--json', 'status-server', '--port', '0'], { cwd: ws, env });
+    try {
+      const doc = await new Promise<{ url: string; login_url: string }>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.includes('\n')) resolve(JSON.parse(out) as { url: string; login_url: string });
+        });
+        child.once('exit', (code) => reject(new Error(`status-server exited ${code}`)));
+      });
+      assert.match(doc.login_url, new RegExp(`^${doc.url}/login\\?code=`));
+      for (const [name, file] of [
+        ['webview.js', 'dist/webview.js'],
+        ['dashboard.css', 'media/dashboard.css'],
+        ['browser-theme.css', 'media/browser-theme.css'],
+      ] as const) {
+        const body = await new Promise<{ status: number; text: string }>((resolve, reject) =>
+          http
+            .get(`${doc.url}/assets/${name}`, { agent: false }, (res) => {
+              let text = '';
+              res.on('data', (c: Buffer) => (text += c.toString()));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+            })
+            .on('error', reject),
+        );
+        assert.equal(body.status, 200, name);
+        assert.equal(body.text, fs.readFileSync(path.join(REPO, file), 'utf8'), name);
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('--dry-run says what it would write and writes nothing', async () => {

@@ -39,7 +39,18 @@ describe('the loopx-cli tarball', () => {
 
   it('is loopx-cli-<version>.tgz, holding exactly the shim, the bundles, package.json, README and LICENSE', () => {
     assert.equal(path.basename(tgz), `loopx-cli-${VERSION}.tgz`);
-    const expected = ['LICENSE', 'README.md', 'bin/loopx.js', 'dist/cli.js', 'dist/mcp.js', 'package.json'];
+    // The dashboard page's files too: `loopx status-server` serves them at /assets/.
+    const expected = [
+      'LICENSE',
+      'README.md',
+      'bin/loopx.js',
+      'dist/cli.js',
+      'dist/mcp.js',
+      'dist/webview.js',
+      'media/browser-theme.css',
+      'media/dashboard.css',
+      'package.json',
+    ];
     assert.deepEqual(files, expected);
     assert.deepEqual(mod.CLI_TARBALL_FILES, expected);
     // What tar really holds, not only what npm said.
@@ -56,6 +67,10 @@ describe('the loopx-cli tarball', () => {
     // The bundles are the built ones, byte for byte.
     const cli = run('tar', ['xzOf', tgz, 'package/dist/cli.js'], { cwd: out, env: process.env }).stdout;
     assert.equal(cli, fs.readFileSync(path.join(REPO, 'dist', 'cli.js'), 'utf8'));
+    for (const f of ['dist/webview.js', 'media/browser-theme.css', 'media/dashboard.css']) {
+      const packed = run('tar', ['xzOf', tgz, `package/${f}`], { cwd: out, env: process.env }).stdout;
+      assert.equal(packed, fs.readFileSync(path.join(REPO, f), 'utf8'), f);
+    }
   });
 
   it('installs with `npm install -g` offline into a fresh prefix; loopx --version, init and status work from another folder', () => {

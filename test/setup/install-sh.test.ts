@@ -14,7 +14,10 @@ import { installCliShim, pathHint, writeCliTarget } from '../../src/core/cli-shi
 import type { PackageModule } from '../helpers/workbench';
 
 const SCRIPT = path.join(REPO, 'scripts', 'install.sh');
-const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'];
+// The CLI's run-time files, the dashboard page's among them (`loopx status-server` serves them).
+const CLI_FILES: readonly string[] = JSON.parse(
+  fs.readFileSync(path.join(REPO, 'packaging', 'cli', 'files.json'), 'utf8'),
+) as string[];
 
 function install(args: string[], env: NodeJS.ProcessEnv, script = SCRIPT) {
   return run('sh', [script, ...args], { cwd: env.HOME!, env });
@@ -50,7 +53,7 @@ describe('scripts/install.sh', () => {
     assert.equal(r.status, 0, r.stderr);
     const share = path.join(prefix, 'share', 'loopx', VERSION);
     const lines = r.stdout.trim().split('\n');
-    assert.deepEqual(lines.slice(0, 7), [
+    assert.deepEqual(lines.slice(0, CLI_FILES.length + 4), [
       `loopx ${VERSION} from ${REPO}`,
       ...CLI_FILES.map((f) => `  wrote       ${path.join(share, f)}`),
       `  wrote       ${path.join(share, 'package.json')}`,
@@ -81,7 +84,7 @@ describe('scripts/install.sh', () => {
     const again = install([], { ...env, PATH: `${path.join(home, 'p', 'bin')}:${env.PATH}` });
     assert.equal(again.status, 0, again.stderr);
     const changes = again.stdout.split('\n').filter((l) => /^ {2}\w/.test(l));
-    assert.equal(changes.length, 6);
+    assert.equal(changes.length, CLI_FILES.length + 3);
     assert.ok(
       changes.every((l) => l.startsWith('  unchanged   ')),
       again.stdout,
@@ -118,9 +121,13 @@ describe('scripts/install.sh', () => {
       const share = path.join(home, '.local', 'share', 'loopx', VERSION);
       for (const f of CLI_FILES)
         assert.ok(fs.readFileSync(path.join(share, f)).equals(fs.readFileSync(path.join(REPO, f))), f);
-      // Only the CLI: the extension's own bundle stays in the .vsix.
-      assert.deepEqual(fs.readdirSync(share).sort(), ['bin', 'dist', 'package.json']);
-      assert.deepEqual(fs.readdirSync(path.join(share, 'dist')).sort(), ['cli.js', 'mcp.js']);
+      // Only the CLI (and its dashboard page): the extension's own bundle stays in the .vsix.
+      assert.deepEqual(fs.readdirSync(share).sort(), ['bin', 'dist', 'media', 'package.json']);
+      assert.deepEqual(fs.readdirSync(path.join(share, 'dist')).sort(), ['cli.js', 'mcp.js', 'webview.js']);
+      assert.deepEqual(fs.readdirSync(path.join(share, 'media')).sort(), [
+        'browser-theme.css',
+        'dashboard.css',
+      ]);
       works(path.join(home, '.local', 'bin'), env);
       // The CLI ran from the unpacked .vsix, which is gone once it is installed.
       const from = /^loopx \S+ from (.*)$/m.exec(r.stdout)![1]!;
@@ -130,7 +137,16 @@ describe('scripts/install.sh', () => {
 
   it('builds the CLI first in a checkout that has node_modules but no dist/', () => {
     const checkout = tempDir('loopx-checkout-');
-    for (const d of ['src', 'scripts', 'bin', 'webview', 'package.json', 'tsconfig.json'])
+    for (const d of [
+      'src',
+      'scripts',
+      'bin',
+      'webview',
+      'media',
+      'packaging',
+      'package.json',
+      'tsconfig.json',
+    ])
       if (fs.existsSync(path.join(REPO, d)))
         fs.cpSync(path.join(REPO, d), path.join(checkout, d), { recursive: true });
     const home = tempDir();

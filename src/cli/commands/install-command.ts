@@ -25,9 +25,14 @@ import { shimTargetText } from '../../core/shim-target';
 import type { CliContext } from '../context';
 import { VERSION, example, runningCli } from '../define';
 import type { Act } from '../define';
+import cliFiles from '../../../packaging/cli/files.json';
 
-/** What the CLI needs at run time: bin/loopx.js runs ../dist/cli.js, which loads ./mcp.js. */
-const CLI_FILES = ['bin/loopx.js', 'dist/cli.js', 'dist/mcp.js'] as const;
+/**
+ * What the CLI needs at run time (packaging/cli/files.json, the one list the tarball, this
+ * command and the tests share): bin/loopx.js runs ../dist/cli.js, which loads ./mcp.js; the
+ * status server's dashboard page serves dist/webview.js and media/*.css (src/server/assets.ts).
+ */
+const CLI_FILES: readonly string[] = cliFiles;
 
 const ORIGIN: ShimOrigin = {
   installedBy: 'by `scripts/install.sh` / `loopx install-command`',

@@ -19,13 +19,29 @@ export function registerIntegrationCommands(program: Command, act: Act) {
         '--print-token',
         'print the bearer token (kept in the LoopX config folder, outside the workspace) and exit',
       )
+      .option(
+        '--login-link',
+        'print a fresh one-time link (valid once, for 60 s) that opens the dashboard of the server already running on --port, and exit',
+      )
       .action(
         act(
           async (
             ctx,
-            o: { port: number; host: string; unsafeAllowNonLoopback?: boolean; printToken?: boolean },
+            o: {
+              port: number;
+              host: string;
+              unsafeAllowNonLoopback?: boolean;
+              printToken?: boolean;
+              loginLink?: boolean;
+            },
           ) => {
             const store = ctx.store();
+            if (o.loginLink) {
+              const { loginLinkFor } = await import('../../server/login-link');
+              const link = await loginLinkFor(store, o.port);
+              ctx.print(link, () => `Dashboard: ${link.url}  (valid once, for 60 s)`);
+              return;
+            }
             if (o.printToken) {
               const { readOrCreateToken, tokenFile } = await import('../../server/token');
               const token = readOrCreateToken(store);
@@ -49,10 +65,17 @@ export function registerIntegrationCommands(program: Command, act: Act) {
                 );
               throw e;
             });
+            const login = server.loginUrl();
             ctx.print(
-              { schema: 'loopx.status-server/1', url: server.url, port: server.port, token: server.token },
+              {
+                schema: 'loopx.status-server/1',
+                url: server.url,
+                port: server.port,
+                token: server.token,
+                login_url: login,
+              },
               () =>
-                `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\n(Ctrl+C stops it)`,
+                `LoopX status server on ${server.url}\ntoken: ${server.token}\n  curl -H "Authorization: Bearer ${server.token}" ${server.url}/status\nDashboard: ${login}  (valid once, for 60 s)\n  a new link: loopx status-server --login-link --port ${server.port}\n(Ctrl+C stops it)`,
             );
             await new Promise<void>((resolve) => {
               const stop = () => void server.close().then(resolve);
@@ -63,6 +86,7 @@ export function registerIntegrationCommands(program: Command, act: Act) {
         ),
       ),
     'loopx status-server --port 8080',
+    'loopx status-server --login-link --port 8080',
   );
 
   example(

@@ -1,0 +1,9 @@
+/**
+ * The page's CSP allows no eval, and zod (bundled for the message rule in
+ * src/core/protocol.ts) probes for it with `new Function` unless told not to: the probe is
+ * reported as a CSP violation even though zod catches it. Imported first by main.ts, so the
+ * setting is in place before any schema exists.
+ */
+import { z } from 'zod';
+
+z.config({ jitless: true });
