@@ -267,6 +267,15 @@ export class Dashboard extends Disposable {
     }
   }
 
+  /**
+   * A navigation from outside the panel (a `vscode://` dashboard link from the browser): the same
+   * as the webview's own, with the panel opened first when it is to show a goal.
+   */
+  async navigate(msg: Msg): Promise<void> {
+    if (msg.type === 'select-goal') await this.open();
+    await this.handle(msg);
+  }
+
   private async handle(msg: Msg): Promise<void> {
     if (msg.type === 'ready') {
       this.ready = true;

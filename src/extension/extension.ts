@@ -21,6 +21,7 @@ import { registerMcpProvider } from './lm/mcpProvider';
 import { configureTerminals } from './terminal';
 import { registerChatParticipant, chatHandler } from './chat';
 import { Dashboard } from './dashboard';
+import { DashboardLinkHandler } from './dashboardLinks';
 import { prepareHookShim } from './hooksInstaller';
 import { refreshCliTarget } from './commands/cliInstall';
 
@@ -36,6 +37,8 @@ export interface LoopxApi {
   commands: LoopxCommands;
   statusServer: StatusServerControl;
   dashboard: Dashboard;
+  /** The `vscode://loopx.loopx-vscode/dashboard/...` links of the browser dashboard. */
+  dashboardLinks: DashboardLinkHandler;
   /** The `@loopx` chat handler, for tests that drive it without a language model. */
   chatHandler: vscode.ChatRequestHandler;
 }
@@ -63,10 +66,13 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       log,
       eventLog,
       openDashboard: () => dashboard.open(),
+      openDashboardInBrowser: () => statusServer.openInBrowser(),
       startStatusServer: () => statusServer.start(),
       stopStatusServer: () => statusServer.stop(),
     };
     const commands = new LoopxCommands(commandDeps);
+    const dashboardLinks = new DashboardLinkHandler(dashboard, log);
+    context.subscriptions.push(vscode.window.registerUriHandler(dashboardLinks));
     const notifier = new GateNotifier(workspaces, log, (p, decision) =>
       decideGate(commandDeps, p.ref, p.gate.id, decision),
     );
@@ -161,6 +167,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       commands,
       statusServer,
       dashboard,
+      dashboardLinks,
       chatHandler: chatHandler(workspaces),
     };
   } catch (e) {

@@ -1,18 +1,16 @@
-/** Start/Stop Status Server from VS Code: one loopback server for the first LoopX folder. */
+/**
+ * Start/Stop Status Server from VS Code: one loopback server for the first LoopX folder, and
+ * "Open Dashboard in Browser", which starts it when needed and opens a one-time login link.
+ */
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
 import type { LoopxWorkspaces } from './workspaces';
 import { LoopxError } from '../core/index';
-
-interface Running {
-  url: string;
-  port: number;
-  token: string;
-  close(): Promise<void>;
-}
+import type { StatusServer } from '../server/status-server';
 
 export class StatusServerControl extends Disposable {
-  private running: Running | undefined;
+  private running: StatusServer | undefined;
+  private starting: Promise<StatusServer> | undefined;
 
   constructor(
     private readonly workspaces: LoopxWorkspaces,
@@ -33,12 +31,56 @@ export class StatusServerControl extends Disposable {
       );
       return { url: this.running.url, token: this.running.token };
     }
+    const { url, token } = await this.ensureStarted();
+    void vscode.window
+      .showInformationMessage(`LoopX status server: ${url}`, 'Copy Token', 'Open in Browser')
+      .then((c) => {
+        if (c === 'Copy Token') void vscode.env.clipboard.writeText(token);
+        else if (c === 'Open in Browser') void this.openInBrowser();
+      });
+    return { url, token };
+  }
+
+  /**
+   * Opens the dashboard in the person's browser: a fresh one-time login link (valid once, for a
+   * minute), so the bearer token never appears in a URL. `asExternalUri` maps the loopback port
+   * for remote windows and code-server; the server then also answers to the mapped address.
+   * Returns the address opened.
+   */
+  async openInBrowser(): Promise<vscode.Uri> {
+    const server = await this.ensureStarted();
+    const login = vscode.Uri.parse(server.loginUrl(), true);
+    const external = await vscode.env.asExternalUri(login);
+    if (external.authority !== login.authority) server.allowHost(external.authority);
+    const opened = await vscode.env.openExternal(external);
+    this.log.info(
+      `dashboard in the browser: ${opened ? 'opened' : 'could not open'} ${external.scheme}://${external.authority}/ with a one-time login link`,
+    );
+    if (!opened) {
+      void vscode.window
+        .showWarningMessage(
+          'LoopX could not open a browser. Copy the one-time login link (valid for a minute) and open it yourself.',
+          'Copy Link',
+        )
+        .then((c) => c && vscode.env.clipboard.writeText(external.toString(true)));
+    }
+    return external;
+  }
+
+  /** The running server, started if it is not. */
+  private async ensureStarted(): Promise<StatusServer> {
+    if (this.running) return this.running;
+    this.starting ??= this.startServer().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async startServer(): Promise<StatusServer> {
     const f = this.workspaces.folders()[0];
     if (!f)
       throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/: initialise one first');
     const port = vscode.workspace.getConfiguration('loopx').get<number>('statusServer.port', 8080);
     const { startStatusServer } = await import('../server/status-server');
-    this.running = await startStatusServer({
+    const server = await startStatusServer({
       workspace: f.store.workspace,
       store: f.store,
       port,
@@ -52,14 +94,11 @@ export class StatusServerControl extends Disposable {
         );
       throw e;
     });
+    this.running = server;
     this.log.info(
-      `status server listening on ${this.running.url} (token in ${f.store.secretsDir}/status-token, outside the workspace)`,
+      `status server listening on ${server.url} (token in ${f.store.secretsDir}/status-token, outside the workspace)`,
     );
-    const { url, token } = this.running;
-    void vscode.window
-      .showInformationMessage(`LoopX status server: ${url}`, 'Copy Token')
-      .then((c) => c && vscode.env.clipboard.writeText(token));
-    return { url, token };
+    return server;
   }
 
   async stop(): Promise<boolean> {

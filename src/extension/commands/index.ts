@@ -12,6 +12,7 @@ import { todoCommands } from './todos';
 import { gateCommands } from './gates';
 import { quotaAndRewardCommands } from './quotaAndRewards';
 import { cliInstallCommands } from './cliInstall';
+import { workflowCommands } from './workflows';
 
 export { person } from './shared';
 
@@ -23,6 +24,7 @@ export class LoopxCommands {
       ...workspaceCommands(this.deps),
       ...goalCommands(this.deps),
       ...todoCommands(this.deps),
+      ...workflowCommands(this.deps),
       ...gateCommands(this.deps),
       ...quotaAndRewardCommands(this.deps),
       ...cliInstallCommands(context, this.deps.log),

@@ -31,6 +31,9 @@ export interface CommandArgs {
   costUsd?: number;
   tokens?: number;
   summary?: string;
+  /** Run Workflow...: the workflow's name and its parameter values. */
+  workflow?: string;
+  params?: Record<string, string>;
 }
 
 export type Arg = Node | CommandArgs | undefined;
@@ -45,6 +48,8 @@ export interface CommandDeps {
   eventLog: EventLogProvider;
   /** Hooks for the commands other issues fill (dashboard, status server). */
   openDashboard: () => Promise<unknown>;
+  /** Starts the status server if needed and opens a one-time login link; returns the address opened. */
+  openDashboardInBrowser: () => Promise<unknown>;
   startStatusServer: () => Promise<unknown>;
   stopStatusServer: () => Promise<unknown>;
 }

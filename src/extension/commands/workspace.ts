@@ -19,6 +19,7 @@ export function workspaceCommands(deps: CommandDeps): CommandTable {
     'loopx.installAgentHooks': (a) => installAgentHooks(deps, a),
     'loopx.signPolicy': (a) => signPolicy(deps, a),
     'loopx.openDashboard': () => deps.openDashboard(),
+    'loopx.openDashboardInBrowser': () => guardTrust().then(() => deps.openDashboardInBrowser()),
     'loopx.startStatusServer': () => guardTrust().then(() => deps.startStatusServer()),
     'loopx.stopStatusServer': () => deps.stopStatusServer(),
   };

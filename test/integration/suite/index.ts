@@ -4,6 +4,7 @@ import { registerExtensionTests } from './extension.test';
 import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 import { registerTrustTests } from './trust.test';
 import { registerCliInstallTests } from './cli-install.test';
+import { registerWorkflowAndBrowserTests } from './workflows-browser.test';
 import { registerEditorCommandAttackTests } from '../../security/host/editor-commands.host';
 import { registerNotificationAttackTests } from '../../security/host/notification.host';
 
@@ -20,6 +21,7 @@ export function run(): Promise<void> {
   registerAgentAndDashboardTests();
   registerTrustTests();
   registerCliInstallTests();
+  registerWorkflowAndBrowserTests();
   registerEditorCommandAttackTests();
   registerNotificationAttackTests();
   return new Promise((resolve, reject) => {
