@@ -4,7 +4,13 @@
  * page while it is hidden or reloaded.
  */
 import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/protocol';
-import { transport } from './transport';
+import type { Transport } from './transport';
+import { browserTransport } from './transport-browser';
+import { vscodeTransport } from './transport-vscode';
+
+declare function acquireVsCodeApi(): unknown;
+
+const transport: Transport = typeof acquireVsCodeApi === 'function' ? vscodeTransport() : browserTransport();
 
 export const send = (msg: Msg) => transport.post(msg);
 

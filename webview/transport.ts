@@ -1,11 +1,9 @@
 /**
  * How the page talks to whatever serves it. In VS Code that is the extension (messages both ways,
  * state kept by VS Code); in a browser it is the loopback status server (`fetch` and Server-Sent
- * Events, state in `sessionStorage`). Both are read-only: see src/core/protocol.ts.
+ * Events, state in `sessionStorage`). Both are read-only: see src/core/protocol.ts. host.ts picks one.
  */
 import type { Msg } from '../src/core/protocol';
-import { browserTransport } from './transport-browser';
-import { vscodeTransport } from './transport-vscode';
 
 export interface Transport {
   readonly kind: 'vscode' | 'browser';
@@ -19,8 +17,3 @@ export interface Transport {
    */
   subscribe(deliver: (m: unknown) => void, recovered: () => void): void;
 }
-
-declare function acquireVsCodeApi(): unknown;
-
-export const transport: Transport =
-  typeof acquireVsCodeApi === 'function' ? vscodeTransport() : browserTransport();

@@ -26,6 +26,8 @@ import { registerPolicyCommands } from './commands/policy';
 import { registerDoctorCommand } from './commands/doctor';
 import { registerInstallCommand } from './commands/install-command';
 import { registerCapabilityCommands } from './commands/capability';
+import { loopxParser } from './parse-loopx';
+import type { ParseLoopx } from '../core/index';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
 const ID_OPTIONS = new Set([
@@ -51,8 +53,8 @@ function checkIdOptions(cmd: Command) {
 
 /**
  * The whole `loopx` program: every command with its options, each action wrapped by `act`. `run`
- * passes the wrapper that runs them; `parseLoopx` (parse-loopx.ts) one that only records what
- * was parsed, so the hook reads an argument list exactly as the CLI does.
+ * passes the wrapper that runs them; `parseLoopx` (below, parse-loopx.ts) one that only records
+ * what was parsed, so the hook reads an argument list exactly as the CLI does.
  */
 export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Command {
   const program = new Command();
@@ -97,7 +99,7 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerQuotaCommands(program, act);
   registerContractCommands(program, act);
   registerIntegrationCommands(program, act);
-  registerHookCommands(program, act);
+  registerHookCommands(program, act, parseLoopx);
   registerStatusCommands(program, act);
   registerCapabilityCommands(program, act);
   registerKeyCommands(program, act);
@@ -146,6 +148,9 @@ function namesUnknownCommand(program: Command, argv: readonly string[]): boolean
   }
   return false;
 }
+
+/** Reads a `loopx` argument list as this program does, running nothing (the hook's parser). */
+export const parseLoopx: ParseLoopx = loopxParser(buildProgram);
 
 export async function run(argv: string[], io: Io): Promise<number> {
   let exitCode: number = EXIT.ok;

@@ -7,8 +7,10 @@
 import { CommanderError } from 'commander';
 import type { Command } from 'commander';
 import type { LoopxArgs, ParseLoopx } from '../core/index';
-import { buildProgram } from './main';
 import type { Act } from './define';
+
+/** How main.ts builds the whole program (handed in, so that this file need not import it). */
+type BuildProgram = (io: { stdout(s: string): void; stderr(s: string): void }, act: Act) => Command;
 
 /** The names from the program down to `cmd` (aliases resolved to the command's own name). */
 function pathOf(cmd: Command): string[] {
@@ -23,41 +25,44 @@ function eachCommand(cmd: Command, fn: (c: Command) => void) {
   for (const sub of cmd.commands) eachCommand(sub, fn);
 }
 
-export const parseLoopx: ParseLoopx = (argv: string[]): LoopxArgs => {
-  let result: LoopxArgs | undefined;
-  /** The command reached so far, for an error or help raised before any action. */
-  let reached: Command | undefined;
-  const record: Act =
-    () =>
-    (...args: unknown[]) => {
-      const cmd = args[args.length - 1] as Command;
-      result = {
-        kind: 'run',
-        command: pathOf(cmd),
-        options: cmd.optsWithGlobals(),
-        operands: args.slice(0, -2),
+/** The parser of the program `buildProgram` builds (main.ts makes the CLI's own: `parseLoopx`). */
+export const loopxParser =
+  (buildProgram: BuildProgram): ParseLoopx =>
+  (argv: string[]): LoopxArgs => {
+    let result: LoopxArgs | undefined;
+    /** The command reached so far, for an error or help raised before any action. */
+    let reached: Command | undefined;
+    const record: Act =
+      () =>
+      (...args: unknown[]) => {
+        const cmd = args[args.length - 1] as Command;
+        result = {
+          kind: 'run',
+          command: pathOf(cmd),
+          options: cmd.optsWithGlobals(),
+          operands: args.slice(0, -2),
+        };
+        return Promise.resolve();
       };
-      return Promise.resolve();
-    };
-  const quiet = () => undefined;
-  const program = buildProgram({ stdout: quiet, stderr: quiet }, record);
-  eachCommand(program, (c) => {
-    c.hook('preSubcommand', (_parent, sub) => {
-      reached = sub;
+    const quiet = () => undefined;
+    const program = buildProgram({ stdout: quiet, stderr: quiet }, record);
+    eachCommand(program, (c) => {
+      c.hook('preSubcommand', (_parent, sub) => {
+        reached = sub;
+      });
     });
-  });
-  try {
-    // Actions only record (synchronously), so the synchronous parse is complete when it returns.
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    const command = reached ? pathOf(reached) : [];
-    if (e instanceof CommanderError) {
-      // Help (asked for, or shown because a subcommand is missing) and the version print only.
-      if (['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(e.code))
-        return { kind: 'help', command };
-      return { kind: 'error', command, message: e.message.replace(/^error: /, '') };
+    try {
+      // Actions only record (synchronously), so the synchronous parse is complete when it returns.
+      program.parse(argv, { from: 'user' });
+    } catch (e) {
+      const command = reached ? pathOf(reached) : [];
+      if (e instanceof CommanderError) {
+        // Help (asked for, or shown because a subcommand is missing) and the version print only.
+        if (['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(e.code))
+          return { kind: 'help', command };
+        return { kind: 'error', command, message: e.message.replace(/^error: /, '') };
+      }
+      return { kind: 'error', command, message: (e as Error)?.message ?? String(e) };
     }
-    return { kind: 'error', command, message: (e as Error)?.message ?? String(e) };
-  }
-  return result ?? { kind: 'error', command: reached ? pathOf(reached) : [], message: 'no command' };
-};
+    return result ?? { kind: 'error', command: reached ? pathOf(reached) : [], message: 'no command' };
+  };

@@ -16,7 +16,7 @@ import type { HookAnswer } from '../../src/core/hooks';
 import { agentFromEnv, hostSessionAgent } from '../../src/core/identity';
 import { MAX_DENIALS_KEPT } from '../../src/core/model';
 import type { Actor } from '../../src/core/model';
-import { parseLoopx } from '../../src/cli/parse-loopx';
+import { parseLoopx } from '../../src/cli/main';
 import type { Store } from '../../src/core/store';
 import { human, removeTempDirs, tempStore, writeSignedPolicy } from '../helpers/store';
 

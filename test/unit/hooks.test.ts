@@ -24,7 +24,7 @@ import {
   preToolUse,
   withoutLoopxHooks,
 } from '../../src/core/hooks';
-import { parseLoopx } from '../../src/cli/parse-loopx';
+import { parseLoopx } from '../../src/cli/main';
 import { configDir } from '../../src/core/config-dir';
 import type { Actor } from '../../src/core/model';
 import type { Store as StoreT } from '../../src/core/store';

@@ -25,7 +25,7 @@ import {
   writeHookShim,
   forLogLine,
 } from '../../core/index';
-import type { Actor, HookAnswer, HookEvent, HookPlan, Store } from '../../core/index';
+import type { Actor, HookAnswer, HookEvent, HookPlan, ParseLoopx, Store } from '../../core/index';
 import { askTerminalLine } from '../person';
 import { example, runningCli } from '../define';
 import type { Act } from '../define';
@@ -49,7 +49,12 @@ async function readPayload(ctx: CliContext): Promise<HookPayload> {
 }
 
 /** Answers one hook event; returns the exit code the host reads. */
-async function answerHook(ctx: CliContext, event: HookEvent, o: { agent?: string; goalId?: string }) {
+async function answerHook(
+  ctx: CliContext,
+  event: HookEvent,
+  o: { agent?: string; goalId?: string },
+  parseLoopx: ParseLoopx,
+) {
   const { io } = ctx;
   const answerWith = (answer: HookAnswer) => {
     io.stdout(JSON.stringify(answer.output) + '\n');
@@ -81,8 +86,7 @@ async function answerHook(ctx: CliContext, event: HookEvent, o: { agent?: string
     const actor: Actor = { kind: 'agent', id: agent, channel: 'hook' };
     store = ctx.store();
     if (event === 'pre-tool-use') {
-      // The CLI's own parser reads `loopx` commands for the hook (loaded only here).
-      const { parseLoopx } = await import('../parse-loopx');
+      // The CLI's own parser reads `loopx` commands for the hook.
       answer = preToolUse(store, payload, { parseLoopx, env: io.env, cwd: io.cwd, agent: known });
     } else if (event === 'session-start') answer = sessionStart(store, { goalId, agent: known }, actor);
     else answer = stop(store, { goalId, agent, sessionId, transcriptPath: payload.transcript_path }, actor);
@@ -101,7 +105,8 @@ async function answerHook(ctx: CliContext, event: HookEvent, o: { agent?: string
   return answerWith(answer);
 }
 
-export function registerHookCommands(program: Command, act: Act) {
+/** `parseLoopx`: the CLI's own parser (main.ts), which the hook reads `loopx` commands with. */
+export function registerHookCommands(program: Command, act: Act, parseLoopx: ParseLoopx) {
   example(
     program
       .command('hook')
@@ -116,7 +121,7 @@ export function registerHookCommands(program: Command, act: Act) {
         act(async (ctx, name: string, o: { agent?: string; goalId?: string }) => {
           const event = hookEvent(name);
           if (!event) throw usageError(`unknown hook event ${quote(name)}: use ${HOOK_EVENTS.join(', ')}`);
-          return answerHook(ctx, event, o);
+          return answerHook(ctx, event, o, parseLoopx);
         }),
       ),
     'echo \'{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}\' | loopx hook pre-tool-use',
