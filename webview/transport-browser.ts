@@ -14,8 +14,10 @@ const STATE_KEY = 'loopx.dashboard.state';
 /** After the server ended the stream for good (restart, busy), try again this often. */
 const REOPEN_MS = 5000;
 
+/** The status server's port: the page's own, or the one in a path proxy's `/proxy/<port>/` (code-server). */
 function serverPort(): string {
-  return location.port || (location.protocol === 'https:' ? '443' : '80');
+  const proxied = /\/proxy\/(\d+)\//.exec(location.pathname)?.[1];
+  return proxied ?? (location.port || (location.protocol === 'https:' ? '443' : '80'));
 }
 
 /** What the person reads when the session is gone: the way to a new one, in words. */
