@@ -10,6 +10,7 @@
 import { parseWebviewMessage } from './protocol';
 import type { Msg } from './protocol';
 import { shellQuote } from './shell-quote';
+import { gateDecisionCommand } from './next-commands';
 
 /** The extension's URI authority: `<publisher>.<name>` of package.json. */
 export const DASHBOARD_LINK_AUTHORITY = 'loopx.loopx-vscode';
@@ -63,9 +64,9 @@ export function cliCommandFor(msg: Msg): string | undefined {
   const goal = `--goal-id ${shellQuote(m.goalId)}`;
   switch (m.type) {
     case 'approve-gate':
-      return `loopx${ws} gate approve ${goal} --gate-id ${shellQuote(m.gateId)}`;
+      return gateDecisionCommand('approve', m.goalId, m.gateId, m.folder);
     case 'reject-gate':
-      return `loopx${ws} gate reject ${goal} --gate-id ${shellQuote(m.gateId)}`;
+      return gateDecisionCommand('reject', m.goalId, m.gateId, m.folder);
     case 'open-evidence':
       return `loopx${ws} evidence list ${goal}`;
     case 'select-goal':

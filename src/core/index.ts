@@ -48,3 +48,4 @@ export * from './goal-export';
 export * from './doctor';
 export * from './markdown-text';
 export * from './workflows/index';
+export * from './next-commands';

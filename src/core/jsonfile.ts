@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { corrupt } from './errors';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
+import { placeOf, syntaxErrorOffset } from './json-locate';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -19,9 +20,19 @@ export function describeIssues(error: z.ZodError, max = 3): string {
 
 /** Line number of a JSON.parse error, when the engine says the position. */
 function jsonErrorLine(text: string, err: unknown): number | undefined {
-  const m = /position (\d+)/.exec(String((err as Error).message));
-  if (!m) return undefined;
-  return text.slice(0, Number(m[1])).split('\n').length;
+  const offset = syntaxErrorOffset(err);
+  return offset === undefined ? undefined : placeOf(text, offset).line;
+}
+
+/**
+ * The field a zod issue is about, as a path. An unknown key's issue sits on the object that
+ * holds it: the field is the key itself.
+ */
+export function issueField(issue: z.core.$ZodIssue): (string | number)[] {
+  return [
+    ...(issue.path as (string | number)[]),
+    ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : []),
+  ];
 }
 
 /** Parses JSON text and validates it; errors name the file, the line (when known) and the field. */
@@ -40,9 +51,7 @@ export function parseJsonText<S extends z.ZodType>(text: string, schema: S, file
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    // An unknown key's issue sits on the object that holds it: the field is the key itself.
-    const unknown = first?.code === 'unrecognized_keys' ? first.keys.slice(0, 1) : [];
-    const field = first && [...first.path.map(String), ...unknown].join('.');
+    const field = first && issueField(first).map(String).join('.');
     throw corrupt(`${file}: ${describeIssues(parsed.error)}`, { file, ...(field ? { field } : {}) });
   }
   return parsed.data;

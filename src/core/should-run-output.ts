@@ -8,6 +8,7 @@ import { PRIORITY_ORDER, stillOpenFor } from './decision';
 import type { DecisionResult } from './decision';
 import { OverruledOut } from './status-doc';
 import { shellQuote } from './shell-quote';
+import { gateDecisionCommand } from './next-commands';
 
 export const SHOULD_RUN_SCHEMA = 'loopx.should-run/1';
 
@@ -125,7 +126,7 @@ export function render(
     reason: g.reason.slice(0, 200),
     status: g.status,
     action_required: true as const,
-    approve: `loopx gate approve --goal-id ${gid} --gate-id ${g.id}`,
+    approve: gateDecisionCommand('approve', gid, g.id),
   }));
   const todos = d.userTodos.slice(0, 5).map((t) => ({ id: t.id, title: t.title }));
   const planWanted = d.decision === 'wait' && goal.todos.filter((t) => t.owner === 'agent').length === 0;

@@ -31,32 +31,13 @@ describe('everyday read commands', { concurrency: 1 }, () => {
 
   before(async () => {
     ok(await ws.run('goal', 'create', '--title', 'Everyday', '--goal-id', 'g', '--description', 'ship it'));
+    ok(await ws.addTodo('g', 'tests', 'Run the tests', 'npm test'));
     ok(
-      await ws.run(
-        'todo',
-        'add',
-        '--goal-id',
+      await ws.addTodo(
         'g',
-        '--title',
-        'Run the tests',
-        '--action',
-        'npm test',
-        '--todo-id',
-        'tests',
-      ),
-    );
-    ok(
-      await ws.run(
-        'todo',
-        'add',
-        '--goal-id',
-        'g',
-        '--title',
-        'Deploy',
-        '--action',
-        './deploy.sh --env "prod" | tee log',
-        '--todo-id',
         'ship',
+        'Deploy',
+        './deploy.sh --env "prod" | tee log',
         '--gate',
         'prod',
         '--depends-on',

@@ -40,34 +40,8 @@ describe('export', { concurrency: 1 }, () => {
         'Ship it\n1. first\n<iframe src=x>',
       ),
     );
-    ok(
-      await ws.run(
-        'todo',
-        'add',
-        '--goal-id',
-        'g',
-        '--title',
-        'Run the tests',
-        '--action',
-        'npm test',
-        '--todo-id',
-        'tests',
-      ),
-    );
-    ok(
-      await ws.run(
-        'todo',
-        'add',
-        '--goal-id',
-        'g',
-        '--title',
-        `Deploy ${HOSTILE_TITLE}`,
-        '--action',
-        HOSTILE_ACTION,
-        '--todo-id',
-        'ship',
-      ),
-    );
+    ok(await ws.addTodo('g', 'tests', 'Run the tests', 'npm test'));
+    ok(await ws.addTodo('g', 'ship', `Deploy ${HOSTILE_TITLE}`, HOSTILE_ACTION));
     runId = json(
       await as('codex', '--json', 'quota', 'should-run', '--goal-id', 'g'),
       z.object({ run_id: z.string() }),

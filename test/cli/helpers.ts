@@ -292,6 +292,28 @@ export class Ws {
   async json<S extends z.ZodType>(schema: S, ...args: string[]): Promise<z.infer<S>> {
     return json(await loopx(['--json', ...args], { cwd: this.dir }), schema);
   }
+  /** `loopx todo add` of a todo with the id and command given (`extra`: more flags), as a script would. */
+  addTodo(
+    goalId: string,
+    todoId: string,
+    title: string,
+    action: string,
+    ...extra: string[]
+  ): Promise<Result> {
+    return this.run(
+      'todo',
+      'add',
+      '--goal-id',
+      goalId,
+      '--title',
+      title,
+      '--action',
+      action,
+      '--todo-id',
+      todoId,
+      ...extra,
+    );
+  }
   /** `loopx` as a person at a terminal, who types the passphrase when asked. */
   tty(...args: string[]): Promise<{ code: number; output: string }> {
     return loopxTty(args, { cwd: this.dir });

@@ -1,7 +1,7 @@
 /** `loopx todo`: a goal's todo list. */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { invoke, goalStatus, checkJudgment, sameAgent, todoDoc } from '../../core/index';
+import { invoke, goalStatus, checkJudgment, sameAgent, todoDoc, gateDecisionCommand } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
 import type { CliContext } from '../context';
 import { example, list } from '../define';
@@ -16,7 +16,7 @@ const todoResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
   ctx.print(
     { schema: 'loopx.todo-change/1', goal_id: res.goalId, revision: res.revision, todo: t },
     () =>
-      `${verb} todo ${todoId}${t ? `: ${t.title} (${t.status})` : ''}${t?.gate && res.state.gates.find((g) => g.id === t.gate)?.status === 'pending' ? `\ngate ${t.gate} is pending: a person approves it with loopx gate approve --goal-id ${res.goalId} --gate-id ${t.gate}` : ''}`,
+      `${verb} todo ${todoId}${t ? `: ${t.title} (${t.status})` : ''}${t?.gate && res.state.gates.find((g) => g.id === t.gate)?.status === 'pending' ? `\ngate ${t.gate} is pending: a person approves it with ${gateDecisionCommand('approve', res.goalId, t.gate)}` : ''}`,
   );
 };
 

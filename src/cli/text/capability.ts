@@ -1,6 +1,6 @@
 /** The text of `loopx capability run|show` and of `loopx capabilities`. */
 import type { CatalogEntry, WorkflowEntry } from '../../core/index';
-import { declaredWords } from '../../core/index';
+import { declaredWords, gateDecisionCommand } from '../../core/index';
 import { columns, plural } from './format';
 
 /** What `capability run` printed, as its JSON (`loopx.workflow-run/1`) has it. */
@@ -34,7 +34,7 @@ export function workflowRunText(o: WorkflowRunOut): string {
     const pending = o.gates.filter((g) => g.status === 'pending');
     if (pending.length)
       out.push(
-        `a person approves ${pending.length === 1 ? 'it' : 'each'} with loopx gate approve --goal-id ${o.goal_id} --gate-id ${pending[0]!.id}`,
+        `a person approves ${pending.length === 1 ? 'it' : 'each'} with ${gateDecisionCommand('approve', o.goal_id, pending[0]!.id)}`,
       );
   }
   out.push(`declared quota: ${declaredWords(o.declared_quota)}`);

@@ -6,16 +6,9 @@ import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { loosenedBy } from '../trust/decisions';
 import { goalId, AllActors, Humans } from './shared';
-import type { GoalState } from '../model';
+import type { BudgetName, GoalState } from '../model';
+import { BUDGET_FLAG, quotaGrantCommand } from '../next-commands';
 import { budgetAmount, budgetLabel, duration } from '../words';
-
-/** The CLI flag of each budget, for the next step a refusal names. */
-const BUDGET_FLAG: Record<string, string> = {
-  turns: '--turns',
-  tokens: '--tokens',
-  costUsd: '--cost',
-  wallSeconds: '--wall-seconds',
-};
 
 const windowWords = (w: Quota['window']) => (w.kind === 'life' ? 'the goal’s life' : `the last ${w.hours} h`);
 
@@ -26,7 +19,7 @@ const windowWords = (w: Quota['window']) => (w.kind === 'life' ? 'the goal’s l
  */
 function loosenedMessage(who: string, s: GoalState, next: Quota, loosened: string[]): string {
   const changes: string[] = [];
-  const budgets = loosened.filter((k) => k in BUDGET_FLAG);
+  const budgets = loosened.filter((k): k is BudgetName => k in BUDGET_FLAG);
   for (const k of budgets) {
     const was = s.quota.budgets[k as keyof typeof s.quota.budgets]!;
     const now = next.budgets[k as keyof typeof next.budgets];
@@ -45,7 +38,10 @@ function loosenedMessage(who: string, s: GoalState, next: Quota, loosened: strin
   const steps: string[] = [];
   if (budgets.length)
     steps.push(
-      `more budget is a person's grant, at a terminal: \`loopx quota grant --goal-id ${s.id} ${budgets.map((k) => `${BUDGET_FLAG[k]} N`).join(' ')}\``,
+      `more budget is a person's grant, at a terminal: \`${quotaGrantCommand(
+        s.id,
+        budgets.map((k) => [k, 'N']),
+      )}\``,
     );
   if (loosened.includes('cooldownSeconds') || loosened.includes('window'))
     steps.push(

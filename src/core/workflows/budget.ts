@@ -8,6 +8,7 @@ import { quotaUse } from '../quota';
 import type { QuotaUse } from '../quota';
 import type { GoalState, WorkflowInstance } from '../model';
 import { budgetAmount, budgetLabel } from '../words';
+import { quotaGrantCommand } from '../next-commands';
 
 export const WORKFLOW_BUDGETS = ['turns', 'tokens', 'costUsd'] as const;
 export type WorkflowBudget = (typeof WORKFLOW_BUDGETS)[number];
@@ -71,12 +72,13 @@ export function shortfallWords(over: readonly BudgetShortfall[]): string {
 
 /** The grant that would make room, as a command a person runs. */
 export function grantCommand(goalId: string, over: readonly BudgetShortfall[]): string {
-  const flag = { turns: '--turns', tokens: '--tokens', costUsd: '--cost' } as const;
-  const parts = over.map((o) => {
-    const need = o.declared - o.left;
-    return `${flag[o.budget]} ${o.budget === 'costUsd' ? Math.ceil(need * 100) / 100 : Math.ceil(need)}`;
-  });
-  return `loopx quota grant --goal-id ${goalId} ${parts.join(' ')}`;
+  return quotaGrantCommand(
+    goalId,
+    over.map((o) => {
+      const need = o.declared - o.left;
+      return [o.budget, o.budget === 'costUsd' ? Math.ceil(need * 100) / 100 : Math.ceil(need)];
+    }),
+  );
 }
 
 /** The message of the refusal, for `capability run` and should-run alike. */

@@ -11,6 +11,7 @@ import type { WorkflowEntry, WorkflowProblem, WorkflowQuota, WorkflowSource } fr
 import type { WorkflowStore } from './load';
 import { WORKFLOW_RUN } from './capability';
 import { WORKFLOW_BUDGETS } from './budget';
+import { PARAM_VALUE_MAX, anchoredPattern, paramRequired } from './expand';
 
 export interface WorkflowCatalogEntry extends CapabilityDeclaration {
   kind: 'workflow';
@@ -44,11 +45,11 @@ export function paramsJsonSchema(wf: WorkflowEntry): Record<string, unknown> {
       type: 'string',
       description: p.description,
       minLength: 1,
-      maxLength: 200,
-      ...(p.pattern !== undefined ? { pattern: `^(?:${p.pattern})$` } : {}),
+      maxLength: PARAM_VALUE_MAX,
+      ...(p.pattern !== undefined ? { pattern: anchoredPattern(p.pattern) } : {}),
       ...(p.default !== undefined ? { default: p.default } : {}),
     };
-    if (p.default === undefined && p.required !== false) required.push(name);
+    if (paramRequired(p)) required.push(name);
   }
   return {
     type: 'object',
@@ -80,7 +81,7 @@ export function workflowCatalogEntry(wf: WorkflowEntry): WorkflowCatalogEntry {
     file: wf.file,
     declared: wf.quota,
     runWith: `loopx capability run ${wf.name} --goal-id G${Object.keys(wf.params)
-      .filter((n) => wf.params[n]!.default === undefined && wf.params[n]!.required !== false)
+      .filter((n) => paramRequired(wf.params[n]!))
       .map((n) => ` --param ${n}=...`)
       .join('')}`,
   };

@@ -8,7 +8,7 @@ import { newId } from '../ids';
 import { textProblem } from '../text-rules';
 import { shellQuote } from '../shell-quote';
 import type { Owner, Priority } from '../model';
-import type { WorkflowEntry, WorkflowFile, WorkflowQuota, WorkflowSource } from './schema';
+import type { WorkflowEntry, WorkflowFile, WorkflowParam, WorkflowQuota, WorkflowSource } from './schema';
 
 /** `{name}` is a placeholder; `{{` and `}}` are a literal brace. */
 const TOKEN = /\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_]{0,31})\}/g;
@@ -49,9 +49,11 @@ function substitute(s: string, value: (name: string) => string): string {
   return s.replace(TOKEN, (tok, name: string | undefined) => (name ? value(name) : tok === '{{' ? '{' : '}'));
 }
 
-/** A parameter's pattern, anchored: the whole value must match. */
+/** A parameter's pattern, anchored: the whole value must match (as a JSON schema `pattern` too). */
+export const anchoredPattern = (pattern: string) => `^(?:${pattern})$`;
+
 export function paramRegex(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`, 'u');
+  return new RegExp(anchoredPattern(pattern), 'u');
 }
 
 export interface ExpandedTodo {
@@ -99,12 +101,12 @@ export function resolveParams(wf: WorkflowFile, given: Record<string, string>): 
         `workflow ${wf.name} has no parameter ${quote(name)} (it takes ${declared.length ? declared.join(', ') : 'none'})`,
         'param_unknown',
       );
-  const inActions = new Set(wf.todos.flatMap((t) => (t.action ? placeholders(t.action) : [])));
+  const inActions = paramsInActions(wf);
   const out: Record<string, string> = {};
   for (const [name, p] of Object.entries(wf.params)) {
     const value = Object.hasOwn(given, name) ? given[name]! : p.default;
     if (value === undefined) {
-      if (p.required !== false)
+      if (paramRequired(p))
         throw paramError(
           name,
           wf.name,
@@ -113,27 +115,51 @@ export function resolveParams(wf: WorkflowFile, given: Record<string, string>): 
         );
       continue;
     }
-    const problem =
-      value === ''
-        ? 'must not be empty'
-        : value.length > 200
-          ? 'must be at most 200 characters'
-          : textProblem(value);
-    if (problem) throw paramError(name, wf.name, `the value ${problem}`, 'param_invalid');
-    if (p.pattern !== undefined && !paramRegex(p.pattern).test(value))
-      throw paramError(name, wf.name, `${quote(value)} does not match ${quote(p.pattern)}`, 'param_pattern');
-    // Quoting keeps a value one word, not a word from being read as an option: without a
-    // pattern to say otherwise, a value that starts with '-' stays out of commands.
-    if (p.pattern === undefined && inActions.has(name) && value.startsWith('-'))
-      throw paramError(
-        name,
-        wf.name,
-        `${quote(value)} starts with '-', which a command would read as an option (declare a pattern for ${name} to allow it)`,
-        'param_invalid',
-      );
+    const problem = paramValueProblem(name, p, value, inActions.has(name));
+    if (problem) throw paramError(name, wf.name, problem.message, problem.reason);
     out[name] = value;
   }
   return out;
+}
+
+/** The longest value a parameter takes. */
+export const PARAM_VALUE_MAX = 200;
+
+/** A parameter with no default must be given, unless it says `required: false`. */
+export const paramRequired = (p: WorkflowParam) => p.default === undefined && p.required !== false;
+
+/** The parameters some todo's action names. */
+export function paramsInActions(wf: WorkflowFile): Set<string> {
+  return new Set(wf.todos.flatMap((t) => (t.action ? placeholders(t.action) : [])));
+}
+
+/**
+ * What is wrong with `value` for the parameter `name`, or undefined: the one rule for a value,
+ * for `capability run` and the editor's input boxes alike. `inAction`: some action names it.
+ */
+export function paramValueProblem(
+  name: string,
+  p: WorkflowParam,
+  value: string,
+  inAction: boolean,
+): { message: string; reason: string } | undefined {
+  const problem =
+    value === ''
+      ? 'must not be empty'
+      : value.length > PARAM_VALUE_MAX
+        ? `must be at most ${PARAM_VALUE_MAX} characters`
+        : textProblem(value);
+  if (problem) return { message: `the value ${problem}`, reason: 'param_invalid' };
+  if (p.pattern !== undefined && !paramRegex(p.pattern).test(value))
+    return { message: `${quote(value)} does not match ${quote(p.pattern)}`, reason: 'param_pattern' };
+  // Quoting keeps a value one word, not a word from being read as an option: without a
+  // pattern to say otherwise, a value that starts with '-' stays out of commands.
+  if (p.pattern === undefined && inAction && value.startsWith('-'))
+    return {
+      message: `${quote(value)} starts with '-', which a command would read as an option (declare a pattern for ${name} to allow it)`,
+      reason: 'param_invalid',
+    };
+  return undefined;
 }
 
 export interface ExpandOptions {

@@ -10,7 +10,15 @@ export {
   WORKFLOWS_DIR,
 } from './load';
 export type { WorkflowList, WorkflowStore } from './load';
-export { expandWorkflow, resolveParams, placeholders } from './expand';
+export {
+  expandWorkflow,
+  resolveParams,
+  placeholders,
+  paramValueProblem,
+  paramRequired,
+  paramsInActions,
+  PARAM_VALUE_MAX,
+} from './expand';
 export type { ExpandedWorkflow, ExpandedTodo, ExpandedGate, ExpandOptions } from './expand';
 export {
   overBudget,

@@ -7,10 +7,11 @@
 import * as path from 'node:path';
 import { corrupt, notFound, quote } from '../errors';
 import { readStoreFile, readdirStore } from '../safe-path';
+import { issueField } from '../jsonfile';
 import { WorkflowFile } from './schema';
 import type { WorkflowEntry, WorkflowProblem, WorkflowSource } from './schema';
-import { fieldPlaces, placeOfField, syntaxErrorPlace } from './json-locate';
-import type { Place } from './json-locate';
+import { fieldPlaces, placeOfField, syntaxErrorPlace } from '../json-locate';
+import type { Place } from '../json-locate';
 import { paramRegex, placeholders, quotedPlaceholder } from './expand';
 import issueFix from './builtin/issue-fix.json';
 import release from './builtin/release.json';
@@ -169,11 +170,7 @@ export function parseWorkflowText(
   const parsed = WorkflowFile.safeParse(raw);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
-    // An unknown key's issue sits on the object that holds it: the field is the key itself.
-    const fieldPath = [
-      ...first.path,
-      ...(first.code === 'unrecognized_keys' ? first.keys.slice(0, 1) : []),
-    ] as (string | number)[];
+    const fieldPath = issueField(first);
     const field = fieldPath.map(String).join('.');
     const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
     return {
@@ -215,13 +212,19 @@ export function parseWorkflowText(
   };
 }
 
-/** The workflows shipped with LoopX. A broken one is a bug in LoopX, not the user's to fix. */
+let builtins: readonly WorkflowEntry[] | undefined;
+
+/**
+ * The workflows shipped with LoopX, checked once per process (they cannot change). A broken one is
+ * a bug in LoopX, not the user's to fix.
+ */
 export function builtinWorkflows(): WorkflowEntry[] {
-  return BUILTIN_TEXTS.map((json) => {
+  builtins ??= BUILTIN_TEXTS.map((json) => {
     const r = parseWorkflowText(JSON.stringify(json, null, 2), 'builtin', 'builtin');
     if ('problem' in r) throw new Error(`built-in workflow: ${r.problem.field}: ${r.problem.message}`);
     return { ...r.entry, file: `builtin:${r.entry.name}` };
   });
+  return [...builtins];
 }
 
 /** A problem as the message `capability run` refuses with: file, line, column, field, what. */

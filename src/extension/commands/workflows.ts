@@ -13,6 +13,9 @@ import {
   invoke,
   listWorkflows,
   plainText,
+  paramRequired,
+  paramsInActions,
+  paramValueProblem,
   problemText,
   resolveParams,
   LoopxError,
@@ -94,8 +97,8 @@ async function pickWorkflow(
 }
 
 /**
- * Each parameter in an input box, checked by the core's own rule (`resolveParams`) as it is
- * typed. Given values (a command call's) are checked the same way, and not asked again.
+ * Each parameter in an input box, checked by the core's own rule (`paramValueProblem`) as it is
+ * typed. Given values (a command call's) are checked by `resolveParams`, and not asked again.
  */
 async function askParams(
   wf: WorkflowEntry,
@@ -103,13 +106,10 @@ async function askParams(
   direct: boolean,
 ): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
+  const inActions = paramsInActions(wf.workflow);
   const problemWith = (name: string, v: string): string | undefined => {
-    try {
-      resolveParams({ ...wf.workflow, params: { [name]: wf.params[name]! } }, { [name]: v });
-      return undefined;
-    } catch (e) {
-      return e instanceof LoopxError ? e.message.replace(/^workflow [^:]+: --param /, '') : String(e);
-    }
+    const problem = paramValueProblem(name, wf.params[name]!, v, inActions.has(name));
+    return problem && `${name}: ${problem.message}`;
   };
   for (const [name, p] of Object.entries(wf.params)) {
     if (Object.hasOwn(given, name)) {
@@ -118,10 +118,10 @@ async function askParams(
     }
     if (direct) continue; // a command call leaves the rest to the defaults; the core checks them
     const v = await input({
-      prompt: `${wf.title}: ${name}${p.required === false ? ' (optional)' : ''}. ${p.description}`,
+      prompt: `${wf.title}: ${name}${paramRequired(p) ? '' : ' (optional)'}. ${p.description}`,
       value: p.default,
       placeHolder: p.pattern ? `matching ${p.pattern}` : undefined,
-      validateInput: (s) => (s === '' && p.required === false ? undefined : problemWith(name, s)),
+      validateInput: (s) => (s === '' && !paramRequired(p) ? undefined : problemWith(name, s)),
     });
     if (v !== '') values[name] = v;
   }

@@ -16,10 +16,15 @@ export function placeOf(text: string, offset: number): Place {
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
+/** The character offset where JSON.parse stopped, when its message says it. */
+export function syntaxErrorOffset(err: unknown): number | undefined {
+  const m = /position (\d+)/.exec(String((err as Error).message));
+  return m ? Number(m[1]) : undefined;
+}
+
 /** Where JSON.parse stopped, when its message says the position (else the end of the text). */
 export function syntaxErrorPlace(text: string, err: unknown): Place {
-  const m = /position (\d+)/.exec(String((err as Error).message));
-  return placeOf(text, m ? Number(m[1]) : text.length);
+  return placeOf(text, syntaxErrorOffset(err) ?? text.length);
 }
 
 /**
