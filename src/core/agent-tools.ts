@@ -16,6 +16,7 @@ import { SPEND_REPORT_MAX, SpendReportFields } from './quota';
 import { contractActionFor, contractCovers, contractTodoIds } from './gate-rules';
 import { goalStatus, statusAll } from './status';
 import type { Store } from './store';
+import { lazy, lazyArray } from './lazy';
 
 export interface AgentToolResult {
   /** Short text a model can act on. */
@@ -37,11 +38,11 @@ export interface AgentTool<S extends z.ZodObject = z.ZodObject> {
   run: (store: Store, input: z.infer<S>, actor: Actor) => AgentToolResult;
 }
 
-const goalIdOpt = Id.optional().describe(
-  'The goal id. Optional when the workspace has exactly one active goal.',
+const goalIdOpt = lazy(() =>
+  Id.optional().describe('The goal id. Optional when the workspace has exactly one active goal.'),
 );
-const contractId = Id.describe(
-  'The id of your current contract (interaction_contract.id from loopx_get_contract).',
+const contractId = lazy(() =>
+  Id.describe('The id of your current contract (interaction_contract.id from loopx_get_contract).'),
 );
 
 /** The goal a call is about: the one given, or the only active goal. */
@@ -67,7 +68,7 @@ function define<S extends z.ZodObject>(t: AgentTool<S>): AgentTool {
   return t as unknown as AgentTool;
 }
 
-export const AGENT_TOOLS: AgentTool[] = [
+export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
   define({
     name: 'loopx_get_contract',
     title: 'Get the LoopX contract',
@@ -78,7 +79,7 @@ export const AGENT_TOOLS: AgentTool[] = [
       'Calling it again while your run is open returns the same contract. ' +
       'The contract is yours: LoopX knows which agent you are from your connection (MCP session, chat session), so there is no agent parameter.',
     // No `agent`: identity comes from the channel (see callAgentTool for callers that still send one).
-    input: z.object({ goalId: goalIdOpt }),
+    input: lazy(() => z.object({ goalId: goalIdOpt })),
     writes: false,
     run: (store, i, actor) => {
       const out = shouldRun(store, { goalId: resolveGoal(store, i.goalId), agent: actor.id }, actor);
@@ -90,7 +91,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     title: 'Get LoopX status',
     description:
       'Read the status of one goal (todos, gates, quota, last runs with evidence and rewards, what needs a person) or, without goalId, the list of all goals. Read-only.',
-    input: z.object({ goalId: Id.optional().describe('One goal; omit for all goals.') }),
+    input: lazy(() => z.object({ goalId: Id.optional().describe('One goal; omit for all goals.') })),
     writes: false,
     run: (store, i) => {
       const doc = i.goalId ? goalStatus(store, i.goalId) : statusAll(store);
@@ -103,15 +104,17 @@ export const AGENT_TOOLS: AgentTool[] = [
     description:
       'Add a todo to a goal (planning). Give `action` only when the todo is done by one shell command; a command you propose for yourself waits for the person’s review gate before any contract lists it. ' +
       'Use `gate` for work that needs a person’s approval (deploys, data changes, spending). Does not run anything.',
-    input: z.object({
-      goalId: goalIdOpt,
-      title: Line(200).describe('What to do, in a few words.'),
-      action: Line(2000).optional().describe('The exact shell command that does it, if one command does.'),
-      gate: Id.optional().describe('A gate id that must be approved first, e.g. "prod".'),
-      priority: Priority.optional().describe('P0 (most urgent) to P3; default P2.'),
-      owner: Owner.optional().describe('agent (default) or user, for work only a person can do.'),
-      dependsOn: z.array(Id).max(50).optional().describe('Todo ids that must be done first.'),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId: goalIdOpt,
+        title: Line(200).describe('What to do, in a few words.'),
+        action: Line(2000).optional().describe('The exact shell command that does it, if one command does.'),
+        gate: Id.optional().describe('A gate id that must be approved first, e.g. "prod".'),
+        priority: Priority.optional().describe('P0 (most urgent) to P3; default P2.'),
+        owner: Owner.optional().describe('agent (default) or user, for work only a person can do.'),
+        dependsOn: z.array(Id).max(50).optional().describe('Todo ids that must be done first.'),
+      }),
+    ),
     writes: true,
     confirmation: (i) =>
       `Add todo "${i.title}" to ${i.goalId ?? 'the active goal'}${i.action ? ` with the command \`${i.action}\` (it waits for review)` : ''}${i.gate ? `, gated by ${i.gate}` : ''}.`,
@@ -146,7 +149,7 @@ export const AGENT_TOOLS: AgentTool[] = [
     title: 'Claim a LoopX todo',
     description:
       'Claim a todo that your current contract lists, so no other agent takes it. Refused for a todo outside your contract.',
-    input: z.object({ contractId, todoId: Id }),
+    input: lazy(() => z.object({ contractId, todoId: Id })),
     writes: true,
     confirmation: (i) => `Claim todo ${i.todoId} under contract ${i.contractId}.`,
     run: (store, i, actor) => {
@@ -173,13 +176,15 @@ export const AGENT_TOOLS: AgentTool[] = [
     description:
       'Mark a judgment todo (one without a command) of your current contract done, with a summary of what you did and how you checked it; the summary is kept as evidence. ' +
       'A todo with a command is completed by running that command through `loopx exec` (next_cli_actions), not by this tool.',
-    input: z.object({
-      contractId,
-      todoId: Id,
-      summary: Text(4000)
-        .refine((s) => s.trim().length > 0, 'must say what was done')
-        .describe('What you did and how you know it works.'),
-    }),
+    input: lazy(() =>
+      z.object({
+        contractId,
+        todoId: Id,
+        summary: Text(4000)
+          .refine((s) => s.trim().length > 0, 'must say what was done')
+          .describe('What you did and how you know it works.'),
+      }),
+    ),
     writes: true,
     confirmation: (i) =>
       `Mark todo ${i.todoId} done under contract ${i.contractId}, recording: "${i.summary.slice(0, 200)}".`,
@@ -210,13 +215,15 @@ export const AGENT_TOOLS: AgentTool[] = [
     title: 'Record LoopX evidence',
     description:
       'Record evidence for your current run: a test result, a note, a file you produced. Tie it to a todo of your contract when it is about one.',
-    input: z.object({
-      contractId,
-      todoId: Id.optional(),
-      kind: EvidenceKind.optional().describe('command, test, note (default) or file.'),
-      summary: Text(4000).refine((s) => s.trim().length > 0, 'must not be empty'),
-      exitCode: z.number().int().optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        contractId,
+        todoId: Id.optional(),
+        kind: EvidenceKind.optional().describe('command, test, note (default) or file.'),
+        summary: Text(4000).refine((s) => s.trim().length > 0, 'must not be empty'),
+        exitCode: z.number().int().optional(),
+      }),
+    ),
     writes: true,
     confirmation: (i) =>
       `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
@@ -257,11 +264,13 @@ export const AGENT_TOOLS: AgentTool[] = [
       `One report adds at most ${SPEND_REPORT_MAX.tokens} tokens and $${SPEND_REPORT_MAX.costUsd}; a larger one is refused.`,
     // Bounds (finite, at most SPEND_REPORT_MAX) are checked by the run.spend capability, which
     // refuses with `spend_too_large`.
-    input: z.object({
-      contractId,
-      tokens: SpendReportFields.tokens.optional().describe('Tokens used this turn (a whole number).'),
-      costUsd: SpendReportFields.costUsd.optional().describe('What this turn cost, in USD.'),
-    }),
+    input: lazy(() =>
+      z.object({
+        contractId,
+        tokens: SpendReportFields.tokens.optional().describe('Tokens used this turn (a whole number).'),
+        costUsd: SpendReportFields.costUsd.optional().describe('What this turn cost, in USD.'),
+      }),
+    ),
     writes: true,
     confirmation: (i) =>
       `Add ${i.tokens ?? 0} tokens and $${i.costUsd ?? 0} to the run of contract ${i.contractId}.`,
@@ -286,14 +295,16 @@ export const AGENT_TOOLS: AgentTool[] = [
     title: 'Request a LoopX gate',
     description:
       'Ask the person to approve something before the work it guards may run (a deploy, a data change, spending). The person is notified at once; you cannot approve it yourself. Work not guarded by it goes on.',
-    input: z.object({
-      goalId: goalIdOpt,
-      gateId: Id.describe('A short id, e.g. "prod-deploy".'),
-      reason: Text(2000)
-        .refine((s) => s.trim().length > 0, 'must say why a person is needed')
-        .describe('Why a person must decide, in one or two sentences.'),
-      guards: z.array(Id).max(100).optional().describe('Todo ids that must wait for it.'),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId: goalIdOpt,
+        gateId: Id.describe('A short id, e.g. "prod-deploy".'),
+        reason: Text(2000)
+          .refine((s) => s.trim().length > 0, 'must say why a person is needed')
+          .describe('Why a person must decide, in one or two sentences.'),
+        guards: z.array(Id).max(100).optional().describe('Todo ids that must wait for it.'),
+      }),
+    ),
     writes: true,
     confirmation: (i) => `Ask the person to approve gate "${i.gateId}": ${i.reason.slice(0, 200)}`,
     run: (store, i, actor) => {
@@ -310,9 +321,9 @@ export const AGENT_TOOLS: AgentTool[] = [
       };
     },
   }),
-];
+]);
 
-export const AGENT_TOOL_NAMES = AGENT_TOOLS.map((t) => t.name);
+export const AGENT_TOOL_NAMES = lazyArray(() => AGENT_TOOLS.map((t) => t.name));
 
 /** JSON schema of a tool's input, as `contributes.languageModelTools` and MCP publish it. */
 export function toolInputJsonSchema(tool: AgentTool): Record<string, unknown> {

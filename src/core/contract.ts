@@ -22,6 +22,7 @@ import type { ShouldRunOutput } from './should-run-output';
 import { contractPayload, rememberContract } from './issued-contract';
 import type { Store } from './store';
 import { overruledOut } from './status-doc';
+import { lazy } from './lazy';
 
 // What this module exported before its parts moved out.
 export { canonicalJson } from './jsonfile';
@@ -43,16 +44,18 @@ define({
   // A closed or cancelled goal answers `stop` (the first rule of the decision order) instead of
   // refusing the call; `decide` returns before anything is planned, so nothing is written.
   onFinishedGoal: true,
-  input: z.object({
-    goalId: Id,
-    agent: Line(128),
-    abilities: z.array(z.enum(['exec', 'judgment'])).optional(),
-    ttlMinutes: z
-      .number()
-      .positive()
-      .max(24 * 60)
-      .optional(),
-  }),
+  input: lazy(() =>
+    z.object({
+      goalId: Id,
+      agent: Line(128),
+      abilities: z.array(z.enum(['exec', 'judgment'])).optional(),
+      ttlMinutes: z
+        .number()
+        .positive()
+        .max(24 * 60)
+        .optional(),
+    }),
+  ),
   plan: (s, i, ctx) => {
     const d = decide(s, ctx.policy, ctx.now, {
       agent: i.agent,

@@ -18,6 +18,7 @@ import { terminalKeys } from './trust/terminal-key';
 import { installedHooks } from './hooks/install';
 import { readHookShimTarget } from './hooks/shim';
 import { cliShimTarget } from './cli-shim';
+import { lazy } from './lazy';
 
 export const DOCTOR_SCHEMA = 'loopx.doctor/1';
 
@@ -34,21 +35,25 @@ export const DOCTOR_CHECKS = [
 ] as const;
 export type DoctorCheckId = (typeof DOCTOR_CHECKS)[number];
 
-export const DoctorCheck = z.object({
-  id: z.enum(DOCTOR_CHECKS),
-  status: z.enum(['ok', 'warn', 'fail']),
-  message: z.string(),
-  /** The command (one a line) that fixes it, for a warn or a fail. */
-  fix: z.string().optional(),
-});
+export const DoctorCheck = lazy(() =>
+  z.object({
+    id: z.enum(DOCTOR_CHECKS),
+    status: z.enum(['ok', 'warn', 'fail']),
+    message: z.string(),
+    /** The command (one a line) that fixes it, for a warn or a fail. */
+    fix: z.string().optional(),
+  }),
+);
 export type DoctorCheck = z.infer<typeof DoctorCheck>;
 
-export const DoctorDoc = z.object({
-  schema: z.literal(DOCTOR_SCHEMA),
-  /** No check failed (warnings allowed). */
-  ok: z.boolean(),
-  checks: z.array(DoctorCheck),
-});
+export const DoctorDoc = lazy(() =>
+  z.object({
+    schema: z.literal(DOCTOR_SCHEMA),
+    /** No check failed (warnings allowed). */
+    ok: z.boolean(),
+    checks: z.array(DoctorCheck),
+  }),
+);
 export type DoctorDoc = z.infer<typeof DoctorDoc>;
 
 /** package.json's `engines.node` (">=20"); the bundle cannot read package.json at run time. */

@@ -17,6 +17,7 @@ import type { Policy } from './policy-model';
 import { findContract } from './contract';
 import { authenticContract, contractTooLong } from './issued-contract';
 import type { Store } from './store';
+import { lazy } from './lazy';
 
 export interface Verified {
   goal: GoalState;
@@ -223,16 +224,18 @@ define({
   actors: ['agent', 'user', 'system'],
   // The command already ran: what happened is recorded even if the goal was closed meanwhile.
   onFinishedGoal: true,
-  input: z.object({
-    goalId: Id,
-    runId: Id,
-    todoId: Id,
-    command: Line(2000),
-    exitCode: z.number().int(),
-    durationMs: z.number().nonnegative(),
-    summary: Text(4000),
-    artifact: Artifact.optional(),
-  }),
+  input: lazy(() =>
+    z.object({
+      goalId: Id,
+      runId: Id,
+      todoId: Id,
+      command: Line(2000),
+      exitCode: z.number().int(),
+      durationMs: z.number().nonnegative(),
+      summary: Text(4000),
+      artifact: Artifact.optional(),
+    }),
+  ),
   plan: (s, i) => {
     const run = s.runs.find((r) => r.id === i.runId);
     if (!run) throw notFound(`goal ${s.id} has no run ${i.runId}`);

@@ -13,24 +13,29 @@ import * as path from 'node:path';
 import { folderStamp, sameFolderTime, stampSettled } from './file-stamp';
 import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
 import type { GoalState } from './model';
+import { lazy } from './lazy';
 
-export const IndexEntry = z.object({
-  id: Id,
-  title: z.string(),
-  status: GoalStatus,
-  createdAt: Timestamp,
-  todosDone: z.number().int().nonnegative(),
-  todosTotal: z.number().int().nonnegative(),
-  pendingGates: z.number().int().nonnegative(),
-  /** Tool calls the hooks refused an agent on the goal, in all (`deniedTotal`). */
-  denied: z.number().int().nonnegative(),
-});
+export const IndexEntry = lazy(() =>
+  z.object({
+    id: Id,
+    title: z.string(),
+    status: GoalStatus,
+    createdAt: Timestamp,
+    todosDone: z.number().int().nonnegative(),
+    todosTotal: z.number().int().nonnegative(),
+    pendingGates: z.number().int().nonnegative(),
+    /** Tool calls the hooks refused an agent on the goal, in all (`deniedTotal`). */
+    denied: z.number().int().nonnegative(),
+  }),
+);
 export type IndexEntry = z.infer<typeof IndexEntry>;
 /** An entry as stored: with the stamp of the goal's logs folder when it was made (LogsStamp). */
-const StoredEntry = IndexEntry.extend({ logs: z.string().max(80).optional() });
+const StoredEntry = lazy(() => IndexEntry.extend({ logs: z.string().max(80).optional() }));
 export type StoredEntry = z.infer<typeof StoredEntry>;
 /** Version 3 entries count refusals; an older index does not parse, so listing rebuilds it. */
-const IndexFile = z.object({ v: z.literal(3), trust: z.string().optional(), goals: z.array(StoredEntry) });
+const IndexFile = lazy(() =>
+  z.object({ v: z.literal(3), trust: z.string().optional(), goals: z.array(StoredEntry) }),
+);
 
 export interface GoalIndex {
   goals: StoredEntry[];

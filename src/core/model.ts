@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { ID_PATTERN, ID_RULE } from './ids';
 import { textProblem } from './text-rules';
+import { lazy } from './lazy';
 
-export const Id = z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` });
+export const Id = lazy(() => z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` }));
 
 /** One line of text under the store's one rule for characters (text-rules.ts). */
 export const Line = (max: number) =>
@@ -28,228 +29,262 @@ export const Text = (max: number) =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 
-export const Timestamp = z.string().datetime({ offset: true });
+export const Timestamp = lazy(() => z.string().datetime({ offset: true }));
 
-export const ActorKind = z.enum(['user', 'agent', 'system']);
+export const ActorKind = lazy(() => z.enum(['user', 'agent', 'system']));
 /** Where a call came from. Human-only capabilities accept only the human channels. */
-export const Channel = z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']);
+export const Channel = lazy(() => z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']));
 export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode'];
-export const Actor = z.object({ kind: ActorKind, id: Line(128), channel: Channel });
+export const Actor = lazy(() => z.object({ kind: ActorKind, id: Line(128), channel: Channel }));
 
-export const Priority = z.enum(['P0', 'P1', 'P2', 'P3']);
-export const Owner = z.enum(['agent', 'user']);
-export const TodoStatus = z.enum(['open', 'claimed', 'done', 'cancelled']);
-export const GateStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
+export const Priority = lazy(() => z.enum(['P0', 'P1', 'P2', 'P3']));
+export const Owner = lazy(() => z.enum(['agent', 'user']));
+export const TodoStatus = lazy(() => z.enum(['open', 'claimed', 'done', 'cancelled']));
+export const GateStatus = lazy(() => z.enum(['pending', 'approved', 'rejected', 'expired']));
 /** What the log stores. `completed` is never stored: it is derived (see `effectiveStatus`). */
-export const StoredGoalStatus = z.enum(['active', 'paused', 'closed', 'cancelled']);
-export const GoalStatus = z.enum(['active', 'paused', 'completed', 'closed', 'cancelled']);
+export const StoredGoalStatus = lazy(() => z.enum(['active', 'paused', 'closed', 'cancelled']));
+export const GoalStatus = lazy(() => z.enum(['active', 'paused', 'completed', 'closed', 'cancelled']));
 
-export const Budgets = z.object({
-  turns: z.number().int().nonnegative().optional(),
-  tokens: z.number().int().nonnegative().optional(),
-  costUsd: z.number().nonnegative().finite().optional(),
-  wallSeconds: z.number().nonnegative().finite().optional(),
-});
+export const Budgets = lazy(() =>
+  z.object({
+    turns: z.number().int().nonnegative().optional(),
+    tokens: z.number().int().nonnegative().optional(),
+    costUsd: z.number().nonnegative().finite().optional(),
+    wallSeconds: z.number().nonnegative().finite().optional(),
+  }),
+);
 export const BUDGET_NAMES = ['turns', 'tokens', 'costUsd', 'wallSeconds'] as const;
 export type BudgetName = (typeof BUDGET_NAMES)[number];
 
-export const QuotaWindow = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('life') }),
+export const QuotaWindow = lazy(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('life') }),
+    z.object({
+      kind: z.literal('rolling'),
+      hours: z
+        .number()
+        .positive()
+        .max(24 * 365),
+    }),
+  ]),
+);
+export const Quota = lazy(() =>
   z.object({
-    kind: z.literal('rolling'),
-    hours: z
+    budgets: Budgets,
+    window: QuotaWindow,
+    cooldownSeconds: z
       .number()
-      .positive()
-      .max(24 * 365),
+      .nonnegative()
+      .max(7 * 24 * 3600),
   }),
-]);
-export const Quota = z.object({
-  budgets: Budgets,
-  window: QuotaWindow,
-  cooldownSeconds: z
-    .number()
-    .nonnegative()
-    .max(7 * 24 * 3600),
-});
+);
 export const DEFAULT_QUOTA: Quota = {
   budgets: { turns: 200 },
   window: { kind: 'life' },
   cooldownSeconds: 0,
 };
 
-export const Spend = z.object({
-  turns: z.number().int().nonnegative(),
-  tokens: z.number().int().nonnegative(),
-  costUsd: z.number().nonnegative().finite(),
-  wallSeconds: z.number().nonnegative().finite(),
-});
+export const Spend = lazy(() =>
+  z.object({
+    turns: z.number().int().nonnegative(),
+    tokens: z.number().int().nonnegative(),
+    costUsd: z.number().nonnegative().finite(),
+    wallSeconds: z.number().nonnegative().finite(),
+  }),
+);
 
-export const Todo = z.object({
-  id: Id,
-  title: Line(200),
-  owner: Owner,
-  priority: Priority,
-  status: TodoStatus,
-  action: Line(2000).optional(),
-  gate: Id.optional(),
-  dependsOn: z.array(Id).max(50),
-  claimedBy: Line(128).optional(),
-  claimedAt: Timestamp.optional(),
-  evidence: z.array(Id),
-  note: Text(2000).optional(),
-  /** Who added it (set by replay from the event): an agent may ask a gate only for an agent's todo. */
-  addedBy: Actor.optional(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Todo = lazy(() =>
+  z.object({
+    id: Id,
+    title: Line(200),
+    owner: Owner,
+    priority: Priority,
+    status: TodoStatus,
+    action: Line(2000).optional(),
+    gate: Id.optional(),
+    dependsOn: z.array(Id).max(50),
+    claimedBy: Line(128).optional(),
+    claimedAt: Timestamp.optional(),
+    evidence: z.array(Id),
+    note: Text(2000).optional(),
+    /** Who added it (set by replay from the event): an agent may ask a gate only for an agent's todo. */
+    addedBy: Actor.optional(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+);
 
 /**
  * One piece of work a gate guards, as the person saw it when deciding: the approval's signed
  * statement holds the list, so an approval covers exactly these todos with exactly these commands.
  */
-export const GuardedWork = z.object({ todoId: Id, title: Line(200), action: Line(2000).optional() });
+export const GuardedWork = lazy(() =>
+  z.object({ todoId: Id, title: Line(200), action: Line(2000).optional() }),
+);
 export type GuardedWork = z.infer<typeof GuardedWork>;
 
 /** A person's signature on a decision event (see `trust/decisions.ts`). */
-export const DecisionSig = z.object({
-  /** sha256 of the signer's Ed25519 public key (SPKI DER). */
-  keyId: z.string().regex(/^[0-9a-f]{64}$/),
-  /** base64 Ed25519 signature over the decision's canonical statement. */
-  sig: z.string().max(200),
-});
+export const DecisionSig = lazy(() =>
+  z.object({
+    /** sha256 of the signer's Ed25519 public key (SPKI DER). */
+    keyId: z.string().regex(/^[0-9a-f]{64}$/),
+    /** base64 Ed25519 signature over the decision's canonical statement. */
+    sig: z.string().max(200),
+  }),
+);
 export type DecisionSig = z.infer<typeof DecisionSig>;
 
-export const Gate = z.object({
-  id: Id,
-  title: Line(200),
-  reason: Text(2000),
-  /** The reason is LoopX's own words (a gate todo.add asked for), not the requester's. */
-  reasonByLoopx: z.literal(true).optional(),
-  /** Ids of the todos this gate guards. */
-  guards: z.array(Id),
-  status: GateStatus,
-  requestedBy: Actor,
-  requestedAt: Timestamp,
-  expiresAt: Timestamp.optional(),
-  decidedBy: Actor.optional(),
-  decidedAt: Timestamp.optional(),
-  note: Text(2000).optional(),
-  /** The signature of the decision that approved it. */
-  signature: DecisionSig.optional(),
-  /** What the approval covers (see GuardedWork); work not listed needs a new approval. */
-  approvedFor: z.array(GuardedWork).optional(),
-  /** The event id of the decision that counts now: a later one must name it (merge-rules.ts). */
-  lastDecision: Id.optional(),
-});
+export const Gate = lazy(() =>
+  z.object({
+    id: Id,
+    title: Line(200),
+    reason: Text(2000),
+    /** The reason is LoopX's own words (a gate todo.add asked for), not the requester's. */
+    reasonByLoopx: z.literal(true).optional(),
+    /** Ids of the todos this gate guards. */
+    guards: z.array(Id),
+    status: GateStatus,
+    requestedBy: Actor,
+    requestedAt: Timestamp,
+    expiresAt: Timestamp.optional(),
+    decidedBy: Actor.optional(),
+    decidedAt: Timestamp.optional(),
+    note: Text(2000).optional(),
+    /** The signature of the decision that approved it. */
+    signature: DecisionSig.optional(),
+    /** What the approval covers (see GuardedWork); work not listed needs a new approval. */
+    approvedFor: z.array(GuardedWork).optional(),
+    /** The event id of the decision that counts now: a later one must name it (merge-rules.ts). */
+    lastDecision: Id.optional(),
+  }),
+);
 
-export const EvidenceKind = z.enum(['command', 'test', 'note', 'file']);
-export const Artifact = z.object({
-  /** Relative to the goal's folder, e.g. `artifacts/ev-1234.log`. */
-  path: z.string().regex(/^artifacts\/[A-Za-z0-9_.-]+$/),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  bytes: z.number().int().nonnegative(),
-});
-export const Evidence = z.object({
-  id: Id,
-  runId: Id.optional(),
-  todoId: Id.optional(),
-  kind: EvidenceKind,
-  summary: Text(4000),
-  command: Line(2000).optional(),
-  exitCode: z.number().int().optional(),
-  durationMs: z.number().nonnegative().optional(),
-  artifact: Artifact.optional(),
-  at: Timestamp,
-  by: Actor,
-});
+export const EvidenceKind = lazy(() => z.enum(['command', 'test', 'note', 'file']));
+export const Artifact = lazy(() =>
+  z.object({
+    /** Relative to the goal's folder, e.g. `artifacts/ev-1234.log`. */
+    path: z.string().regex(/^artifacts\/[A-Za-z0-9_.-]+$/),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: z.number().int().nonnegative(),
+  }),
+);
+export const Evidence = lazy(() =>
+  z.object({
+    id: Id,
+    runId: Id.optional(),
+    todoId: Id.optional(),
+    kind: EvidenceKind,
+    summary: Text(4000),
+    command: Line(2000).optional(),
+    exitCode: z.number().int().optional(),
+    durationMs: z.number().nonnegative().optional(),
+    artifact: Artifact.optional(),
+    at: Timestamp,
+    by: Actor,
+  }),
+);
 
-export const ContractAction = z.object({ todoId: Id, command: Line(2000) });
+export const ContractAction = lazy(() => z.object({ todoId: Id, command: Line(2000) }));
 /** The signed part of an interaction contract. The signature covers every field but `sig`. */
-export const Contract = z.object({
-  v: z.literal(1),
-  id: Id,
-  goalId: Id,
-  runId: Id,
-  agent: Line(128),
-  issuedAt: Timestamp,
-  expiresAt: Timestamp,
-  /** The todos this turn may work on, in priority order; `command` is the raw action. */
-  actions: z.array(ContractAction),
-  /** Todos without an action that the agent may complete by its own judgment this turn. */
-  judgment: z.array(Id),
-  /** The clone (writer id) that issued it: it authorises work there only. Absent in older ones. */
-  writer: Id.optional(),
-  sig: z.string().regex(/^[0-9a-f]{64}$/),
-});
+export const Contract = lazy(() =>
+  z.object({
+    v: z.literal(1),
+    id: Id,
+    goalId: Id,
+    runId: Id,
+    agent: Line(128),
+    issuedAt: Timestamp,
+    expiresAt: Timestamp,
+    /** The todos this turn may work on, in priority order; `command` is the raw action. */
+    actions: z.array(ContractAction),
+    /** Todos without an action that the agent may complete by its own judgment this turn. */
+    judgment: z.array(Id),
+    /** The clone (writer id) that issued it: it authorises work there only. Absent in older ones. */
+    writer: Id.optional(),
+    sig: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+);
 
 /** Model tokens by kind, as hosts report them (Claude Code's transcript, the Responses API). */
-export const TokenUsage = z.object({
-  input: z.number().int().nonnegative(),
-  output: z.number().int().nonnegative(),
-  cacheWrite: z.number().int().nonnegative(),
-  cacheRead: z.number().int().nonnegative(),
-});
+export const TokenUsage = lazy(() =>
+  z.object({
+    input: z.number().int().nonnegative(),
+    output: z.number().int().nonnegative(),
+    cacheWrite: z.number().int().nonnegative(),
+    cacheRead: z.number().int().nonnegative(),
+  }),
+);
 
-export const RunOutcome = z.enum(['succeeded', 'failed', 'partial', 'abandoned']);
-export const Run = z.object({
-  id: Id,
-  agent: Line(128),
-  /** The clone (writer id) that opened it. */
-  writer: Id.optional(),
-  contract: Contract.optional(),
-  startedAt: Timestamp,
-  endedAt: Timestamp.optional(),
-  outcome: RunOutcome.optional(),
-  spend: Spend,
-  /** The tokens of `spend.tokens` by kind, where they came from a host's transcript (Stop hook). */
-  usage: TokenUsage.optional(),
-  summary: Text(4000).optional(),
-});
+export const RunOutcome = lazy(() => z.enum(['succeeded', 'failed', 'partial', 'abandoned']));
+export const Run = lazy(() =>
+  z.object({
+    id: Id,
+    agent: Line(128),
+    /** The clone (writer id) that opened it. */
+    writer: Id.optional(),
+    contract: Contract.optional(),
+    startedAt: Timestamp,
+    endedAt: Timestamp.optional(),
+    outcome: RunOutcome.optional(),
+    spend: Spend,
+    /** The tokens of `spend.tokens` by kind, where they came from a host's transcript (Stop hook). */
+    usage: TokenUsage.optional(),
+    summary: Text(4000).optional(),
+  }),
+);
 
-export const Reward = z.object({
-  id: Id,
-  runId: Id,
-  score: z.number().min(-1).max(1),
-  comment: Text(4000),
-  lesson: Text(4000).optional(),
-  by: Actor,
-  at: Timestamp,
-});
+export const Reward = lazy(() =>
+  z.object({
+    id: Id,
+    runId: Id,
+    score: z.number().min(-1).max(1),
+    comment: Text(4000),
+    lesson: Text(4000).optional(),
+    by: Actor,
+    at: Timestamp,
+  }),
+);
 
-export const IgnoredDecision = z.object({
-  eventId: Id,
-  type: z.string().max(40),
-  ts: Timestamp,
-  actor: Actor,
-  reason: Text(500),
-});
+export const IgnoredDecision = lazy(() =>
+  z.object({
+    eventId: Id,
+    type: z.string().max(40),
+    ts: Timestamp,
+    actor: Actor,
+    reason: Text(500),
+  }),
+);
 export type IgnoredDecision = z.infer<typeof IgnoredDecision>;
 
 /** Why an event written on one clone had no effect once merged with another's (merge-rules.ts). */
-export const OverruleRule = z.enum([
-  'claimed_first',
-  'decided_first',
-  'finished_first',
-  'goal_finished',
-  'run_ended_first',
-  'created_first',
-  'duplicate_id',
-  'not_claimed',
-  'unknown_ref',
-]);
+export const OverruleRule = lazy(() =>
+  z.enum([
+    'claimed_first',
+    'decided_first',
+    'finished_first',
+    'goal_finished',
+    'run_ended_first',
+    'created_first',
+    'duplicate_id',
+    'not_claimed',
+    'unknown_ref',
+  ]),
+);
 export type OverruleRule = z.infer<typeof OverruleRule>;
-export const Overruled = z.object({
-  eventId: Id,
-  type: z.string().max(40),
-  ts: Timestamp,
-  writer: Id,
-  actor: Actor,
-  rule: OverruleRule,
-  reason: Text(500),
-  todoId: Id.optional(),
-  gateId: Id.optional(),
-  runId: Id.optional(),
-});
+export const Overruled = lazy(() =>
+  z.object({
+    eventId: Id,
+    type: z.string().max(40),
+    ts: Timestamp,
+    writer: Id,
+    actor: Actor,
+    rule: OverruleRule,
+    reason: Text(500),
+    todoId: Id.optional(),
+    gateId: Id.optional(),
+    runId: Id.optional(),
+  }),
+);
 export type Overruled = z.infer<typeof Overruled>;
 
 /**
@@ -267,7 +302,7 @@ export const DENY_CODES = [
   'config_folder',
   'unreadable_input',
 ] as const;
-export const DenyCode = z.enum(DENY_CODES);
+export const DenyCode = lazy(() => z.enum(DENY_CODES));
 export type DenyCode = z.infer<typeof DenyCode>;
 export const CONTRACT_DENY_CODES: readonly DenyCode[] = [
   'no_contract',
@@ -277,72 +312,80 @@ export const CONTRACT_DENY_CODES: readonly DenyCode[] = [
 ];
 
 /** A tool call a hook refused: what the agent tried, and why. */
-export const Denial = z.object({
-  eventId: Id,
-  at: Timestamp,
-  agent: Line(128),
-  runId: Id.optional(),
-  tool: Line(100),
-  command: Text(2000).optional(),
-  path: Line(1000).optional(),
-  code: DenyCode,
-  reason: Text(1000),
-  /** False in observe mode: recorded, not blocked. */
-  enforced: z.boolean(),
-});
+export const Denial = lazy(() =>
+  z.object({
+    eventId: Id,
+    at: Timestamp,
+    agent: Line(128),
+    runId: Id.optional(),
+    tool: Line(100),
+    command: Text(2000).optional(),
+    path: Line(1000).optional(),
+    code: DenyCode,
+    reason: Text(1000),
+    /** False in observe mode: recorded, not blocked. */
+    enforced: z.boolean(),
+  }),
+);
 export type Denial = z.infer<typeof Denial>;
 
 /** What a workflow declares it will spend (a subset of the goal's budgets). */
-export const WorkflowQuotaDecl = z.object({
-  turns: z.number().int().nonnegative().optional(),
-  tokens: z.number().int().nonnegative().optional(),
-  costUsd: z.number().nonnegative().finite().optional(),
-});
+export const WorkflowQuotaDecl = lazy(() =>
+  z.object({
+    turns: z.number().int().nonnegative().optional(),
+    tokens: z.number().int().nonnegative().optional(),
+    costUsd: z.number().nonnegative().finite().optional(),
+  }),
+);
 /** One run of a workflow capability: the todos and gates it added, and what it declared it spends. */
-export const WorkflowInstance = z.object({
-  instanceId: Id,
-  name: Id,
-  title: Line(200),
-  params: z.record(z.string().max(32), Line(200)),
-  quota: WorkflowQuotaDecl,
-  todoIds: z.array(Id).max(50),
-  gateIds: z.array(Id).max(20),
-  source: z.enum(['builtin', 'workspace', 'workspace-override']),
-  startedBy: Actor,
-  startedAt: Timestamp,
-});
+export const WorkflowInstance = lazy(() =>
+  z.object({
+    instanceId: Id,
+    name: Id,
+    title: Line(200),
+    params: z.record(z.string().max(32), Line(200)),
+    quota: WorkflowQuotaDecl,
+    todoIds: z.array(Id).max(50),
+    gateIds: z.array(Id).max(20),
+    source: z.enum(['builtin', 'workspace', 'workspace-override']),
+    startedBy: Actor,
+    startedAt: Timestamp,
+  }),
+);
 export type WorkflowInstance = z.infer<typeof WorkflowInstance>;
 
-export const GoalState = z.object({
-  id: Id,
-  title: Line(200),
-  objective: Text(10000),
-  status: StoredGoalStatus,
-  quota: Quota,
-  granted: Budgets,
-  handoff: z.array(Line(500)),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  todos: z.array(Todo),
-  gates: z.array(Gate),
-  evidence: z.array(Evidence),
-  runs: z.array(Run),
-  rewards: z.array(Reward),
-  /** Ids of the decision events that took effect (a copied decision line takes none). */
-  decisionIds: z.array(Id).optional(),
-  /** A person's decisions in the log that have no effect here, and why (unsigned, unknown key). */
-  ignored: z.array(IgnoredDecision).optional(),
-  /** Events that lost to an earlier one written on another clone, and the rule that decided. */
-  overruled: z.array(Overruled).optional(),
-  /** The latest tool calls hooks refused (at most MAX_DENIALS_KEPT; the log has them all)... */
-  denied: z.array(Denial).optional(),
-  /** ...and how many there were in all. */
-  deniedTotal: z.number().int().nonnegative().optional(),
-  /** The workflows started on this goal (`capability run`), oldest first. */
-  workflows: z.array(WorkflowInstance).optional(),
-  /** Transcript messages whose usage is counted, as usageKey digests: each counts once. */
-  counted: z.array(z.string().regex(/^[0-9a-f]{16}$/)).optional(),
-});
+export const GoalState = lazy(() =>
+  z.object({
+    id: Id,
+    title: Line(200),
+    objective: Text(10000),
+    status: StoredGoalStatus,
+    quota: Quota,
+    granted: Budgets,
+    handoff: z.array(Line(500)),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    todos: z.array(Todo),
+    gates: z.array(Gate),
+    evidence: z.array(Evidence),
+    runs: z.array(Run),
+    rewards: z.array(Reward),
+    /** Ids of the decision events that took effect (a copied decision line takes none). */
+    decisionIds: z.array(Id).optional(),
+    /** A person's decisions in the log that have no effect here, and why (unsigned, unknown key). */
+    ignored: z.array(IgnoredDecision).optional(),
+    /** Events that lost to an earlier one written on another clone, and the rule that decided. */
+    overruled: z.array(Overruled).optional(),
+    /** The latest tool calls hooks refused (at most MAX_DENIALS_KEPT; the log has them all)... */
+    denied: z.array(Denial).optional(),
+    /** ...and how many there were in all. */
+    deniedTotal: z.number().int().nonnegative().optional(),
+    /** The workflows started on this goal (`capability run`), oldest first. */
+    workflows: z.array(WorkflowInstance).optional(),
+    /** Transcript messages whose usage is counted, as usageKey digests: each counts once. */
+    counted: z.array(z.string().regex(/^[0-9a-f]{16}$/)).optional(),
+  }),
+);
 /** How many denials a goal's state keeps (the tree, status and the dashboard show the latest). */
 export const MAX_DENIALS_KEPT = 100;
 

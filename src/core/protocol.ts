@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { Id } from './model';
 import { textProblem } from './text-rules';
 import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
+import { lazy } from './lazy';
 
 // ---------------------------------------------------------------------------------------------
 // Extension -> webview
@@ -179,24 +180,28 @@ ${themes}<link rel="stylesheet" href="${attr(o.styleUri)}">
 // Webview -> extension
 
 /** A workspace folder path as the webview got it from `folders` or `attention`. */
-const Folder = z
-  .string()
-  .min(1)
-  .max(4096)
-  .refine((s) => textProblem(s) === undefined, {
-    message: 'must not contain control or invisible characters',
-  });
+const Folder = lazy(() =>
+  z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((s) => textProblem(s) === undefined, {
+      message: 'must not contain control or invisible characters',
+    }),
+);
 
-const withGoal = { goalId: Id, folder: Folder.optional() };
+const withGoal = lazy(() => ({ goalId: Id, folder: Folder.optional() }));
 
-export const WebviewMessage = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('select-goal'), ...withGoal }),
-  z.strictObject({ type: z.literal('reveal-goal'), ...withGoal }),
-  z.strictObject({ type: z.literal('open-evidence'), ...withGoal, evidenceId: Id }),
-  z.strictObject({ type: z.literal('approve-gate'), ...withGoal, gateId: Id }),
-  z.strictObject({ type: z.literal('reject-gate'), ...withGoal, gateId: Id }),
-]);
+export const WebviewMessage = lazy(() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('ready') }),
+    z.strictObject({ type: z.literal('select-goal'), ...withGoal }),
+    z.strictObject({ type: z.literal('reveal-goal'), ...withGoal }),
+    z.strictObject({ type: z.literal('open-evidence'), ...withGoal, evidenceId: Id }),
+    z.strictObject({ type: z.literal('approve-gate'), ...withGoal, gateId: Id }),
+    z.strictObject({ type: z.literal('reject-gate'), ...withGoal, gateId: Id }),
+  ]),
+);
 export type WebviewMessage = z.infer<typeof WebviewMessage>;
 export type Msg = WebviewMessage;
 

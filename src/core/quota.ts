@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { refused } from './errors';
 import { BUDGET_NAMES } from './model';
 import type { BudgetName, GoalState, Run, Spend } from './model';
+import { lazy } from './lazy';
 
 /**
  * The most one spend report may add (`loopx run spend`, loopx_report_spend, `run.end`): far above
@@ -33,11 +34,11 @@ const SPEND_UNIT: Record<keyof typeof SPEND_REPORT_MAX, string> = {
  * The fields of one spend report as inputs take them: not negative, tokens whole. Their size is
  * checked by `checkSpendReport` (a refusal, `spend_too_large`, rather than bad input).
  */
-export const SpendReportFields = {
+export const SpendReportFields = lazy(() => ({
   tokens: z.number().nonnegative().refine(Number.isInteger, 'expected a whole number'),
   costUsd: z.number().nonnegative(),
   wallSeconds: z.number().nonnegative(),
-};
+}));
 
 /** Refuses a spend report with a value that is not finite or above SPEND_REPORT_MAX. */
 export function checkSpendReport(s: { tokens?: number; costUsd?: number; wallSeconds?: number }): void {

@@ -22,6 +22,7 @@ import { locksDir } from './local-dir';
 import { readStoreFile, storePathExists } from './safe-path';
 import { LEGACY_LOCAL_SECRETS } from './workspace';
 import type { Actor, GoalState } from './model';
+import { lazy } from './lazy';
 
 export type FindingKind =
   | 'torn-tail'
@@ -66,7 +67,7 @@ define({
   quota: 'none',
   actors: ['system', 'user'],
   onFinishedGoal: true,
-  input: z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() }),
+  input: lazy(() => z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() })),
   plan: (s, i, ctx) => {
     const r = openRun(s, i.runId);
     if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {

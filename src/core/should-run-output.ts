@@ -9,72 +9,77 @@ import type { DecisionResult } from './decision';
 import { OverruledOut } from './status-doc';
 import { shellQuote } from './shell-quote';
 import { gateDecisionCommand } from './next-commands';
+import { lazy } from './lazy';
 
 export const SHOULD_RUN_SCHEMA = 'loopx.should-run/1';
 
-const GateOut = z.object({
-  id: Id,
-  title: z.string(),
-  reason: z.string(),
-  status: z.string(),
-  action_required: z.literal(true),
-  approve: z.string(),
-});
-export const ShouldRunOutput = z.object({
-  schema: z.literal(SHOULD_RUN_SCHEMA),
-  goal_id: Id,
-  decision: z.enum(['run', 'wait', 'stop', 'done']),
-  status: z.string(),
-  reasons: z.array(z.string()),
-  run_id: Id.nullable(),
-  retry_after_seconds: z.number().optional(),
-  quota: z.record(z.string(), z.object({ used: z.number(), limit: z.number(), left: z.number() })),
-  interaction_contract: z.object({
-    id: Id.nullable(),
-    issued_at: z.string().nullable(),
-    expires_at: z.string().nullable(),
-    sig: z.string().nullable(),
-    user_channel: z.object({
-      action_required: z.boolean(),
-      message: z.string().optional(),
-      gates: z.array(GateOut),
-      todos: z.array(z.object({ id: Id, title: z.string() })),
-    }),
-    agent_channel: z.object({
-      primary: z
-        .object({
-          todo_id: Id,
-          title: z.string(),
-          command: z.string().optional(),
-          complete_with: z.string().optional(),
-        })
-        .nullable(),
-      finish_with: z.string().optional(),
-    }),
-    cli_channel: z.object({ next_cli_actions: z.array(z.string()) }),
+const GateOut = lazy(() =>
+  z.object({
+    id: Id,
+    title: z.string(),
+    reason: z.string(),
+    status: z.string(),
+    action_required: z.literal(true),
+    approve: z.string(),
   }),
-  preview: z.boolean().optional(),
-  /** What the caller asked for and did not get (a --ttl-minutes above the policy's, capped). */
-  warnings: z.array(z.string()).optional(),
-  /**
-   * What this agent did that another clone's earlier work overruled once the logs were merged (a
-   * claim made second, say), newest first: so the agent learns of it at its next turn.
-   */
-  overruled: z.array(OverruledOut).optional(),
-  /** Workflow instances not started that declare more than the goal has left: their todos are left out. */
-  over_budget_workflows: z
-    .array(
-      z.object({
-        instance_id: Id,
-        name: Id,
-        todo_ids: z.array(Id),
-        over: z.array(z.object({ budget: z.string(), declared: z.number(), left: z.number() })),
+);
+export const ShouldRunOutput = lazy(() =>
+  z.object({
+    schema: z.literal(SHOULD_RUN_SCHEMA),
+    goal_id: Id,
+    decision: z.enum(['run', 'wait', 'stop', 'done']),
+    status: z.string(),
+    reasons: z.array(z.string()),
+    run_id: Id.nullable(),
+    retry_after_seconds: z.number().optional(),
+    quota: z.record(z.string(), z.object({ used: z.number(), limit: z.number(), left: z.number() })),
+    interaction_contract: z.object({
+      id: Id.nullable(),
+      issued_at: z.string().nullable(),
+      expires_at: z.string().nullable(),
+      sig: z.string().nullable(),
+      user_channel: z.object({
+        action_required: z.boolean(),
+        message: z.string().optional(),
+        gates: z.array(GateOut),
+        todos: z.array(z.object({ id: Id, title: z.string() })),
       }),
-    )
-    .optional(),
-  /** Why a `stop` was a refusal of the turn (reason code and message), when a workflow rule refused it. */
-  refusal: z.object({ reason: z.literal('workflow_over_budget'), message: z.string() }).optional(),
-});
+      agent_channel: z.object({
+        primary: z
+          .object({
+            todo_id: Id,
+            title: z.string(),
+            command: z.string().optional(),
+            complete_with: z.string().optional(),
+          })
+          .nullable(),
+        finish_with: z.string().optional(),
+      }),
+      cli_channel: z.object({ next_cli_actions: z.array(z.string()) }),
+    }),
+    preview: z.boolean().optional(),
+    /** What the caller asked for and did not get (a --ttl-minutes above the policy's, capped). */
+    warnings: z.array(z.string()).optional(),
+    /**
+     * What this agent did that another clone's earlier work overruled once the logs were merged (a
+     * claim made second, say), newest first: so the agent learns of it at its next turn.
+     */
+    overruled: z.array(OverruledOut).optional(),
+    /** Workflow instances not started that declare more than the goal has left: their todos are left out. */
+    over_budget_workflows: z
+      .array(
+        z.object({
+          instance_id: Id,
+          name: Id,
+          todo_ids: z.array(Id),
+          over: z.array(z.object({ budget: z.string(), declared: z.number(), left: z.number() })),
+        }),
+      )
+      .optional(),
+    /** Why a `stop` was a refusal of the turn (reason code and message), when a workflow rule refused it. */
+    refusal: z.object({ reason: z.literal('workflow_over_budget'), message: z.string() }).optional(),
+  }),
+);
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 
 export { shellQuote } from './shell-quote';

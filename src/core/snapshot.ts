@@ -8,6 +8,7 @@ import { canonicalJson, writeFileAtomic, parseJsonText } from './jsonfile';
 import { readStoreFile } from './safe-path';
 import type { GoalState } from './model';
 import type { WriterHead } from './event-log';
+import { lazy } from './lazy';
 
 /**
  * The file is two lines: a header (revision, where each writer's log ended, the highest clock
@@ -15,21 +16,25 @@ import type { WriterHead } from './event-log';
  * when the MAC verifies and it covers the logs, so a hand-edited snapshot (say, a gate flipped to
  * approved) is ignored and the state is replayed from the logs instead.
  */
-const WriterHeadSchema = z.object({
-  seq: z.number().int().nonnegative(),
-  bytes: z.number().int().nonnegative(),
-  lastHash: z.string().nullable(),
-  key: z.string().optional(),
-});
-const SnapshotHeader = z.object({
-  v: z.literal(3),
-  revision: z.number().int().nonnegative(),
-  heads: z.record(z.string(), WriterHeadSchema),
-  hlc: z.string().optional(),
-  /** The fingerprint of the pinned keys the state was computed under. */
-  trust: z.string().max(64).default(''),
-  mac: z.string().regex(/^[0-9a-f]{64}$/),
-});
+const WriterHeadSchema = lazy(() =>
+  z.object({
+    seq: z.number().int().nonnegative(),
+    bytes: z.number().int().nonnegative(),
+    lastHash: z.string().nullable(),
+    key: z.string().optional(),
+  }),
+);
+const SnapshotHeader = lazy(() =>
+  z.object({
+    v: z.literal(3),
+    revision: z.number().int().nonnegative(),
+    heads: z.record(z.string(), WriterHeadSchema),
+    hlc: z.string().optional(),
+    /** The fingerprint of the pinned keys the state was computed under. */
+    trust: z.string().max(64).default(''),
+    mac: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+);
 export interface Snapshot {
   revision: number;
   heads: Record<string, WriterHead>;

@@ -10,8 +10,9 @@ import { ID_PATTERN } from './ids';
 import { plainText } from './text-rules';
 import { createFileOnce, parseJsonText } from './jsonfile';
 import { mkdirStore, readdirStore, readStoreFile, storePathExists } from './safe-path';
+import { lazy } from './lazy';
 
-const WriterFile = z.object({ v: z.literal(1), writer: z.string(), name: z.string().max(80) });
+const WriterFile = lazy(() => z.object({ v: z.literal(1), writer: z.string(), name: z.string().max(80) }));
 
 export const writersDir = (root: string) => path.join(root, 'writers');
 

@@ -4,6 +4,7 @@ import { Denial } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { goalId } from './shared';
+import { lazy } from '../lazy';
 
 export function defineDenialCapabilities(define: DefineCapability): void {
   define({
@@ -17,7 +18,7 @@ export function defineDenialCapabilities(define: DefineCapability): void {
     actors: ['system'],
     // A closed goal's agent trying again is still worth knowing.
     onFinishedGoal: true,
-    input: z.object({ goalId }).merge(Denial.omit({ eventId: true, at: true })),
+    input: lazy(() => z.object({ goalId }).merge(Denial.omit({ eventId: true, at: true }))),
     plan: (_s, i) => {
       const { goalId: _g, ...denial } = i;
       return [draft('agent.denied', denial)];

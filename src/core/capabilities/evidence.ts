@@ -6,6 +6,7 @@ import { Id, Line, Text, EvidenceKind, Artifact } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, findTodo, findRun } from './shared';
+import { lazy } from '../lazy';
 
 export function defineEvidenceCapabilities(define: DefineCapability): void {
   define({
@@ -15,18 +16,20 @@ export function defineEvidenceCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({
-      goalId,
-      evidenceId: Id.optional(),
-      runId: Id.optional(),
-      todoId: Id.optional(),
-      kind: EvidenceKind.default('note'),
-      summary: Text(4000),
-      command: Line(2000).optional(),
-      exitCode: z.number().int().optional(),
-      durationMs: z.number().nonnegative().optional(),
-      artifact: Artifact.optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        evidenceId: Id.optional(),
+        runId: Id.optional(),
+        todoId: Id.optional(),
+        kind: EvidenceKind.default('note'),
+        summary: Text(4000),
+        command: Line(2000).optional(),
+        exitCode: z.number().int().optional(),
+        durationMs: z.number().nonnegative().optional(),
+        artifact: Artifact.optional(),
+      }),
+    ),
     prepare: (i) => ({ ...i, evidenceId: i.evidenceId ?? newId('ev', 8) }),
     plan: (s, i) => {
       if (s.evidence.some((e) => e.id === i.evidenceId))

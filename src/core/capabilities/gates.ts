@@ -10,6 +10,7 @@ import { goalId, AllActors, Humans, findTodo, findGate } from './shared';
 import { approvalCovers, guardedWork, openWorkGuardedBy } from '../gate-rules';
 import { canonicalJson } from '../jsonfile';
 import { gateTitle } from '../words';
+import { lazy } from '../lazy';
 
 /**
  * An agent may hold back only agents' work: a gate it asks to guard a person's todo would let its
@@ -67,13 +68,15 @@ export function defineGateCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({
-      goalId,
-      gateId: Id,
-      title: Line(200).optional(),
-      reason: Text(2000).default(''),
-      guards: z.array(Id).max(100).default([]),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        gateId: Id,
+        title: Line(200).optional(),
+        reason: Text(2000).default(''),
+        guards: z.array(Id).max(100).default([]),
+      }),
+    ),
     plan: (s, i, ctx) => {
       for (const t of i.guards) checkGuardable(ctx.actor, findTodo(s, t));
       const existing = s.gates.find((g) => g.id === i.gateId);
@@ -113,13 +116,15 @@ export function defineGateCapabilities(define: DefineCapability): void {
     quota: 'none',
     actors: Humans,
     humanOnly: true,
-    input: z.object({
-      goalId,
-      gateId: Id,
-      note: Text(2000).optional(),
-      /** The guarded work as the person was shown it; refused if it changed since. */
-      shown: z.array(GuardedWork).max(500).optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        gateId: Id,
+        note: Text(2000).optional(),
+        /** The guarded work as the person was shown it; refused if it changed since. */
+        shown: z.array(GuardedWork).max(500).optional(),
+      }),
+    ),
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
       const guarded = decidedWork(g, s, ctx.policy, i.shown, 'approved');
@@ -135,13 +140,15 @@ export function defineGateCapabilities(define: DefineCapability): void {
     quota: 'none',
     actors: Humans,
     humanOnly: true,
-    input: z.object({
-      goalId,
-      gateId: Id,
-      note: Text(2000).optional(),
-      /** The work the rejection cancels as the person was shown it; refused if it changed since. */
-      shown: z.array(GuardedWork).max(500).optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        gateId: Id,
+        note: Text(2000).optional(),
+        /** The work the rejection cancels as the person was shown it; refused if it changed since. */
+        shown: z.array(GuardedWork).max(500).optional(),
+      }),
+    ),
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
       // Everything that needed the gate: the one rule for which gates a todo needs.
@@ -159,7 +166,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: ['system', 'user'],
-    input: z.object({ goalId, gateId: Id }),
+    input: lazy(() => z.object({ goalId, gateId: Id })),
     plan: (s, i) => {
       const g = findGate(s, i.gateId);
       if (g.status !== 'pending')

@@ -7,6 +7,7 @@ import type { GoalState, GoalStatus } from '../model';
 import { draft } from '../events';
 import type { DefineCapability } from './types';
 import { goalId, AllActors } from './shared';
+import { lazy } from '../lazy';
 
 // Goal lifecycle: a state machine with its transitions written down.
 
@@ -46,13 +47,15 @@ export function defineGoalCapabilities(define: DefineCapability): void {
     quota: 'none',
     actors: AllActors,
     goal: 'create',
-    input: z.object({
-      goalId: goalId.optional(),
-      title: Line(200),
-      objective: Text(10000).default(''),
-      quota: Quota.optional(),
-      handoff: z.array(Line(500)).max(50).default([]),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId: goalId.optional(),
+        title: Line(200),
+        objective: Text(10000).default(''),
+        quota: Quota.optional(),
+        handoff: z.array(Line(500)).max(50).default([]),
+      }),
+    ),
     prepare: (i) => ({ ...i, goalId: i.goalId ?? goalIdFromTitle(i.title) }),
     plan: (_s, i, ctx) => [
       draft('goal.created', {
@@ -85,7 +88,7 @@ export function defineGoalCapabilities(define: DefineCapability): void {
       gates: 'none',
       quota: 'none',
       actors: AllActors,
-      input: z.object({ goalId, reason }),
+      input: lazy(() => z.object({ goalId, reason })),
       plan: (s, i) => {
         transition(s, t);
         return [draft(type, { reason: i.reason })];

@@ -9,6 +9,7 @@ import { goalId, AllActors, Humans } from './shared';
 import type { BudgetName, GoalState } from '../model';
 import { BUDGET_FLAG, quotaGrantCommand } from '../next-commands';
 import { budgetAmount, budgetLabel, duration } from '../words';
+import { lazy } from '../lazy';
 
 const windowWords = (w: Quota['window']) => (w.kind === 'life' ? 'the goal’s life' : `the last ${w.hours} h`);
 
@@ -58,7 +59,7 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({ goalId, quota: Quota }),
+    input: lazy(() => z.object({ goalId, quota: Quota })),
     plan: (s, i, ctx) => {
       if (ctx.actor.kind !== 'user') {
         const loosened = loosenedBy(s.quota, i.quota);
@@ -86,7 +87,7 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
     quota: 'adds budget',
     actors: Humans,
     humanOnly: true,
-    input: z.object({ goalId, budgets: Budgets, note: Text(2000).optional() }),
+    input: lazy(() => z.object({ goalId, budgets: Budgets, note: Text(2000).optional() })),
     plan: (_s, i) => {
       if (!BUDGET_NAMES.some((k) => (i.budgets[k] ?? 0) > 0))
         throw usageError(

@@ -9,16 +9,19 @@ import { draft } from '../events';
 import { SpendReportFields, checkSpendReport, round6 } from '../quota';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findRun, openRun } from './shared';
+import { lazy } from '../lazy';
 
 /**
  * What one report adds. Bounds are checked in `plan` (quota.ts, checkSpendReport), so that a value
  * too large is refused as `spend_too_large`, whichever field it is in.
  */
-const SpendInput = z.object({
-  tokens: SpendReportFields.tokens.optional(),
-  costUsd: SpendReportFields.costUsd.optional(),
-  wallSeconds: SpendReportFields.wallSeconds.optional(),
-});
+const SpendInput = lazy(() =>
+  z.object({
+    tokens: SpendReportFields.tokens.optional(),
+    costUsd: SpendReportFields.costUsd.optional(),
+    wallSeconds: SpendReportFields.wallSeconds.optional(),
+  }),
+);
 
 export function defineRunCapabilities(define: DefineCapability): void {
   define({
@@ -28,7 +31,9 @@ export function defineRunCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'one turn',
     actors: AllActors,
-    input: z.object({ goalId, runId: Id.optional(), agent: Line(128), contract: Contract.optional() }),
+    input: lazy(() =>
+      z.object({ goalId, runId: Id.optional(), agent: Line(128), contract: Contract.optional() }),
+    ),
     prepare: (i) => ({ ...i, runId: i.runId ?? newId('run', 8) }),
     plan: (s, i) => {
       if (s.runs.some((r) => r.id === i.runId))
@@ -46,7 +51,7 @@ export function defineRunCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'the spend reported',
     actors: AllActors,
-    input: z.object({ goalId, runId: Id }).merge(SpendInput),
+    input: lazy(() => z.object({ goalId, runId: Id }).merge(SpendInput)),
     plan: (s, i) => {
       openRun(s, i.runId);
       checkSpendReport(i);
@@ -68,9 +73,9 @@ export function defineRunCapabilities(define: DefineCapability): void {
     actors: AllActors,
     // Closing a goal does not end its runs: their summary still belongs in the record.
     onFinishedGoal: true,
-    input: z
-      .object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() })
-      .merge(SpendInput),
+    input: lazy(() =>
+      z.object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() }).merge(SpendInput),
+    ),
     plan: (s, i) => {
       openRun(s, i.runId);
       checkSpendReport(i);
@@ -87,19 +92,21 @@ export function defineRunCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'the tokens and cost the transcript shows',
     actors: ['agent', 'system'],
-    input: z.object({
-      goalId,
-      runId: Id,
-      messages: z
-        .array(
-          z.object({
-            key: z.string().regex(/^[0-9a-f]{16}$/),
-            model: Line(100),
-            usage: TokenUsage,
-          }),
-        )
-        .max(10000),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        runId: Id,
+        messages: z
+          .array(
+            z.object({
+              key: z.string().regex(/^[0-9a-f]{16}$/),
+              model: Line(100),
+              usage: TokenUsage,
+            }),
+          )
+          .max(10000),
+      }),
+    ),
     plan: (s, i, ctx) => {
       openRun(s, i.runId);
       const fresh = uncounted(s, i.messages);
@@ -132,14 +139,16 @@ export function defineRunCapabilities(define: DefineCapability): void {
     actors: Humans,
     humanOnly: true,
     onFinishedGoal: true,
-    input: z.object({
-      goalId,
-      runId: Id,
-      rewardId: Id.optional(),
-      score: z.number().min(-1).max(1),
-      comment: Text(4000).default(''),
-      lesson: Text(4000).optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        runId: Id,
+        rewardId: Id.optional(),
+        score: z.number().min(-1).max(1),
+        comment: Text(4000).default(''),
+        lesson: Text(4000).optional(),
+      }),
+    ),
     prepare: (i) => ({ ...i, rewardId: i.rewardId ?? newId('rw', 8) }),
     plan: (s, i) => {
       findRun(s, i.runId);

@@ -10,6 +10,7 @@ import type { CapabilityContext, DefineCapability } from './types';
 import { goalId, AllActors, findTodo, openRun } from './shared';
 import { deniedBy, policyGatesFor, unapprovedGates } from '../gate-rules';
 import { gateTitle } from '../words';
+import { lazy } from '../lazy';
 
 /** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
 function reviewGateFor(
@@ -25,16 +26,18 @@ function reviewGateFor(
   return `review-${todoId}`.slice(0, 64);
 }
 
-const TodoAddInput = z.object({
-  goalId,
-  todoId: Id.optional(),
-  title: Line(200),
-  owner: Owner.default('agent'),
-  priority: Priority.default('P2'),
-  action: Line(2000).optional(),
-  gate: Id.optional(),
-  dependsOn: z.array(Id).max(50).default([]),
-});
+const TodoAddInput = lazy(() =>
+  z.object({
+    goalId,
+    todoId: Id.optional(),
+    title: Line(200),
+    owner: Owner.default('agent'),
+    priority: Priority.default('P2'),
+    action: Line(2000).optional(),
+    gate: Id.optional(),
+    dependsOn: z.array(Id).max(50).default([]),
+  }),
+);
 
 /**
  * The events that add a todo, under every rule todo.add has (policy denials and gates, the
@@ -139,7 +142,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({ goalId, todoId: Id, by: Line(128).optional() }),
+    input: lazy(() => z.object({ goalId, todoId: Id, by: Line(128).optional() })),
     plan: (s, i, ctx) => {
       const t = findTodo(s, i.todoId);
       const by = i.by ?? ctx.actor.id;
@@ -161,7 +164,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({ goalId, todoId: Id, reason: Text(2000).default('released') }),
+    input: lazy(() => z.object({ goalId, todoId: Id, reason: Text(2000).default('released') })),
     plan: (s, i) => {
       const t = findTodo(s, i.todoId);
       if (t.status !== 'claimed')
@@ -180,13 +183,15 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({
-      goalId,
-      todoId: Id,
-      title: Line(200).optional(),
-      priority: Priority.optional(),
-      note: Text(2000).optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        todoId: Id,
+        title: Line(200).optional(),
+        priority: Priority.optional(),
+        note: Text(2000).optional(),
+      }),
+    ),
     plan: (s, i) => {
       findTodo(s, i.todoId);
       if (i.title === undefined && i.priority === undefined && i.note === undefined)
@@ -204,13 +209,15 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'the todo gate must be approved',
     quota: 'none',
     actors: AllActors,
-    input: z.object({
-      goalId,
-      todoId: Id,
-      evidence: z.array(Id).max(100).default([]),
-      summary: Text(4000).optional(),
-      runId: Id.optional(),
-    }),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        todoId: Id,
+        evidence: z.array(Id).max(100).default([]),
+        summary: Text(4000).optional(),
+        runId: Id.optional(),
+      }),
+    ),
     plan: (s, i, ctx) => {
       const t = findTodo(s, i.todoId);
       if (t.status === 'done' || t.status === 'cancelled')
@@ -255,7 +262,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: z.object({ goalId, todoId: Id, reason: Text(2000).default('cancelled') }),
+    input: lazy(() => z.object({ goalId, todoId: Id, reason: Text(2000).default('cancelled') })),
     plan: (s, i) => {
       const t = findTodo(s, i.todoId);
       if (t.status === 'done' || t.status === 'cancelled')

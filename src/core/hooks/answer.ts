@@ -1,19 +1,22 @@
 /** What every hook event reads and answers: the host's JSON payload and LoopX's reply. */
 import { z } from 'zod';
 import type { DenyCode } from '../model';
+import { lazy } from '../lazy';
 
 export const HOOK_EVENTS = ['pre-tool-use', 'session-start', 'stop'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-export const HookPayload = z.looseObject({
-  hook_event_name: z.string().optional(),
-  session_id: z.string().optional(),
-  cwd: z.string().optional(),
-  tool_name: z.string().optional(),
-  tool_input: z.unknown().optional(),
-  /** Claude Code: the session's transcript (JSON lines), read by the Stop hook for the spend. */
-  transcript_path: z.string().optional(),
-});
+export const HookPayload = lazy(() =>
+  z.looseObject({
+    hook_event_name: z.string().optional(),
+    session_id: z.string().optional(),
+    cwd: z.string().optional(),
+    tool_name: z.string().optional(),
+    tool_input: z.unknown().optional(),
+    /** Claude Code: the session's transcript (JSON lines), read by the Stop hook for the spend. */
+    transcript_path: z.string().optional(),
+  }),
+);
 export type HookPayload = z.infer<typeof HookPayload>;
 
 /** What a PreToolUse refusal was about, for the goal's record (`agent.denied`). */

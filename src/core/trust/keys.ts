@@ -12,18 +12,21 @@ import { sha256, writeJsonAtomic } from '../jsonfile';
 import { ensurePrivateDir } from '../config-dir';
 import { LoopxError, usageError } from '../errors';
 import { mkdirStore, readStoreFile, readdirStore } from '../safe-path';
+import { lazy } from '../lazy';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
 /** The name of a key's file: `<keyId>.json`. */
 export const KEY_FILE_NAME = /^[0-9a-f]{64}\.json$/;
 
-export const PublicKeyFile = z.object({
-  v: z.literal(1),
-  keyId: z.string().regex(KEY_ID),
-  name: z.string().min(1).max(128),
-  publicKey: z.string().max(2000),
-  createdAt: z.string().max(40),
-});
+export const PublicKeyFile = lazy(() =>
+  z.object({
+    v: z.literal(1),
+    keyId: z.string().regex(KEY_ID),
+    name: z.string().min(1).max(128),
+    publicKey: z.string().max(2000),
+    createdAt: z.string().max(40),
+  }),
+);
 export type PublicKeyFile = z.infer<typeof PublicKeyFile>;
 
 /** The key id: sha256 of the public key's DER (SPKI) bytes. */

@@ -14,17 +14,20 @@ import { formatDiff, lineDiff } from '../text-diff';
 import { loosenedBy, signStatement } from './decisions';
 import { allowRulesOf } from '../allow-commands';
 import type { Signer, Trust } from './decisions';
+import { lazy, lazyArray } from '../lazy';
 
 export const SIGNED_POLICY_FILE = 'policy.signed.json';
 
-export const SignedPolicy = z.strictObject({
-  v: z.literal(1),
-  policy: Policy,
-  signedAt: z.string().max(40),
-  signedBy: z.string().min(1).max(128),
-  keyId: z.string().max(128),
-  sig: z.string().max(200),
-});
+export const SignedPolicy = lazy(() =>
+  z.strictObject({
+    v: z.literal(1),
+    policy: Policy,
+    signedAt: z.string().max(40),
+    signedBy: z.string().min(1).max(128),
+    keyId: z.string().max(128),
+    sig: z.string().max(200),
+  }),
+);
 export type SignedPolicy = z.infer<typeof SignedPolicy>;
 
 export function policyStatement(p: Pick<SignedPolicy, 'policy' | 'signedAt' | 'signedBy'>): string {
@@ -107,7 +110,7 @@ export function resolvePolicy(
   return { effective, state, signed, file, baseline, unsigned, ignored };
 }
 
-const POLICY_FIELDS = Object.keys(Policy.shape) as (keyof Policy)[];
+const POLICY_FIELDS = lazyArray(() => Object.keys(Policy.shape) as (keyof Policy)[]);
 const REVIEW_ORDER = { none: 0, tools: 1, all: 2 } as const;
 
 /** `base` with every part of `edit` that only tightens it; what would loosen stays as in `base`. */

@@ -14,27 +14,30 @@ import { KEY_FILE_NAME, KEY_ID, newKeyPair, pinKey } from './keys';
 import type { PublicKeyFile } from './keys';
 import { signerFor } from './decisions';
 import type { Signer } from './decisions';
+import { lazy } from '../lazy';
 
 /** scrypt cost: about 0.1 s and 32 MiB here, so a guessed passphrase costs as much. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;
 const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSPHRASE = 8;
 
-const KeyFile = z.object({
-  v: z.literal(1),
-  keyId: z.string().regex(KEY_ID),
-  name: z.string().min(1).max(128),
-  publicKey: z.string().max(2000),
-  createdAt: z.string().max(40),
-  kdf: z.object({
-    name: z.literal('scrypt'),
-    N: z.number().int(),
-    r: z.number().int(),
-    p: z.number().int(),
-    salt: z.string(),
+const KeyFile = lazy(() =>
+  z.object({
+    v: z.literal(1),
+    keyId: z.string().regex(KEY_ID),
+    name: z.string().min(1).max(128),
+    publicKey: z.string().max(2000),
+    createdAt: z.string().max(40),
+    kdf: z.object({
+      name: z.literal('scrypt'),
+      N: z.number().int(),
+      r: z.number().int(),
+      p: z.number().int(),
+      salt: z.string(),
+    }),
+    cipher: z.object({ name: z.literal('aes-256-gcm'), iv: z.string(), tag: z.string(), data: z.string() }),
   }),
-  cipher: z.object({ name: z.literal('aes-256-gcm'), iv: z.string(), tag: z.string(), data: z.string() }),
-});
+);
 type KeyFile = z.infer<typeof KeyFile>;
 
 export const keysDir = (configDir: string) => path.join(configDir, 'keys');

@@ -17,16 +17,19 @@ import { findWorkflow } from './load';
 import { expandWorkflow } from './expand';
 import type { ExpandedWorkflow } from './expand';
 import { checkWorkflowBudget } from './budget';
+import { lazy } from '../lazy';
 
 export const WORKFLOW_RUN = 'workflow.run';
 
-export const WorkflowRunInput = z.object({
-  goalId,
-  /** The workflow's name (`loopx capabilities` lists them). */
-  name: Id,
-  /** Parameter values by name; checked against the workflow's declaration. */
-  params: z.record(z.string().regex(PARAM_NAME), z.string().max(10000)).default({}),
-});
+export const WorkflowRunInput = lazy(() =>
+  z.object({
+    goalId,
+    /** The workflow's name (`loopx capabilities` lists them). */
+    name: Id,
+    /** Parameter values by name; checked against the workflow's declaration. */
+    params: z.record(z.string().regex(PARAM_NAME), z.string().max(10000)).default({}),
+  }),
+);
 export type WorkflowRunInput = z.input<typeof WorkflowRunInput>;
 
 /** The input once prepared: the workflow expanded, its ids chosen. Never taken from a caller. */

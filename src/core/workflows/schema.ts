@@ -6,64 +6,77 @@
  */
 import { z } from 'zod';
 import { Id, Line, Text, Owner, Priority } from '../model';
+import { lazy } from '../lazy';
 
 /** A parameter name, as `{name}` placeholders use it. */
 export const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 /** A todo or gate key: the id rule, short enough that `<key>-<suffix>` is still an id. */
-const Key = Id.refine((s) => s.length <= 40, { message: 'must be at most 40 characters' });
+const Key = lazy(() => Id.refine((s) => s.length <= 40, { message: 'must be at most 40 characters' }));
 
-export const WorkflowParam = z.strictObject({
-  description: Line(500),
-  required: z.boolean().optional(),
-  default: Line(200).optional(),
-  /** A regular expression the whole value must match (it is anchored). */
-  pattern: z.string().min(1).max(200).optional(),
-});
+export const WorkflowParam = lazy(() =>
+  z.strictObject({
+    description: Line(500),
+    required: z.boolean().optional(),
+    default: Line(200).optional(),
+    /** A regular expression the whole value must match (it is anchored). */
+    pattern: z.string().min(1).max(200).optional(),
+  }),
+);
 
-export const WorkflowTodo = z.strictObject({
-  key: Key,
-  title: Line(200),
-  /** The shell command, with `{param}` placeholders outside quotes (LoopX quotes the values). */
-  action: Line(2000).optional(),
-  owner: Owner.default('agent'),
-  priority: Priority.default('P2'),
-  dependsOn: z.array(Key).max(50).default([]),
-  /** The key of the gate it needs. */
-  gate: Key.optional(),
-});
+export const WorkflowTodo = lazy(() =>
+  z.strictObject({
+    key: Key,
+    title: Line(200),
+    /** The shell command, with `{param}` placeholders outside quotes (LoopX quotes the values). */
+    action: Line(2000).optional(),
+    owner: Owner.default('agent'),
+    priority: Priority.default('P2'),
+    dependsOn: z.array(Key).max(50).default([]),
+    /** The key of the gate it needs. */
+    gate: Key.optional(),
+  }),
+);
 
-export const WorkflowGate = z.strictObject({
-  key: Key,
-  title: Line(200),
-  reason: Text(2000),
-  /** Keys of the todos it guards (besides those that name it as their `gate`). */
-  guards: z.array(Key).max(50).default([]),
-});
+export const WorkflowGate = lazy(() =>
+  z.strictObject({
+    key: Key,
+    title: Line(200),
+    reason: Text(2000),
+    /** Keys of the todos it guards (besides those that name it as their `gate`). */
+    guards: z.array(Key).max(50).default([]),
+  }),
+);
 
 /** What the whole workflow declares it will spend; budgets it does not name are not declared. */
-export const WorkflowQuota = z.strictObject({
-  turns: z.number().int().nonnegative().optional(),
-  tokens: z.number().int().nonnegative().optional(),
-  costUsd: z.number().nonnegative().finite().optional(),
-});
+export const WorkflowQuota = lazy(() =>
+  z.strictObject({
+    turns: z.number().int().nonnegative().optional(),
+    tokens: z.number().int().nonnegative().optional(),
+    costUsd: z.number().nonnegative().finite().optional(),
+  }),
+);
 
-export const WorkflowFile = z.strictObject({
-  /** Editors' schema link; ignored by LoopX. */
-  $schema: z.string().max(500).optional(),
-  name: Id,
-  title: Line(200),
-  summary: Line(500),
-  description: Text(4000).optional(),
-  params: z
-    .record(
-      z.string().regex(PARAM_NAME, 'not a parameter name (a letter, then letters, digits or _; at most 32)'),
-      WorkflowParam,
-    )
-    .default({}),
-  todos: z.array(WorkflowTodo).min(1).max(50),
-  gates: z.array(WorkflowGate).max(20).default([]),
-  quota: WorkflowQuota.default({}),
-});
+export const WorkflowFile = lazy(() =>
+  z.strictObject({
+    /** Editors' schema link; ignored by LoopX. */
+    $schema: z.string().max(500).optional(),
+    name: Id,
+    title: Line(200),
+    summary: Line(500),
+    description: Text(4000).optional(),
+    params: z
+      .record(
+        z
+          .string()
+          .regex(PARAM_NAME, 'not a parameter name (a letter, then letters, digits or _; at most 32)'),
+        WorkflowParam,
+      )
+      .default({}),
+    todos: z.array(WorkflowTodo).min(1).max(50),
+    gates: z.array(WorkflowGate).max(20).default([]),
+    quota: WorkflowQuota.default({}),
+  }),
+);
 
 export type WorkflowFile = z.infer<typeof WorkflowFile>;
 export type WorkflowParam = z.infer<typeof WorkflowParam>;
