@@ -6,14 +6,21 @@
  * under other keys is rebuilt. Each entry also records the stamp of its goal's `events/` folder,
  * which git changes whenever a pull, checkout or rebase changes a log: a goal whose folder moved
  * on since is read again.
+ *
+ * A commit does not rewrite the index (at 10,000 goals that is a megabyte per `todo add`): it
+ * appends its goal's new entry to the index's journal (`index.log`, one JSON line). Reading the
+ * index applies the journal over it, the last line of a goal winning; a listing that writes the
+ * index folds the journal in, and so does a commit once the journal is past JOURNAL_MAX.
  */
 import { z } from 'zod';
+import * as fs from 'node:fs';
 import { readJsonFile, writeJsonAtomic } from './jsonfile';
 import * as path from 'node:path';
 import { folderStamp, sameFolderTime, stampSettled } from './file-stamp';
 import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
 import type { GoalState } from './model';
 import { lazy } from './lazy';
+import { openStoreFile, readStoreFile } from './safe-path';
 
 export const IndexEntry = lazy(() =>
   z.object({
@@ -37,6 +44,14 @@ const IndexFile = lazy(() =>
   z.object({ v: z.literal(3), trust: z.string().optional(), goals: z.array(StoredEntry) }),
 );
 
+/** A line of the journal: an entry a commit made, under the pinned keys `trust`. */
+const JournalLine = lazy(() => z.object({ trust: z.string(), entry: StoredEntry }));
+/** Past this size a commit folds the journal into the index (about a thousand commits). */
+export const JOURNAL_MAX = 256 * 1024;
+
+/** The journal of the index file `indexFile`. */
+export const indexJournal = (indexFile: string) => path.join(path.dirname(indexFile), 'index.log');
+
 export interface GoalIndex {
   goals: StoredEntry[];
   /** The fingerprint of the pinned keys every entry was made under (none: unknown, rebuild it). */
@@ -57,18 +72,61 @@ export function indexEntryOf(state: GoalState): IndexEntry {
   };
 }
 
-/** The index, with no entries and no trust when it is missing or broken: listing rebuilds it. */
+/**
+ * The index with its journal applied, with no entries and no trust when it is missing or broken:
+ * listing rebuilds it. An entry made under other keys than the index's leaves it without trust.
+ */
 export function readIndexFile(file: string): GoalIndex {
+  let index: GoalIndex;
   try {
     const { goals, trust } = readJsonFile(file, IndexFile);
-    return { goals, trust };
-  } catch {
-    return { goals: [] };
+    index = { goals, trust };
+  } catch (e) {
+    // A missing index starts empty and trusted (its first entries say under which keys); a
+    // broken one is rebuilt by the next listing.
+    index = { goals: [], trust: (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : undefined };
   }
+  const lines = readJournal(file);
+  if (lines.length === 0) return index.trust === '' ? { goals: [] } : index;
+  const at = new Map(index.goals.map((g, i) => [g.id, i]));
+  let trust = index.trust === '' ? lines[0]!.trust : index.trust;
+  for (const { trust: t, entry } of lines) {
+    const i = at.get(entry.id);
+    if (i === undefined) at.set(entry.id, index.goals.push(entry) - 1);
+    else index.goals[i] = entry;
+    if (t !== trust) trust = undefined;
+  }
+  return { goals: index.goals, ...(trust === undefined ? {} : { trust }) };
 }
 
+/** The journal's lines, up to the first that does not parse (a line torn by a crash ends it). */
+function readJournal(file: string): { trust: string; entry: StoredEntry }[] {
+  let text: string;
+  try {
+    text = readStoreFile(indexJournal(file), 'utf8');
+  } catch {
+    return [];
+  }
+  const out: { trust: string; entry: StoredEntry }[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let parsed;
+    try {
+      parsed = JournalLine.safeParse(JSON.parse(line));
+    } catch {
+      break;
+    }
+    if (!parsed.success) break;
+    out.push(parsed.data);
+  }
+  return out;
+}
+
+/** Writes the whole index, the journal folded in (the caller holds the index lock). */
 export function writeIndexFile(file: string, goals: StoredEntry[], trust?: string): void {
   writeJsonAtomic(file, { v: 3, ...(trust === undefined ? {} : { trust }), goals });
+  // After the index is written: a crash in between leaves lines the index already holds.
+  fs.rmSync(indexJournal(file), { force: true });
 }
 
 /** An entry without its stamp, as listings show it. */
@@ -78,18 +136,23 @@ export function shownEntry(e: StoredEntry): IndexEntry {
 }
 
 /**
- * Replaces (or adds) one goal's entry, made under the pinned keys `trust`. The caller holds the
- * index lock. When the other entries were made under other keys, the index then names none, so
- * the next listing rebuilds it.
+ * Replaces (or adds) one goal's entry, made under the pinned keys `trust`: one line appended to
+ * the journal, so a commit costs the same at 10,000 goals as at one. The caller holds the index
+ * lock. When the other entries were made under other keys, the index then names none, so the next
+ * listing rebuilds it.
  */
 export function upsertIndexEntry(file: string, entry: StoredEntry, trust: string): void {
+  const fd = openStoreFile(indexJournal(file), 'a', 0o600);
+  let size: number;
+  try {
+    fs.writeSync(fd, `${JSON.stringify({ trust, entry })}\n`);
+    size = fs.fstatSync(fd).size;
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (size <= JOURNAL_MAX) return;
   const index = readIndexFile(file);
-  const goals = index.goals;
-  const i = goals.findIndex((g) => g.id === entry.id);
-  if (i === -1) goals.push(entry);
-  else goals[i] = entry;
-  const current = index.trust === trust || goals.every((g) => g.id === entry.id);
-  writeIndexFile(file, goals, current ? trust : undefined);
+  writeIndexFile(file, index.goals, index.trust);
 }
 
 /** An entry per goal id, oldest goal first; a goal whose entry cannot be made is reported, not thrown. */

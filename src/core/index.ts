@@ -11,7 +11,7 @@ export * from './events';
 export * from './store';
 // What store.ts exported before its parts moved out; the rest of those modules is internal.
 export { LOOPX_DIR } from './workspace';
-export { IndexEntry, indexEntryOf } from './goal-index';
+export { IndexEntry, indexEntryOf, indexJournal } from './goal-index';
 export type { LoadedGoal } from './goal-load';
 export { SNAPSHOT_EVERY } from './snapshot';
 export { parseLog, type ParsedLog } from './event-log';

@@ -14,12 +14,12 @@ import type { LoopxError } from './errors';
 import { draft } from './events';
 import { Id, Text } from './model';
 import { LEGACY_LOG } from './goal-logs';
-import { indexEntryOf, shownEntry } from './goal-index';
+import { indexEntryOf, readIndexFile, shownEntry } from './goal-index';
 import type { IndexEntry } from './goal-index';
 import type { Store } from './store';
 import { breakLock, staleLocks } from './lock';
 import { locksDir } from './local-dir';
-import { readStoreFile, storePathExists } from './safe-path';
+import { storePathExists } from './safe-path';
 import { LEGACY_LOCAL_SECRETS } from './workspace';
 import type { Actor, GoalState } from './model';
 import { lazy } from './lazy';
@@ -258,7 +258,7 @@ export function repair(
   // The index: every goal folder listed, nothing invented, entries current.
   let indexed: IndexEntry[] = [];
   try {
-    indexed = (JSON.parse(readStoreFile(store.indexPath, 'utf8')).goals ?? []).map(shownEntry);
+    indexed = readIndexFile(store.indexPath).goals.map(shownEntry);
   } catch {
     indexed = [];
   }

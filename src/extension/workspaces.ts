@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Store, LOOPX_DIR } from '../core/index';
+import { Store, LOOPX_DIR, indexJournal } from '../core/index';
 import type { IndexEntry, PolicyView } from '../core/index';
 import { Disposable } from './disposable';
 import { ReadStamps } from './read-stamps';
@@ -96,6 +96,7 @@ export class LoopxWorkspaces extends Disposable {
     const out: { ref: GoalRef; entry: IndexEntry }[] = [];
     for (const f of this.folders()) {
       this.readStamps.markRead(f.store.indexPath);
+      this.readStamps.markRead(indexJournal(f.store.indexPath));
       this.readStamps.markRead(path.join(f.store.root, 'goals'));
       const { goals, errors } = f.store.listGoals();
       for (const e of errors) this.log.warn(`${f.folder.name}: goal ${e.goalId}: ${e.message}`);

@@ -648,8 +648,9 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('self-repair (and self_repair) fixes what it finds, exit 0; a second pass finds nothing; --dry-run changes nothing', async () => {
-      // A derived file deleted by hand: rebuilt from the log.
-      fs.rmSync(ws.file('.loopx', 'local', 'cache', 'index.json'));
+      // A derived file deleted by hand (the index and its journal): rebuilt from the log.
+      for (const f of ['index.json', 'index.log'])
+        fs.rmSync(ws.file('.loopx', 'local', 'cache', f), { force: true });
       const first = json(await ws.run('self-repair', '--json'), RepairSchema);
       assert.equal(first.dry_run, false);
       assert.equal(first.checked_goals, 1);

@@ -111,6 +111,8 @@ async function buildTemplate(): Promise<string> {
       invoke(store, 'todo.update', { goalId: g, todoId: 'ask', note: `note ${i}` }, human);
     if (g === 'gamma') shouldRun(store, { goalId: g, agent: 'codex' }, agent);
   }
+  // The index as a listing writes it, and its journal with the entry of the goal created after.
+  store.rebuildIndex();
   // A fifth goal that only takes the write made after the damage (its data is not compared).
   invoke(store, 'goal.create', { goalId: SCRATCH, title: 'Scratch' }, human);
   assert.deepEqual(repair(store, { dryRun: true }).findings, [], 'the template is healthy');
@@ -142,6 +144,7 @@ function goalFiles(g: string) {
 // `secrets/` is the workspace's folder in the user's config folder (Store.secretsDir), outside .loopx/.
 const SHARED = [
   'local/cache/index.json',
+  'local/cache/index.log',
   'policy.json',
   'secrets/contract-key',
   'secrets/snapshot-key',
@@ -213,8 +216,9 @@ function makeCases(flips: number, truncations: number): Case[] {
     ...goalFiles(pick(GOALS)).slice(1),
     ...goalFiles(pick(GOALS)).slice(2),
     'local/cache/index.json',
+    'local/cache/index.log',
     'policy.json',
-    ...SHARED.slice(2),
+    ...SHARED.slice(3),
     'local',
   ]) {
     cases.push({

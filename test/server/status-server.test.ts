@@ -16,6 +16,7 @@ import type { Actor } from '../../src/core/index';
 import { startStatusServer, isLoopbackHost, TOKEN_FILE, tokenFile } from '../../src/server/status-server';
 import type { StatusServer, StatusServerOptions } from '../../src/server/status-server';
 import { tempDir, removeTempDirs, settleIndex } from '../helpers/store';
+import { writeIndex } from '../helpers/goal-index';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const BIN = path.join(REPO, 'bin', 'loopx.js');
@@ -825,7 +826,7 @@ describe('status server: broken goal files', () => {
     assert.equal(GoalStatusDoc.parse(alpha.json).id, 'alpha');
 
     // With the index broken as well, every goal is read from its own files; beta is now an error too.
-    fs.writeFileSync(store.indexPath, '{"v":1,"goals":[{"id":');
+    writeIndex(store, '{"v":1,"goals":[{"id":');
     const all = StatusDoc.parse((await request(srv, '/status')).json);
     assert.deepEqual(
       all.goals.map((g) => g.id),

@@ -16,6 +16,7 @@ import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs, signed } from '../helpers/store';
 import { forgeSnapshotState, goalFixture, hashTree, sha256, throwsLoopx } from '../helpers/contract-kit';
+import { readIndex, writeIndex, indexBytes } from '../helpers/goal-index';
 
 after(removeTempDirs);
 
@@ -144,7 +145,7 @@ describe('repair', () => {
     fs.writeFileSync(log, lines.join('\n'));
     const dir = store.goalDir(goalId);
     const before = hashTree(dir);
-    const index = fs.readFileSync(store.indexPath);
+    const index = indexBytes(store);
 
     const r = repair(store, { goalId });
     assert.deepEqual(kinds(r), [[goalId, 'corrupt-log', false]]);
@@ -155,7 +156,7 @@ describe('repair', () => {
     assert.match(r.findings[0]!.message, /history is never rewritten/);
     assert.equal(r.changed, 0);
     assert.deepEqual(hashTree(dir), before, 'no byte of the goal changed');
-    assert.deepEqual(fs.readFileSync(store.indexPath), index);
+    assert.deepEqual(indexBytes(store), index);
   });
 
   it('a run open past its contract expiry is closed as abandoned', () => {
@@ -210,9 +211,9 @@ describe('repair', () => {
   it('an index that misses or invents goals is rebuilt', () => {
     const { store } = goalFixture({ goalId: 'alpha' });
     invoke(store, 'goal.create', { goalId: 'beta', title: 'Beta' }, human);
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
-    const phantom = { ...index.goals[0], id: 'phantom', title: 'Never existed' };
-    fs.writeFileSync(store.indexPath, JSON.stringify({ v: 1, goals: [index.goals[0], phantom] }));
+    const index = readIndex(store);
+    const phantom = { ...index.goals[0]!, id: 'phantom', title: 'Never existed' };
+    writeIndex(store, { ...index, goals: [index.goals[0]!, phantom] });
 
     const r = repair(store);
     assert.deepEqual(kinds(r), [[null, 'index-stale', true]]);
@@ -220,7 +221,7 @@ describe('repair', () => {
     assert.match(r.findings[0]!.message, /lists phantom, which has no folder/);
     assert.match(r.findings[0]!.message, /rebuilt/);
     assert.deepEqual(
-      JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals.map((g: { id: string }) => g.id),
+      readIndex(store).goals.map((g: { id: string }) => g.id),
       ['alpha', 'beta'],
     );
     assert.deepEqual(repair(store).findings, []);
@@ -228,12 +229,12 @@ describe('repair', () => {
 
   it('an index entry that is out of date is rebuilt', () => {
     const { store, goalId } = goalFixture();
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
-    index.goals[0].status = 'closed';
-    fs.writeFileSync(store.indexPath, JSON.stringify(index));
+    const index = readIndex(store);
+    index.goals[0]!.status = 'closed';
+    writeIndex(store, index);
     const r = repair(store);
     assert.match(finding(r, 'index-stale').message, new RegExp(`out of date for ${goalId}`));
-    assert.equal(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals[0].status, 'active');
+    assert.equal(readIndex(store).goals[0]!.status, 'active');
   });
 
   it('a gate pending past its expiry is expired', () => {
@@ -298,9 +299,9 @@ describe('repair', () => {
     // Break the other goal: stale snapshot and a torn tail; and the index misses it.
     forgeSnapshotState(store, 'other', (s) => (s.objective = 'forged'));
     fs.appendFileSync(store.logPath('other'), '{"v":1,"se');
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
-    fs.writeFileSync(
-      store.indexPath,
+    const index = readIndex(store);
+    writeIndex(
+      store,
       JSON.stringify({ v: 1, goals: index.goals.filter((g: { id: string }) => g.id !== 'other') }),
     );
 

@@ -12,6 +12,7 @@ import { summaryAll } from '../../src/core/summary';
 import type { Store } from '../../src/core/store';
 import { human, agent, removeTempDirs, settleIndex, signed } from '../helpers/store';
 import { goalFixture, quota, throwsLoopx } from '../helpers/contract-kit';
+import { writeIndex } from '../helpers/goal-index';
 
 after(removeTempDirs);
 
@@ -279,7 +280,7 @@ describe('statusAll', () => {
     const { store } = goalFixture({ goalId: 'alpha' });
     invoke(store, 'goal.create', { goalId: 'beta', title: 'Beta goal' }, human);
     invoke(store, 'goal.create', { goalId: 'gamma', title: 'Gamma goal' }, human);
-    fs.writeFileSync(store.indexPath, JSON.stringify({ v: 1, goals: [] }));
+    writeIndex(store, JSON.stringify({ v: 1, goals: [] }));
     fs.writeFileSync(store.logPath('gamma'), 'garbage\n');
     const doc = statusAll(store);
     assert.deepEqual(

@@ -30,6 +30,7 @@ import {
   signed,
 } from '../helpers/store';
 import { listGoalEntries } from '../../src/core/goal-index';
+import { readIndex, removeIndex, writeIndex } from '../helpers/goal-index';
 
 after(removeTempDirs);
 
@@ -682,7 +683,7 @@ describe('the goal list and index.json', () => {
     threeGoals(store);
     const lines = logLines(store, 'b');
     writeLogLines(store, 'b', [lines[0]!, '{broken']);
-    fs.rmSync(store.indexPath); // the index would otherwise still list b from before
+    removeIndex(store); // the index would otherwise still list b from before
     const { goals, errors } = store.listGoals();
     assert.deepEqual(goals.map((g) => g.id).sort(), ['a', 'c']);
     assert.equal(errors.length, 1);
@@ -694,7 +695,7 @@ describe('the goal list and index.json', () => {
       rebuildErrors.map((e) => e.goalId),
       ['b'],
     );
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
+    const index = readIndex(store);
     assert.deepEqual(index.goals.map((g: { id: string }) => g.id).sort(), ['a', 'c']);
   });
 
@@ -702,16 +703,16 @@ describe('the goal list and index.json', () => {
     const store = tempStore();
     threeGoals(store);
     fs.rmSync(store.goalDir('c'), { recursive: true }); // a goal removed by hand or by git
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
+    const index = readIndex(store);
     index.goals = index.goals.filter((g: { id: string }) => g.id !== 'a'); // an index that never heard of a
-    fs.writeFileSync(store.indexPath, JSON.stringify(index));
+    writeIndex(store, index);
     const ids = store
       .listGoals()
       .goals.map((g) => g.id)
       .sort();
     assert.deepEqual(ids, ['a', 'b']);
     // A broken index.json does not hide anything either.
-    fs.writeFileSync(store.indexPath, '{"v":1,"goals":[{"id":');
+    writeIndex(store, '{"v":1,"goals":[{"id":');
     assert.deepEqual(
       store
         .listGoals()
@@ -730,11 +731,11 @@ describe('the goal list and index.json', () => {
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
     invoke(store, 'todo.add', { goalId: 'g', todoId: 't', title: 't' }, agent);
     invoke(store, 'todo.complete', { goalId: 'g', todoId: 't' }, agent);
-    let entry = JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals[0];
-    assert.equal(entry.status, 'completed');
+    let entry = readIndex(store).goals[0];
+    assert.equal(entry?.status, 'completed');
     invoke(store, 'goal.close', { goalId: 'g' }, human);
-    entry = JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).goals[0];
-    assert.equal(entry.status, 'closed');
+    entry = readIndex(store).goals[0];
+    assert.equal(entry?.status, 'closed');
   });
 });
 

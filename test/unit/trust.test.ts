@@ -17,6 +17,7 @@ import { human, agent, removeTempDirs, signed, personSigner } from '../helpers/s
 import { goalFixture, quota, throwsLoopx } from '../helpers/contract-kit';
 import { appendChained } from '../helpers/log-kit';
 import { nextHlc } from '../../src/core/hlc';
+import { readIndex, writeIndex, indexBytes } from '../helpers/goal-index';
 
 const logLinesOf = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
@@ -103,9 +104,9 @@ describe('trust: only a pinned key makes a decision', () => {
     assert.equal(pending(), 1, 'a key not pinned here decides nothing');
     pinKey(store.configDir, key);
     assert.equal(pending(), 0, 'the approval counts once its key is pinned, with no explicit rebuild');
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
+    const index = readIndex(store);
     assert.equal(index.trust, store.trust().fingerprint, 'index.json names the keys it was made under');
-    assert.equal(index.goals[0].pendingGates, 0);
+    assert.equal(index.goals[0]?.pendingGates, 0);
   });
 
   it('a write after pinning a key does not pass the other entries of index.json off as current', () => {
@@ -114,7 +115,7 @@ describe('trust: only a pinned key makes a decision', () => {
     const { pub: key } = newKeyPair('carol', '2026-11-30T00:00:00Z');
     pinKey(store.configDir, key);
     invoke(store, 'todo.add', { goalId: 'other', todoId: 't', title: 'one' }, agent);
-    assert.equal(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).trust, undefined);
+    assert.equal(readIndex(store).trust, undefined);
     assert.deepEqual(
       store.listGoals().goals.map((g) => [g.id, g.pendingGates, g.todosTotal]),
       [
@@ -122,21 +123,18 @@ describe('trust: only a pinned key makes a decision', () => {
         ['other', 0, 1],
       ],
     );
-    assert.equal(JSON.parse(fs.readFileSync(store.indexPath, 'utf8')).trust, store.trust().fingerprint);
+    assert.equal(readIndex(store).trust, store.trust().fingerprint);
   });
 
   it('an index.json without the keys it was made under (an older one) is rebuilt once', () => {
     const { store, goalId } = withPendingGate();
-    const index = JSON.parse(fs.readFileSync(store.indexPath, 'utf8'));
-    fs.writeFileSync(
-      store.indexPath,
-      JSON.stringify({ v: 1, goals: [{ ...index.goals[0], title: 'stale' }] }),
-    );
+    const index = readIndex(store);
+    writeIndex(store, JSON.stringify({ v: 1, goals: [{ ...index.goals[0], title: 'stale' }] }));
     assert.equal(store.listGoals().goals.find((g) => g.id === goalId)!.title, 'A goal');
-    const rebuilt = fs.readFileSync(store.indexPath, 'utf8');
-    assert.equal(JSON.parse(rebuilt).trust, store.trust().fingerprint);
+    const rebuilt = indexBytes(store);
+    assert.equal(readIndex(store).trust, store.trust().fingerprint);
     store.listGoals();
-    assert.equal(fs.readFileSync(store.indexPath, 'utf8'), rebuilt, 'listing again writes nothing');
+    assert.equal(indexBytes(store), rebuilt, 'listing again writes nothing');
   });
 
   it('a signed decision copied into the log again has no second effect (a grant is not doubled)', () => {
