@@ -29,7 +29,7 @@ let r;
 try {
   r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
     stdio: 'inherit',
-    env: config.env,
+    env: { ...config.env, LOOPX_CHECK_PLANS: '1' },
   });
 } finally {
   config.cleanup();

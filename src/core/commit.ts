@@ -19,7 +19,8 @@ import type { LoadedGoal } from './goal-load';
 import type { WriterHead } from './event-log';
 import { indexEntryOf } from './goal-index';
 import { mkdirStore } from './safe-path';
-import { LEGACY_LOG } from './goal-logs';
+import { LEGACY_LOG, closeLogFiles, openLogFiles } from './goal-logs';
+import { resumeFromSnapshot } from './goal-load';
 import type { LogFile } from './goal-logs';
 import type { IndexEntry } from './goal-index';
 import type { Signer, Trust } from './trust/decisions';
@@ -79,6 +80,14 @@ export interface CommitTarget {
   writeSnapshot(snap: Snapshot): void;
   /** Records the goal's entry in the index, made under the pinned keys `trust` (a fingerprint). */
   updateIndexEntry(entry: IndexEntry, trust: string): void;
+  /**
+   * The goal as this process's last commit to it left it (a snapshot in memory, never shared with
+   * a caller), kept by the store between commits: `take` hands it over and forgets it, so a
+   * commit that fails half-way leaves none behind.
+   */
+  memo?: { take(): Snapshot | undefined; keep(make: () => Snapshot): void };
+  /** The snapshot file's header if its MAC verifies (the state is not parsed), else undefined. */
+  snapshotHead(): Omit<Snapshot, 'state'> | undefined;
 }
 
 type Plan = (state: GoalState | undefined, revision: number) => EventDraft[];
@@ -99,10 +108,14 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
   // still empty) instead of leaving a goal that never existed, listed as broken from then on.
   const made = opts.create ? mkdirStore(target.dir) !== undefined : false;
   let pendingSync: number | undefined;
+  let kept: Snapshot | undefined;
   try {
-    return target.withLock(() => {
+    const result = target.withLock(() => {
       try {
-        return commitLocked(target, plan, opts, actor, (fd) => (pendingSync = fd));
+        return commitLocked(target, plan, opts, actor, {
+          syncLater: (fd) => (pendingSync = fd),
+          keep: (snap) => (kept = snap),
+        });
       } catch (e) {
         if (made && pendingSync === undefined) {
           try {
@@ -114,6 +127,11 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
         throw e;
       }
     });
+    // The copy is made outside the lock (it costs as much as the rest of a commit); the caller's
+    // state and the kept one never share an object, so neither can change the other.
+    const k = kept;
+    if (k) target.memo?.keep(() => ({ ...k, state: structuredClone(k.state) }));
+    return result;
   } finally {
     if (pendingSync !== undefined) {
       try {
@@ -125,14 +143,55 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
   }
 }
 
+/**
+ * The goal's state from what this process's last commit left (`memo`): valid when no log but this
+ * writer's own changed since, and that one only grew (other processes of this clone append to
+ * it too), exactly the snapshot's rule. Undefined when the logs need a full load.
+ */
+function resumeFromMemo(target: CommitTarget, files: LogFile[], memo: Snapshot): LoadedGoal | undefined {
+  const logs = openLogFiles(files);
+  try {
+    return resumeFromSnapshot(target.goalId, logs, memo, target.writerId(), target.trust());
+  } finally {
+    closeLogFiles(logs);
+  }
+}
+
+/** Events the snapshot file `head` lacks of a goal at `revision`; undefined when it cannot be resumed from. */
+function memoLag(head: Omit<Snapshot, 'state'> | undefined, revision: number, trust: string) {
+  return head && head.trust === trust && head.revision <= revision ? revision - head.revision : undefined;
+}
+
+/**
+ * When LOOPX_CHECK_PLANS=1 (the test runs set it), a plan that changes the state it was shown
+ * fails the call: plans get the live state, not a copy, and one that wrote to it would change the
+ * state without an event.
+ */
+function checkedPlan(plan: Plan): Plan {
+  if (process.env.LOOPX_CHECK_PLANS !== '1') return plan;
+  return (state, revision) => {
+    const before = JSON.stringify(state);
+    let drafts: EventDraft[] | undefined;
+    try {
+      drafts = plan(state, revision);
+    } catch (e) {
+      // A refusal is the plan's answer, unless it also wrote to the state.
+      if (JSON.stringify(state) === before) throw e;
+    }
+    if (JSON.stringify(state) !== before) throw new Error('a plan changed the state it was shown');
+    return drafts!;
+  };
+}
+
 function commitLocked(
   target: CommitTarget,
   plan: Plan,
   opts: CommitOptions,
   actor: Actor,
-  syncLater: (fd: number) => void,
+  after: { syncLater: (fd: number) => void; keep: (snap: Snapshot) => void },
 ): CommitResult {
   const { goalId } = target;
+  const memo = target.memo?.take();
   const files = target.logFiles();
   const exists = files.length > 0;
   if (opts.create && exists)
@@ -141,7 +200,8 @@ function commitLocked(
   // A torn tail is not part of the state (load leaves it out), so plan against the state first
   // and quarantine only once the call is not refused: a refusal must change nothing, and the
   // quarantine is then recorded by the `log.quarantined` event of the write that does it.
-  const cur: LoadedGoal | undefined = exists ? target.load(files) : undefined;
+  const fromMemo = exists && memo ? resumeFromMemo(target, files, memo) : undefined;
+  const cur: LoadedGoal | undefined = fromMemo ?? (exists ? target.load(files) : undefined);
   const revision = cur?.revision ?? 0;
   if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
     throw conflict(
@@ -149,13 +209,16 @@ function commitLocked(
       { goalId, revision, expected: opts.expectRevision, reason: 'goal_moved' },
     );
   }
-  // The plan sees a private copy: a refusal half-way must not leave a changed state behind.
-  const planned = plan(cur ? structuredClone(cur.state) : undefined, revision);
+  // Plans only read the state (checkedPlan proves it in the tests): no copy is needed, and the
+  // events below are applied to this same object.
+  const planned = checkedPlan(plan)(cur?.state, revision);
   const writer = target.writerId();
   let own: WriterHead | undefined = cur?.heads[writer];
   const firstInGoal = own === undefined;
   const drafts: EventDraft[] = [];
-  if (own) {
+  // Resumed from memory without a warning, this writer's log ends on a complete line (its size
+  // was checked): no torn tail to look for.
+  if (own && !(fromMemo && fromMemo.warnings.length === 0)) {
     const quarantined = target.quarantineTornTail();
     if (quarantined) drafts.push(quarantined);
   }
@@ -168,7 +231,9 @@ function commitLocked(
   drafts.push(...planned);
   if (drafts.length === 0) {
     migration?.cleanup?.();
-    return { events: [], state: cur!.state, revision };
+    const { state, heads, hlc } = cur!;
+    if (!migration?.cleanup) after.keep({ revision, heads, hlc, trust: target.trust().fingerprint, state });
+    return { events: [], state, revision };
   }
   const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
   // The snapshot key is needed after the append: a damaged one must refuse the call before
@@ -193,7 +258,7 @@ function commitLocked(
   // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
   // fsync flushes everything written to the file before it, so no later event is durable
   // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
-  syncLater(fd);
+  after.syncLater(fd);
   migration?.cleanup?.();
   const state = next.state!;
   const heads = { ...cur?.heads };
@@ -204,18 +269,17 @@ function commitLocked(
     lastHash: next.prev,
     key: next.hlc,
   };
-  const lag = (cur?.snapshotLag ?? 0) + next.events.length;
-  if (!cur || cur.snapshotLag === undefined || lag >= SNAPSHOT_EVERY || migration?.cleanup) {
-    target.writeSnapshot({
-      revision: revision + next.events.length,
-      heads,
-      hlc: next.hlc,
-      trust: trust.fingerprint,
-      state,
-    });
-  }
+  const revisionAfter = revision + next.events.length;
+  const snap: Snapshot = { revision: revisionAfter, heads, hlc: next.hlc, trust: trust.fingerprint, state };
+  // Resumed from memory, the file's header says how far behind it is (or that it is unusable):
+  // the same rule as after a load from it, without parsing its state.
+  const lagBefore = fromMemo ? memoLag(target.snapshotHead(), revision, trust.fingerprint) : cur?.snapshotLag;
+  const lag = (lagBefore ?? 0) + next.events.length;
+  if (!cur || lagBefore === undefined || lag >= SNAPSHOT_EVERY || migration?.cleanup)
+    target.writeSnapshot(snap);
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)
     target.updateIndexEntry(entry, trust.fingerprint);
-  return { events: next.events, state, revision: revision + next.events.length };
+  if (!migration?.cleanup) after.keep(snap);
+  return { events: next.events, state, revision: revisionAfter };
 }

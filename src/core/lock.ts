@@ -36,8 +36,9 @@ interface LockOwner {
   at: number;
 }
 
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+let sleepCell: Int32Array | undefined;
 function sleepMs(ms: number) {
+  sleepCell ??= new Int32Array(new SharedArrayBuffer(4));
   Atomics.wait(sleepCell, 0, 0, ms);
 }
 
@@ -127,6 +128,17 @@ export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): 
   }
 }
 
+/**
+ * How waiting works: a waiter sleeps in short, jittered, growing steps and then looks whether the
+ * lock file is gone (one lstat, no read), so the lock is taken again soon after a release without
+ * many waiters burning the CPU the holder needs; only when it is gone does it try to create it.
+ * Whether the holder is stale (a read of the file and a look at the pid) is asked at most every
+ * STALE_CHECK_MS, so a dead holder's lock is still broken within that much.
+ */
+const WAIT_MIN_MS = 0.1;
+const WAIT_MAX_MS = 1;
+const STALE_CHECK_MS = 25;
+
 /** Takes the lock (waiting up to `timeoutMs`, breaking a stale one) and returns its release. */
 function acquireLock(path: string, timeoutMs = 15000): () => void {
   const owner: LockOwner = {
@@ -137,19 +149,29 @@ function acquireLock(path: string, timeoutMs = 15000): () => void {
   };
   const body = JSON.stringify(owner);
   const deadline = Date.now() + timeoutMs;
-  let wait = 0.25;
+  let staleCheckAt = 0;
+  let wait = WAIT_MIN_MS;
   for (;;) {
     try {
       const fd = openStoreFile(path, 'wx', 0o600);
       try {
         fs.writeSync(fd, body);
-      } finally {
+      } catch (e) {
         fs.closeSync(fd);
+        fs.rmSync(path, { force: true });
+        throw e;
       }
+      // Kept open while held: the file cannot be replaced by another with the same inode number
+      // meanwhile, so comparing inodes at release tells whether the lock is still ours.
       return () => {
-        // Remove only our own lock: if it was broken as stale and taken by another, leave it.
-        const now = readOwner(path);
-        if (now?.nonce === owner.nonce) fs.rmSync(path, { force: true });
+        try {
+          const mine = fs.fstatSync(fd);
+          const now = fs.lstatSync(path, { throwIfNoEntry: false });
+          // Remove only our own lock: if it was broken as stale and taken by another, leave it.
+          if (now && now.ino === mine.ino && now.dev === mine.dev) fs.unlinkSync(path);
+        } finally {
+          fs.closeSync(fd);
+        }
       };
     } catch (e) {
       // A link (or a folder) in the lock's own place is never followed: it is removed like a stale lock.
@@ -160,20 +182,27 @@ function acquireLock(path: string, timeoutMs = 15000): () => void {
       }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    if (whyStale(path) !== undefined) {
-      breakLock(path);
-      if (Date.now() <= deadline) continue;
+    for (;;) {
+      const now = Date.now();
+      if (now >= staleCheckAt) {
+        staleCheckAt = now + STALE_CHECK_MS;
+        if (whyStale(path) !== undefined) {
+          breakLock(path);
+          if (now <= deadline) break;
+        }
+      }
+      if (now > deadline) {
+        const o = readOwner(path);
+        throw conflict(
+          `could not take the lock ${path} within ${timeoutMs} ms` +
+            (o ? `: held by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ''),
+          { lock: path, reason: 'lock_busy' },
+        );
+      }
+      // Jittered, so many waiting writers do not wake in lock-step.
+      sleepMs(wait * (0.5 + Math.random()));
+      wait = Math.min(wait * 1.5, WAIT_MAX_MS);
+      if (!fs.existsSync(path)) break;
     }
-    if (Date.now() > deadline) {
-      const o = readOwner(path);
-      throw conflict(
-        `could not take the lock ${path} within ${timeoutMs} ms` +
-          (o ? `: held by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ''),
-        { lock: path, reason: 'lock_busy' },
-      );
-    }
-    // Jittered backoff keeps many waiting writers from waking in lock-step.
-    sleepMs(wait + Math.random() * wait);
-    wait = Math.min(wait * 2, 2);
   }
 }

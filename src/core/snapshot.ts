@@ -69,6 +69,34 @@ export function writeSnapshotFile(file: string, key: Buffer, snap: Snapshot): vo
  * one makes the snapshot unusable rather than the load fail.
  */
 export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snapshot; problem?: string } {
+  const { head, stateText, problem } = readVerified(file, key);
+  if (!head) return { problem };
+  // The MAC says we wrote these bytes after validating them: parse, do not re-validate.
+  let state: GoalState;
+  try {
+    state = JSON.parse(stateText!) as GoalState;
+  } catch (e) {
+    return { problem: `${file} (line 2): not valid JSON: ${(e as Error).message}` };
+  }
+  return { snap: { ...head, state } };
+}
+
+/**
+ * The snapshot's header once its MAC verifies, without parsing the state: what a commit that
+ * already holds the state needs to know (how far behind the file is, or that it is unusable).
+ */
+export function readSnapshotHead(
+  file: string,
+  key: () => Buffer,
+): { head?: Omit<Snapshot, 'state'>; problem?: string } {
+  const { head, problem } = readVerified(file, key);
+  return head ? { head } : { problem };
+}
+
+function readVerified(
+  file: string,
+  key: () => Buffer,
+): { head?: Omit<Snapshot, 'state'>; stateText?: string; problem?: string } {
   let text: string;
   try {
     text = readStoreFile(file, 'utf8');
@@ -87,16 +115,7 @@ export function readSnapshotFile(file: string, key: () => Buffer): { snap?: Snap
         problem: `${file}: its MAC does not verify (edited by hand, or written with another clone's key)`,
       };
     }
-    // The MAC says we wrote these bytes after validating them: parse, do not re-validate.
-    let state: GoalState;
-    try {
-      state = JSON.parse(stateText) as GoalState;
-    } catch (e) {
-      return { problem: `${file} (line 2): not valid JSON: ${(e as Error).message}` };
-    }
-    return {
-      snap: { ...rest, state },
-    };
+    return { head: rest, stateText };
   } catch (e) {
     return { problem: (e as Error).message }; // names the file, the line (JSON syntax) or the field
   }

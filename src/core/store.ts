@@ -33,6 +33,7 @@ import type { LogFile, OpenLog } from './goal-logs';
 import { artifactsDir, writeArtifact } from './artifacts';
 import type { ParsedLog } from './event-log';
 import type { Snapshot } from './snapshot';
+import { readSnapshotHead } from './snapshot';
 import { cutSince, parseOpenLogs, replayLogs, resumeFromSnapshot } from './goal-load';
 import type { LoadedGoal } from './goal-load';
 import type { WriterHead } from './event-log';
@@ -61,6 +62,8 @@ export interface StoreOptions {
   configDir?: string;
 }
 
+const MEMO_GOALS = 8;
+
 export class Store {
   readonly workspace: string;
   readonly root: string;
@@ -72,6 +75,9 @@ export class Store {
   readonly configDir: string;
   private readonly pinned: PinnedTrust;
   private readonly cache: LocalCache;
+  /** Where this process's last commits left a few goals (commit.ts): the next commit resumes there. */
+  private readonly memos = new Map<string, Snapshot>();
+  private readonly committed = new Set<string>();
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     this.workspace = path.resolve(workspace);
@@ -372,6 +378,21 @@ export class Store {
       now: () => this.clock(),
       writeSnapshot: (snap) => this.cache.writeSnapshot(goalId, snap),
       updateIndexEntry: (entry, trust) => this.cache.updateIndexEntry(entry, this.logsDir(goalId), trust),
+      snapshotHead: () => readSnapshotHead(this.snapshotPath(goalId), () => this.secret('snapshot-key')).head,
+      memo: {
+        take: () => {
+          const m = this.memos.get(goalId);
+          this.memos.delete(goalId);
+          return m;
+        },
+        keep: (make) => {
+          // A process that commits once (a CLI call) never uses a memo: copy only from the second.
+          if (!this.committed.has(goalId)) return void this.committed.add(goalId);
+          this.memos.set(goalId, make());
+          // A long-lived process (the extension, a server) touches many goals: keep the latest few.
+          for (const k of this.memos.keys()) if (this.memos.size > MEMO_GOALS) this.memos.delete(k);
+        },
+      },
     };
   }
 
