@@ -1,29 +1,36 @@
 /**
- * `npm run bench`: speed and memory of the control plane, as ratios to a floor measured in the
- * same run (these machines are shared and noisy). Prints a table and writes bench/results.json.
+ * `npm run bench`: issue 18's targets, each with its measured figure and met / MISSED. CLI
+ * figures are ratios to the floor `node -e 0`, interleaved with it in the same run (these
+ * machines are shared and noisy; measure.ts says how). Prints a table, then the results as one
+ * JSON line, and writes them to bench/results.json.
  *
  *   node --import tsx bench/bench.ts [--quick] [--no-host] [--sizes 1,100,1000,10000]
  */
-import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
-import { Store, invoke, shouldRun, decide, newKeyPair, pinKey, signerFor } from '../src/core/index';
-import type { Actor, EventDraft, Signer } from '../src/core/index';
-import { draft } from '../src/core/events';
-import { ownConfigDir } from '../scripts/own-config-dir.mjs';
+import { execCommandFor, summaryAll } from '../src/core/index';
+import type { ShouldRunOutput } from '../src/core/index';
+import {
+  FLOOR,
+  RATIO_METHOD,
+  ROOT,
+  judge,
+  loopxCall,
+  median,
+  paired,
+  printTable,
+  round,
+  row,
+  runOnce,
+  targets,
+} from './measure';
+import type { Paired, Sample } from './measure';
+import { AGENT, WRITERS, addTrueTodo, agent, agentEnv, contractForTrue, makeStore } from './stores';
+import type { BenchStore } from './stores';
+import { bundles, hostActivation, inProcess, writerTargets } from './kept';
+import { benchWriters } from './writers';
 
-// The bench's stores keep their keys in a config folder of the run's own (as scripts/test.mjs
-// gives the tests), never in the user's ~/.config/loopx; child processes inherit it.
-const config = ownConfigDir('loopx-bench-config-');
-process.env.LOOPX_CONFIG_DIR = config.env.LOOPX_CONFIG_DIR;
-process.on('exit', config.cleanup);
-
-const ROOT = path.resolve(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'loopx.js');
-/** A `loopx` call as a process: node, the built bin, the arguments. */
-const loopxCall = (...args: string[]) => [process.execPath, BIN, ...args];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const withHost = !args.includes('--no-host');
@@ -31,478 +38,264 @@ const sizesArg =
   args.find((a) => a.startsWith('--sizes='))?.slice(8) ??
   (args.includes('--sizes') ? args[args.indexOf('--sizes') + 1] : undefined);
 const SIZES = (sizesArg ?? (quick ? '1,100,1000' : '1,100,1000,10000')).split(',').map(Number);
+if (!SIZES.length || SIZES.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000)) {
+  console.error(`bench: --sizes ${sizesArg}: give goal counts from 1 to 100000, e.g. --sizes 1,100,1000`);
+  process.exit(2);
+}
+SIZES.sort((a, b) => a - b);
 const REPS = quick ? 7 : 15;
-
-const person: Actor = { kind: 'user', id: 'bench', channel: 'cli' };
-const agent: Actor = { kind: 'agent', id: 'bench-agent', channel: 'cli' };
-
-/** The bench person's key, pinned in the run's config folder: a person's decisions are signed. */
-function benchSigner(store: Store): Signer {
-  const { privateKey, pub } = newKeyPair('bench', store.now());
-  pinKey(store.configDir, pub);
-  return signerFor(privateKey, pub.keyId, pub.name);
-}
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-const hasTime = fs.existsSync('/usr/bin/time');
-
-interface Sample {
-  ms: number;
-  rssMb?: number;
-  bytes?: number;
-}
-
-/** Runs a command once; wall time in ms and, with GNU time, peak RSS. */
-function runOnce(cmd: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Sample {
-  const full = hasTime ? ['/usr/bin/time', '-f', '%M', ...cmd] : cmd;
-  const t = performance.now();
-  const r = spawnSync(full[0]!, full.slice(1), {
-    cwd,
-    env: { ...process.env, ...env, LOOPX_WORKSPACE: '' },
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`${cmd.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
-  const rssKb = hasTime ? Number(r.stderr.trim().split('\n').at(-1)) : NaN;
-  return { ms, rssMb: Number.isFinite(rssKb) ? rssKb / 1024 : undefined, bytes: Buffer.byteLength(r.stdout) };
-}
+/** Issue 18's figures. */
+const PER_CALL_MAX = 1.25;
+const FLAT_MAX = 1.15;
+const STATUS_ALL_GOALS = 10_000;
+const STATUS_ALL_MS = 500;
+const STATUS_ALL_MB = 150;
+const TURN_MAX = 4;
 
 const results: Record<string, unknown> = {
+  schema: 'loopx.bench/1',
   machine: { cpus: os.cpus().length, node: process.version, load: os.loadavg().map((x) => round(x)) },
   started: new Date().toISOString(),
+  quick,
+  reps: REPS,
+  ratioMethod: RATIO_METHOD,
+  flatRule: `ratio at the largest size / ratio at the smallest; ≤ ${FLAT_MAX} counts as flat`,
 };
-const table: [string, string, string, string][] = [];
-const row = (what: string, value: string, ratio: string, target: string) =>
-  table.push([what, value, ratio, target]);
 
-// ---------------------------------------------------------------------------------------------
-// Stores, generated through the core: each goal is one commit of its whole history.
+const ratioCell = (p: Paired) => `${p.ratio.toFixed(2)}x`;
+const goals = (n: number) => `${n} goal${n === 1 ? '' : 's'}`;
+const msCell = (p: Paired) => `${p.medianMs} ms${p.peakRssMb !== undefined ? `, ${p.peakRssMb} MB` : ''}`;
+const parseContract = (s: Sample) => JSON.parse(s.stdout) as ShouldRunOutput;
 
-function goalHistory(i: number): EventDraft[] {
-  const drafts: EventDraft[] = [
-    draft('goal.created', {
-      title: `Goal ${i}`,
-      objective: `Objective of goal ${i}`,
-      quota: { budgets: { turns: 500, costUsd: 50 }, window: { kind: 'life' }, cooldownSeconds: 0 },
-      handoff: [],
-    }),
-  ];
-  for (let t = 0; t < 20; t++) {
-    drafts.push(
-      draft('todo.added', {
-        todo: {
-          id: `t${t}`,
-          title: `Todo ${t} of goal ${i}`,
-          owner: t === 19 ? 'user' : 'agent',
-          priority: (['P0', 'P1', 'P2', 'P3'] as const)[t % 4]!,
-          action: t % 3 === 0 ? undefined : `echo step-${t}`,
-          gate: t === 18 ? 'release' : undefined,
-          dependsOn: [],
-        },
-      }),
-    );
-  }
-  drafts.push(
-    draft('gate.requested', {
-      gate: { id: 'release', title: 'Approve release', reason: 'ships to users', guards: ['t18'] },
-    }),
-  );
-  for (let r = 0; r < 3; r++) {
-    drafts.push(draft('run.started', { run: { id: `run-${r}`, agent: 'bench-agent' } }));
-    drafts.push(draft('todo.claimed', { todoId: `t${r}`, by: 'bench-agent' }));
-    drafts.push(
-      draft('evidence.added', {
-        evidence: {
-          id: `ev-${r}`,
-          runId: `run-${r}`,
-          todoId: `t${r}`,
-          kind: 'command',
-          summary: 'exit 0 in 0.50 s\nok',
-          command: `echo step-${r}`,
-          exitCode: 0,
-          durationMs: 500,
-        },
-      }),
-    );
-    drafts.push(draft('todo.completed', { todoId: `t${r}`, evidence: [`ev-${r}`] }));
-    drafts.push(
-      draft('run.ended', {
-        runId: `run-${r}`,
-        outcome: 'succeeded',
-        spend: { tokens: 10000, costUsd: 0.1, wallSeconds: 30 },
-      }),
-    );
-  }
-  return drafts;
-}
-
-function makeStore(goals: number): { dir: string; store: Store; ms: number } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `loopx-bench-${goals}-`));
-  const store = Store.init(dir);
-  const t = performance.now();
-  for (let i = 0; i < goals; i++) {
-    const id = `goal-${String(i).padStart(5, '0')}`;
-    store.commit(id, () => goalHistory(i), { actor: person, create: true, deferIndex: true });
-  }
-  const ms = performance.now() - t;
-  // Listing trusts an index entry once its goal's logs folder is 2 s old (git's racy-index rule):
-  // measure a store whose goals were written before that, as a team's mostly are.
-  spawnSync('sleep', ['2.1']);
-  store.rebuildIndex();
-  return { dir, store, ms };
+/** Fails the run when a timed call would measure another path than the one named. */
+function expect(ok: boolean, what: string) {
+  if (!ok) throw new Error(`bench: ${what}; the figure would measure something else`);
 }
 
 // ---------------------------------------------------------------------------------------------
+// Per-goal calls: each ≤ 1.25x the floor at every size, on a goal with 8 writers' logs.
 
-function floorAndCli() {
-  const { dir, store } = makeStore(1);
-  const goal = 'goal-00000';
-  invoke(store, 'gate.approve', { goalId: goal, gateId: 'release' }, person, { signer: benchSigner(store) });
-  shouldRun(store, { goalId: goal, agent: 'bench-agent' }, agent); // an open run: polling reuses it
-  const cases: [string, string[]][] = [
-    ['node -e 0 (floor)', [process.execPath, '-e', '0']],
-    ['loopx --version', loopxCall('--version')],
-    [
-      'quota should-run --goal-id',
-      loopxCall('--format', 'json', 'quota', 'should-run', '--goal-id', goal, '--agent', 'bench-agent'),
-    ],
-    ['status --goal-id --format json', loopxCall('status', '--goal-id', goal, '--format', 'json')],
-    ['todo add', loopxCall('todo', 'add', '--goal-id', goal, '--title', 'bench todo')],
-    ['evidence add', loopxCall('evidence', 'add', '--goal-id', goal, '--summary', 'bench evidence')],
-  ];
-  runOnce(cases[1]![1], dir); // warms the code cache, as any second call would find it
-  const times = new Map<string, number[]>(cases.map(([n]) => [n, []]));
-  const sizes = new Map<string, number>();
-  for (let r = 0; r < REPS; r++) {
-    for (const [name, cmd] of cases) {
-      const s = runOnce(cmd, dir);
-      times.get(name)!.push(s.ms);
-      if (s.bytes !== undefined) sizes.set(name, s.bytes);
-    }
-  }
-  const floor = median(times.get(cases[0]![0])!);
-  const out: Record<string, { medianMs: number; ratio: number }> = {};
-  const targets: Record<string, number> = {
-    'quota should-run --goal-id': 1.5,
-    'status --goal-id --format json': 1.5,
-    'todo add': 1.6,
+const PER_GOAL = ['should-run', 'status --goal-id', 'todo add', 'exec true', 'hook pre-tool-use'] as const;
+type PerGoal = (typeof PER_GOAL)[number];
+const LABEL: Record<PerGoal, string> = {
+  'should-run': 'quota should-run --goal-id (open run)',
+  'status --goal-id': 'status --goal-id --json',
+  'todo add': 'todo add --goal-id --title',
+  'exec true': 'exec --contract --todo -- true',
+  'hook pre-tool-use': 'hook pre-tool-use (Bash ls)',
+};
+
+/** A `Bash` tool call of an allowed command, as Claude Code sends PreToolUse. */
+const hookPayload = (cwd: string) =>
+  JSON.stringify({
+    session_id: 'bench-session',
+    transcript_path: path.join(cwd, 'transcript.jsonl'),
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls', description: 'List files' },
+  });
+
+function perGoal(b: BenchStore): Record<PerGoal, Paired> {
+  const { dir, goal } = b;
+  const cli = (...a: string[]) => runOnce(loopxCall(...a), dir, { env: agentEnv });
+  const out = {} as Record<PerGoal, Paired>;
+  // Each call once untimed first (code cache, the goal's snapshot), checked to take the path named.
+
+  // should-run as an agent polls it: its run is open (contractForTrue), so nothing is written.
+  const open = contractForTrue(b).contract;
+  const poll = () => cli('--json', 'quota', 'should-run', '--goal-id', goal);
+  const first = parseContract(poll());
+  expect(first.decision === 'run' && first.run_id === open.run_id, 'should-run did not return the open run');
+  out['should-run'] = paired(REPS, dir, poll);
+
+  const status = () => cli('status', '--goal-id', goal, '--json');
+  expect(JSON.parse(status().stdout).id === goal, 'status --goal-id did not show the goal');
+  out['status --goal-id'] = paired(REPS, dir, status);
+
+  const add = () => cli('todo', 'add', '--goal-id', goal, '--title', 'bench todo');
+  add();
+  out['todo add'] = paired(REPS, dir, add);
+
+  const payload = hookPayload(dir);
+  const hook = () => runOnce(loopxCall('hook', 'pre-tool-use'), dir, { env: agentEnv, input: payload });
+  const answer = JSON.parse(hook().stdout) as { hookSpecificOutput?: { permissionDecision?: string } };
+  expect(answer.hookSpecificOutput?.permissionDecision === 'allow', 'the hook did not allow `ls`');
+  out['hook pre-tool-use'] = paired(REPS, dir, hook);
+
+  // exec runs what the current contract lists: before each call, a fresh contract listing `true`.
+  let call: string[] = [];
+  const before = () => {
+    const { contract, todoId } = contractForTrue(b);
+    const id = contract.interaction_contract.id!;
+    expect(
+      contract.interaction_contract.cli_channel.next_cli_actions.includes(execCommandFor(id, todoId, 'true')),
+      'the contract does not list `true`',
+    );
+    call = loopxCall('exec', '--contract', id, '--todo', todoId, '--', 'true');
   };
-  for (const [name] of cases) {
-    const m = median(times.get(name)!);
-    out[name] = { medianMs: round(m, 1), ratio: round(m / floor) };
-    const t = targets[name];
-    row(
-      `CLI: ${name}`,
-      `${round(m, 1)} ms`,
-      name.includes('floor') ? '1.00' : `${round(m / floor)}x`,
-      t ? `≤ ${t}x ${m / floor <= t ? 'met' : 'MISSED'}` : '',
-    );
-  }
-  const contractBytes = sizes.get('quota should-run --goal-id') ?? 0;
-  row(
-    'should-run output size',
-    `${contractBytes} B`,
-    '',
-    `< 2048 B ${contractBytes < 2048 ? 'met' : 'MISSED'}`,
-  );
-  results.cli = { floorMs: round(floor, 1), reps: REPS, commands: out, shouldRunOutputBytes: contractBytes };
-  fs.rmSync(dir, { recursive: true, force: true });
-  return floor;
+  const exec = () => runOnce(call, dir, { env: agentEnv });
+  before();
+  exec();
+  out['exec true'] = paired(REPS, dir, exec, before);
+  return out;
 }
 
-function scale(floor: number) {
-  const out: Record<string, unknown> = {};
+// ---------------------------------------------------------------------------------------------
+// The whole store: status and project_prompt list of every goal, < 500 ms and < 150 MB at 10,000.
+
+function wholeStore(b: BenchStore, n: number) {
+  const m = {
+    status: paired(REPS, b.dir, () => runOnce(loopxCall('status', '--json'), b.dir)),
+    projectPromptList: paired(REPS, b.dir, () =>
+      runOnce(loopxCall('project_prompt', 'list', '--json'), b.dir),
+    ),
+  };
+  const judged = n === STATUS_ALL_GOALS;
+  for (const [key, label] of [
+    ['status', 'status --json (every goal)'],
+    ['projectPromptList', 'project_prompt list --json'],
+  ] as const) {
+    const p = m[key];
+    const rss = p.peakRssMb ?? null;
+    const note = judged ? undefined : `the target is at ${STATUS_ALL_GOALS} goals`;
+    const text = [
+      judge({
+        name: `${label} at ${goals(n)}: time`,
+        target: `< ${STATUS_ALL_MS} ms`,
+        measured: p.medianMs,
+        unit: 'ms',
+        met: judged ? p.medianMs < STATUS_ALL_MS : null,
+        note,
+      }),
+      judge({
+        name: `${label} at ${goals(n)}: peak RSS`,
+        target: `< ${STATUS_ALL_MB} MB`,
+        measured: rss,
+        unit: 'MB',
+        met: judged && rss !== null ? rss < STATUS_ALL_MB : null,
+        note: rss === null ? 'no GNU time' : note,
+      }),
+    ];
+    row(`${goals(n)}: ${label}`, msCell(p), ratioCell(p), judged ? text.join(', ') : text[0]!);
+  }
+  return { goals: n, ...m };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A whole agent turn: should-run (opens a run), one exec of `true`, the contract's finish_with,
+// as three processes in sequence; their sum against one floor run.
+
+function turn(b: BenchStore, n: number) {
+  const { dir, goal } = b;
+  summaryAll(b.store, goal, agent, { agent: AGENT });
+  let todoId = '';
+  const one = () => {
+    const cli = (cmd: string[]) => runOnce(cmd, dir, { env: agentEnv });
+    const s = cli(loopxCall('--json', 'quota', 'should-run', '--goal-id', goal));
+    const c = parseContract(s).interaction_contract;
+    const exec = execCommandFor(c.id ?? '', todoId, 'true');
+    expect(c.cli_channel.next_cli_actions.includes(exec), 'the turn’s contract does not list `true`');
+    const e = cli(loopxCall('exec', '--contract', c.id!, '--todo', todoId, '--', 'true'));
+    // finish_with as it is written: `loopx summary_all --goal-id G --contract C` (ids hold no spaces).
+    const finish = c.agent_channel.finish_with ?? '';
+    expect(finish.startsWith('loopx summary_all '), 'the contract has no finish_with');
+    const f = cli(loopxCall(...finish.split(' ').slice(1)));
+    return { ms: s.ms + e.ms + f.ms, rssMb: Math.max(s.rssMb ?? 0, e.rssMb ?? 0, f.rssMb ?? 0) };
+  };
+  const before = () => {
+    todoId = addTrueTodo(b);
+  };
+  before();
+  one();
+  const p = paired(REPS, dir, one, before);
+  row(
+    `${goals(n)}: agent turn (should-run, exec true, summary_all --contract)`,
+    `${p.medianMs} ms`,
+    ratioCell(p),
+    judge({
+      name: `agent turn at ${goals(n)}`,
+      target: `≤ ${TURN_MAX}x node -e 0`,
+      measured: p.ratio,
+      unit: 'x',
+      met: p.ratio <= TURN_MAX,
+    }),
+  );
+  return { goals: n, processes: 3, ...p };
+}
+
+function scale() {
+  const sizes: Record<number, unknown> = {};
+  const ratios = new Map<PerGoal, Map<number, number>>(PER_GOAL.map((k) => [k, new Map()]));
+  const largest = SIZES.at(-1)!;
   for (const n of SIZES) {
-    const { dir, store, ms } = makeStore(n);
-    const goal = `goal-${String(Math.floor(n / 2)).padStart(5, '0')}`;
-    const reps = n >= 10000 ? Math.max(3, Math.floor(REPS / 3)) : REPS;
-    const measure = (cmd: string[]) => {
-      const xs: Sample[] = [];
-      for (let r = 0; r < reps; r++) xs.push(runOnce(cmd, dir));
-      return {
-        medianMs: round(median(xs.map((x) => x.ms)), 1),
-        peakRssMb: round(Math.max(...xs.map((x) => x.rssMb ?? 0)), 1),
-      };
-    };
-    const m = {
-      generateMs: round(ms, 0),
-      shouldRun: measure(
-        loopxCall('--format', 'json', 'quota', 'should-run', '--goal-id', goal, '--preview'),
-      ),
-      statusGoal: measure(loopxCall('status', '--goal-id', goal, '--format', 'json')),
-      statusAll: measure(loopxCall('status', '--format', 'json')),
-      projectPromptList: measure(loopxCall('project_prompt', 'list', '--json')),
-    };
-    out[n] = m;
+    const b = makeStore(n);
+    const m = perGoal(b);
+    const floors = Object.values(m).map((p) => p.floorMs);
+    row(`${goals(n)}: node -e 0 (floor)`, `${round(median(floors), 1)} ms`, '1.00', '');
+    for (const k of PER_GOAL) {
+      const p = m[k];
+      ratios.get(k)!.set(n, p.ratio);
+      row(
+        `${goals(n)}: ${LABEL[k]}`,
+        msCell(p),
+        ratioCell(p),
+        judge({
+          name: `${k} at ${goals(n)}`,
+          target: `≤ ${PER_CALL_MAX}x node -e 0`,
+          measured: p.ratio,
+          unit: 'x',
+          met: p.ratio <= PER_CALL_MAX,
+        }),
+      );
+    }
+    sizes[n] = { generateMs: round(b.generateMs, 0), goal: b.goal, writers: WRITERS, perGoal: m };
+    if (n === largest) {
+      results.wholeStore = wholeStore(b, n);
+      results.turn = turn(b, n);
+      results.inProcess = inProcess(b.store, b.goal, n, quick);
+    }
+    fs.rmSync(b.dir, { recursive: true, force: true });
+  }
+  results.sizes = sizes;
+  // Flat: what a call costs at the largest store against the smallest, as ratios to the floor.
+  const smallest = SIZES[0]!;
+  const flat: Record<string, number> = {};
+  for (const k of PER_GOAL) {
+    const r = ratios.get(k)!;
+    const f = round(r.get(largest)! / r.get(smallest)!);
+    flat[k] = f;
     row(
-      `${n} goals: should-run (one goal)`,
-      `${m.shouldRun.medianMs} ms, ${m.shouldRun.peakRssMb} MB`,
-      `${round(m.shouldRun.medianMs / floor)}x`,
-      '≤ 1.5x, flat',
-    );
-    row(
-      `${n} goals: status --goal-id`,
-      `${m.statusGoal.medianMs} ms, ${m.statusGoal.peakRssMb} MB`,
-      `${round(m.statusGoal.medianMs / floor)}x`,
-      '≤ 1.5x, flat',
-    );
-    row(
-      `${n} goals: status (all)`,
-      `${m.statusAll.medianMs} ms, ${m.statusAll.peakRssMb} MB`,
-      `${round(m.statusAll.medianMs / floor)}x`,
-      n === 10000
-        ? `< 1000 ms, < 300 MB ${m.statusAll.medianMs < 1000 && m.statusAll.peakRssMb < 300 ? 'met' : 'MISSED'}`
-        : '',
-    );
-    row(
-      `${n} goals: project_prompt list`,
-      `${m.projectPromptList.medianMs} ms, ${m.projectPromptList.peakRssMb} MB`,
-      `${round(m.projectPromptList.medianMs / floor)}x`,
+      `flat: ${LABEL[k]}, ${largest} / ${smallest} goals`,
       '',
-    );
-    if (n === Math.max(...SIZES)) inProcess(store, goal, n);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  results.scale = out;
-}
-
-function inProcess(store: Store, goal: string, n: number) {
-  const policy = store.policy();
-  const N = quick ? 200 : 1000;
-  const time = (fn: () => void) => {
-    for (let i = 0; i < 20; i++) fn();
-    const xs: number[] = [];
-    for (let i = 0; i < N; i++) {
-      const t = performance.now();
-      fn();
-      xs.push((performance.now() - t) * 1000);
-    }
-    return round(median(xs), 1);
-  };
-  // should-run as an agent polls it: load the goal, decide, and (open run) render the same contract.
-  shouldRun(store, { goalId: goal, agent: 'poller' }, agent);
-  const pollUs = time(() => shouldRun(store, { goalId: goal, agent: 'poller' }, agent));
-  const decideUs = time(() => {
-    const { state } = store.load(goal);
-    decide(state, policy, new Date(), { agent: 'poller' });
-  });
-  let i = 0;
-  const capUs = time(() =>
-    invoke(store, 'todo.update', { goalId: goal, todoId: 't5', note: `n${i++}` }, agent),
-  );
-  row(
-    `in-process should-run (${n} goals, open run)`,
-    `${pollUs} µs`,
-    '',
-    `< 2000 µs ${pollUs < 2000 ? 'met' : 'MISSED'}`,
-  );
-  row(`in-process load + decide (${n} goals)`, `${decideUs} µs`, '', '');
-  row(`in-process capability call (todo.update, with fsync)`, `${capUs} µs`, '', '');
-  results.inProcess = {
-    goals: n,
-    shouldRunPollUs: pollUs,
-    loadDecideUs: decideUs,
-    capabilityCallUs: capUs,
-    iterations: N,
-  };
-}
-
-/**
- * Team mode: one goal whose history comes from 8 clones' logs (a team after a pull), against the
- * same number of events from one writer. In process: a full replay (what the first read after a
- * pull does) and a load from the snapshot (every read after). Whole processes: status --goal-id
- * right after a pull (no cache fits), and steady.
- */
-function teamReplay(floor: number) {
-  const WRITERS = 8;
-  const PER_WRITER = quick ? 40 : 100;
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-team-'));
-  const single = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-solo-'));
-  const team = Store.init(base);
-  const solo = Store.init(single);
-  for (const s of [team, solo]) invoke(s, 'goal.create', { goalId: 'team', title: 'Team goal' }, person);
-  for (let w = 1; w < WRITERS; w++) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-clone-'));
-    fs.cpSync(team.root, path.join(dir, '.loopx'), {
-      recursive: true,
-      filter: (src) => !path.relative(team.root, src).startsWith('local'),
-    });
-    const clone = new Store(dir);
-    for (let k = 0; k < PER_WRITER; k++) {
-      invoke(clone, 'todo.add', { goalId: 'team', title: `w${w} t${k}` }, agent);
-      invoke(solo, 'todo.add', { goalId: 'team', title: `w${w} t${k}` }, agent);
-    }
-    fs.copyFileSync(clone.logPath('team'), team.logPath('team', clone.writerId()));
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  const N = quick ? 20 : 60;
-  const time = (fn: () => void) => {
-    fn();
-    const xs: number[] = [];
-    for (let i = 0; i < N; i++) {
-      const t = performance.now();
-      fn();
-      xs.push(performance.now() - t);
-    }
-    return round(median(xs), 2);
-  };
-  const events = team.load('team').revision;
-  const teamReplayMs = time(() => team.replayGoal('team'));
-  const soloReplayMs = time(() => solo.replayGoal('team'));
-  const teamLoadMs = time(() => team.load('team'));
-  const cache = team.snapshotPath('team');
-  const measure = (afterPull: boolean) => {
-    const xs: number[] = [];
-    for (let r = 0; r < REPS; r++) {
-      if (afterPull) fs.rmSync(cache, { force: true });
-      xs.push(runOnce(loopxCall('status', '--goal-id', 'team', '--format', 'json'), base).ms);
-    }
-    return round(median(xs), 1);
-  };
-  const pulledMs = measure(true);
-  const steadyMs = measure(false);
-  row(
-    `replay of ${events} events from ${WRITERS} writers (in process)`,
-    `${teamReplayMs} ms`,
-    '',
-    `vs one writer: ${round(teamReplayMs / soloReplayMs)}x`,
-  );
-  row(`load from the snapshot, ${WRITERS} writers (in process)`, `${teamLoadMs} ms`, '', '');
-  row(
-    `status --goal-id, ${WRITERS} writers, right after a pull`,
-    `${pulledMs} ms`,
-    `${round(pulledMs / floor)}x`,
-    '',
-  );
-  row(
-    `status --goal-id, ${WRITERS} writers, steady`,
-    `${steadyMs} ms`,
-    `${round(steadyMs / floor)}x`,
-    '≤ 1.5x',
-  );
-  results.team = {
-    writers: WRITERS,
-    events,
-    replayMs: teamReplayMs,
-    oneWriterReplayMs: soloReplayMs,
-    snapshotLoadMs: teamLoadMs,
-    statusAfterPullMs: pulledMs,
-    statusSteadyMs: steadyMs,
-    floorMs: round(floor, 1),
-  };
-  for (const d of [base, single]) fs.rmSync(d, { recursive: true, force: true });
-}
-
-async function writers() {
-  const out: Record<string, unknown> = {};
-  for (const procs of [1, 8]) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-w-'));
-    const store = Store.init(dir);
-    invoke(store, 'goal.create', { goalId: 'w', title: 'Writers' }, person);
-    const per = quick ? 100 : 250;
-    const children = Array.from({ length: procs }, (_, k) =>
-      spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          path.join(ROOT, 'test/fixtures/writer.ts'),
-          'burst',
-          dir,
-          'w',
-          String(k),
-          String(per),
-        ],
-        { stdio: ['pipe', 'pipe', 'inherit'], cwd: ROOT },
-      ),
-    );
-    await Promise.all(children.map((c) => new Promise<void>((res) => c.stdout.once('data', () => res()))));
-    const t = performance.now();
-    const done = Promise.all(
-      children.map((c) => new Promise<number>((res) => c.on('close', (code) => res(code ?? 1)))),
-    );
-    for (const c of children) c.stdin.write('go\n');
-    const codes = await done;
-    const seconds = (performance.now() - t) / 1000;
-    const log = store.readLog('w');
-    const expected = 1 + procs * per;
-    const lost = expected - log.events.length;
-    const rate = round((procs * per) / seconds, 0);
-    out[procs] = {
-      events: procs * per,
-      seconds: round(seconds, 2),
-      eventsPerSecond: rate,
-      lost,
-      chainValid: !log.torn,
-      exitCodes: codes,
-    };
-    row(
-      `${procs} writer${procs > 1 ? 's' : ''} appending`,
-      `${rate} events/s`,
-      '',
-      procs === 8
-        ? `> 1000/s ${rate > 1000 ? 'met' : 'MISSED'}; lost ${lost} ${lost === 0 ? 'met' : 'MISSED'}`
-        : `lost ${lost}`,
-    );
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  results.writers = out;
-}
-
-function bundles() {
-  const out: Record<string, { bytes: number; gzipBytes: number }> = {};
-  for (const f of ['extension.js', 'cli.js', 'mcp.js', 'webview.js']) {
-    const p = path.join(ROOT, 'dist', f);
-    if (!fs.existsSync(p)) continue;
-    const buf = fs.readFileSync(p);
-    out[f] = { bytes: buf.length, gzipBytes: zlib.gzipSync(buf).length };
-    row(
-      `bundle dist/${f}`,
-      `${round(buf.length / 1024, 1)} KB (${round(out[f]!.gzipBytes / 1024, 1)} KB gzip)`,
-      '',
-      f === 'extension.js' ? `< 500 KB ${buf.length < 500 * 1024 ? 'met' : 'MISSED'}` : '',
+      `${f.toFixed(2)}x`,
+      judge({
+        name: `${k} flat from ${smallest} to ${largest} goals`,
+        target: `≤ ${FLAT_MAX} (flat)`,
+        measured: f,
+        unit: 'ratio of ratios',
+        met: SIZES.length > 1 ? f <= FLAT_MAX : null,
+        note: SIZES.length > 1 ? undefined : 'one size only',
+      }),
     );
   }
-  results.bundles = out;
-}
-
-function hostActivation() {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/integration.mjs')], {
-    cwd: ROOT,
-    env: { ...process.env, LOOPX_TEST_GREP: 'activates' },
-    encoding: 'utf8',
-    timeout: 15 * 60_000,
-  });
-  const m = /activation time in the host: ([\d.]+) ms/.exec(r.stdout);
-  if (!m) {
-    row('extension activation (real host)', 'not measured', '', r.stderr.slice(-200));
-    return;
-  }
-  const ms = Number(m[1]);
-  results.activationMs = ms;
-  row('extension activation (real host)', `${ms} ms`, '', `< 50 ms ${ms < 50 ? 'met' : 'MISSED'}`);
+  results.flat = { smallest, largest, ...flat };
 }
 
 (async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('build first: npm run build');
-  const floor = floorAndCli();
-  scale(floor);
-  teamReplay(floor);
-  await writers();
-  bundles();
-  if (withHost) hostActivation();
+  runOnce(FLOOR, ROOT);
+  scale();
+  const w = await benchWriters({ quick, root: ROOT });
+  results.writers = w;
+  writerTargets(w);
+  results.bundles = bundles();
+  if (withHost) results.activationMs = hostActivation();
+  results.targets = targets;
   results.finished = new Date().toISOString();
-  const w = [0, 1, 2, 3].map((c) =>
-    Math.max(...table.map((r) => r[c]!.length), ['what', 'median', 'vs floor', 'target'][c]!.length),
-  );
-  const line = (r: string[]) => `| ${r.map((x, c) => x.padEnd(w[c]!)).join(' | ')} |`;
-  console.log(line(['what', 'median', 'vs floor', 'target']));
-  console.log(line(w.map((n) => '-'.repeat(n))));
-  for (const r of table) console.log(line(r));
+  (results.machine as Record<string, unknown>).loadAtEnd = os.loadavg().map((x) => round(x));
+  printTable();
   fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(`\n${JSON.stringify(results)}`);
 })().catch((e) => {

@@ -1,0 +1,139 @@
+/**
+ * How the bench measures: whole processes timed from the outside (GNU time for peak RSS when
+ * installed), each paired with a floor run of `node -e 0` just before it, and the table and the
+ * targets the run prints and writes to bench/results.json.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'loopx.js');
+/** A `loopx` call as a process: node, the built bin, the arguments. */
+export const loopxCall = (...args: string[]) => [process.execPath, BIN, ...args];
+/** The floor every CLI figure is a ratio to: starting Node and doing nothing. */
+export const FLOOR = [process.execPath, '-e', '0'];
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+export const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const hasTime = fs.existsSync('/usr/bin/time');
+
+export interface Sample {
+  ms: number;
+  rssMb?: number;
+  stdout: string;
+}
+
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Written to the child's stdin (a hook's JSON payload), which is then closed. */
+  input?: string;
+}
+
+/** Runs a command once; wall time in ms and, with GNU time, peak RSS. A non-zero exit throws. */
+export function runOnce(cmd: string[], cwd: string, opts: RunOptions = {}): Sample {
+  const full = hasTime ? ['/usr/bin/time', '-f', '%M', ...cmd] : cmd;
+  const t = performance.now();
+  const r = spawnSync(full[0]!, full.slice(1), {
+    cwd,
+    env: { ...process.env, ...opts.env, LOOPX_WORKSPACE: '' },
+    encoding: 'utf8',
+    input: opts.input ?? '',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${cmd.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
+  const rssKb = hasTime ? Number(r.stderr.trim().split('\n').at(-1)) : NaN;
+  return { ms, rssMb: Number.isFinite(rssKb) ? rssKb / 1024 : undefined, stdout: r.stdout };
+}
+
+/**
+ * How a CLI figure becomes a ratio: each call is divided by the floor run just before it, and
+ * the figure is the median of those pairwise ratios. A pair is a few hundred ms apart, so load
+ * from other work on this shared machine hits both sides of it; median/median would compare
+ * floor runs and calls made at different moments. Both medians are kept too.
+ */
+export const RATIO_METHOD =
+  'median of pairwise ratios: each call divided by the node -e 0 run just before it (A B A B ...)';
+
+export interface Paired {
+  reps: number;
+  /** Median of the floor runs of this series. */
+  floorMs: number;
+  /** Median of the calls. */
+  medianMs: number;
+  /** Median of call / floor, pair by pair (RATIO_METHOD). */
+  ratio: number;
+  peakRssMb?: number;
+}
+
+/**
+ * `reps` pairs: `before` (untimed: what the call needs, e.g. a fresh contract), a floor run,
+ * then the call, which returns its wall time (several processes' sum, for a whole turn).
+ */
+export function paired(
+  reps: number,
+  cwd: string,
+  call: () => { ms: number; rssMb?: number },
+  before?: () => void,
+): Paired {
+  const floors: number[] = [];
+  const calls: number[] = [];
+  const ratios: number[] = [];
+  let rss = 0;
+  for (let r = 0; r < reps; r++) {
+    before?.();
+    const a = runOnce(FLOOR, cwd).ms;
+    const b = call();
+    floors.push(a);
+    calls.push(b.ms);
+    ratios.push(b.ms / a);
+    rss = Math.max(rss, b.rssMb ?? 0);
+  }
+  return {
+    reps,
+    floorMs: round(median(floors), 1),
+    medianMs: round(median(calls), 1),
+    ratio: round(median(ratios)),
+    ...(rss ? { peakRssMb: round(rss, 1) } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the run prints and writes.
+
+export const table: [string, string, string, string][] = [];
+export const row = (what: string, value: string, ratio: string, target: string) =>
+  table.push([what, value, ratio, target]);
+
+export interface Target {
+  name: string;
+  /** The target in words, e.g. "≤ 1.25x node -e 0". */
+  target: string;
+  /** The figure it is judged on (a ratio, ms, MB, events/s), null when not measured in this run. */
+  measured: number | null;
+  unit: string;
+  /** Null when this run could not judge it (not measured, or not at the size the target names). */
+  met: boolean | null;
+  note?: string;
+}
+export const targets: Target[] = [];
+
+/** Records a target and returns the words for the table's target column. */
+export function judge(t: Target): string {
+  targets.push(t);
+  const verdict = t.met === null ? `n/a${t.note ? ` (${t.note})` : ''}` : t.met ? 'met' : 'MISSED';
+  return `${t.target} ${verdict}`;
+}
+
+export function printTable(): void {
+  const head = ['what', 'median', 'vs floor', 'target'];
+  const w = head.map((h, c) => Math.max(...table.map((r) => r[c]!.length), h.length));
+  const line = (r: string[]) => `| ${r.map((x, c) => x.padEnd(w[c]!)).join(' | ')} |`;
+  console.log(line(head));
+  console.log(line(w.map((n) => '-'.repeat(n))));
+  for (const r of table) console.log(line(r));
+}
