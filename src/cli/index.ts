@@ -1,6 +1,11 @@
 /** Entry point of the bundled `loopx` command. */
+import { z } from 'zod';
 import { run } from './main';
 import { askTerminalLine, readFromTerminal } from './person';
+
+// A call parses each schema once or twice: zod's compiled fast path (built with `new Function` on
+// a schema's first parse) costs more than it saves there. Long-lived processes keep it.
+z.config({ jitless: true });
 
 /**
  * A reader that went away (`loopx status | head -1`) is not our failure: the rest of the output is

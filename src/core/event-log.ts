@@ -10,8 +10,8 @@ import { corrupt, usageError } from './errors';
 import { newId } from './ids';
 import { sha256, describeIssues } from './jsonfile';
 import type { Actor, GoalState } from './model';
-import { EVENT_VERSION, LoopxEvent } from './events';
-import type { EventDraft } from './events';
+import { EVENT_VERSION, safeParseEvent } from './events';
+import type { EventDraft, LoopxEvent } from './events';
 import { applyInPlace } from './apply-event';
 import { nextHlc } from './hlc';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
@@ -91,7 +91,7 @@ export function parseLog(
     } catch (e) {
       throw corrupt(`${where}: not valid JSON: ${(e as Error).message}`, { file, line: lineNo });
     }
-    const parsed = LoopxEvent.safeParse(raw);
+    const parsed = safeParseEvent(raw);
     if (!parsed.success) throw corrupt(`${where}: ${describeIssues(parsed.error)}`, { file, line: lineNo });
     const ev = parsed.data as LoopxEvent;
     if (ev.seq !== lineNo) {
@@ -239,7 +239,7 @@ export function chainEvents(
       type: d.type,
       data: d.data,
     };
-    const checked = LoopxEvent.safeParse(candidate);
+    const checked = safeParseEvent(candidate);
     if (!checked.success) {
       throw usageError(`refused to write an invalid ${d.type} event: ${describeIssues(checked.error)}`, {
         goalId,

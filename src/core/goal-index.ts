@@ -21,6 +21,7 @@ import { effectiveStatus, Id, GoalStatus, Timestamp } from './model';
 import type { GoalState } from './model';
 import { lazy } from './lazy';
 import { openStoreFile, readStoreFile } from './safe-path';
+import { compareText } from './order';
 
 export const IndexEntry = lazy(() =>
   z.object({
@@ -169,7 +170,7 @@ export function collectIndexEntries<E extends IndexEntry>(
       errors.push({ goalId: id, message: (e as Error).message });
     }
   }
-  goals.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  goals.sort((a, b) => compareText(a.createdAt, b.createdAt) || compareText(a.id, b.id));
   return { goals, errors };
 }
 

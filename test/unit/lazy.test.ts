@@ -76,7 +76,7 @@ describe('lazy values', () => {
  * is a zod call (or a call on another schema) must be wrapped in `lazy`, or every `loopx` call
  * pays for building it.
  */
-describe('schemas in src/ are lazy', () => {
+describe('start-up rules for src/', () => {
   it('no top-level const is a zod schema built at load', () => {
     const root = path.join(__dirname, '..', '..', 'src');
     const files: string[] = [];
@@ -106,5 +106,30 @@ describe('schemas in src/ are lazy', () => {
       }
     }
     assert.deepEqual(eager, [], 'wrap these in lazy(() => ...) (src/core/lazy.ts)');
+  });
+
+  it('nothing in src/ calls Intl (localeCompare, toLocaleString): its first use costs a call ~10 ms', () => {
+    const root = path.join(__dirname, '..', '..', 'src');
+    const found: string[] = [];
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith('.ts'))
+          fs.readFileSync(p, 'utf8')
+            .split('\n')
+            .forEach((line, i) => {
+              if (/\.localeCompare\(|\.toLocale\w*\(|\bIntl\./.test(line))
+                found.push(`${path.relative(root, p)}:${i + 1}`);
+            });
+      }
+    };
+    walk(root);
+    // words.ts falls back to Intl for exponents and infinities only.
+    assert.deepEqual(
+      found.map((f) => f.replace(/:\d+$/, '')),
+      ['core/words.ts'],
+      'use compareText (src/core/order.ts) or num/usd (src/core/words.ts)',
+    );
   });
 });

@@ -6,6 +6,7 @@
 import { ownOpenRuns } from '../identity';
 import type { GoalState, Run } from '../model';
 import type { Store } from '../store';
+import { compareText } from '../order';
 
 export interface GoalRuns {
   goalId: string;
@@ -32,5 +33,5 @@ export function openRunsByGoal(store: Store, agent?: string): GoalRuns[] {
       /* reported by every read of the goal */
     }
   }
-  return out.sort((a, b) => b.runs.at(-1)!.startedAt.localeCompare(a.runs.at(-1)!.startedAt));
+  return out.sort((a, b) => compareText(b.runs.at(-1)!.startedAt, a.runs.at(-1)!.startedAt));
 }

@@ -15,6 +15,7 @@ import type { PublicKeyFile } from './keys';
 import { signerFor } from './decisions';
 import type { Signer } from './decisions';
 import { lazy } from '../lazy';
+import { compareText } from '../order';
 
 /** scrypt cost: about 0.1 s and 32 MiB here, so a guessed passphrase costs as much. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;
@@ -98,7 +99,7 @@ function readKeyFiles(configDir: string): { file: string; key: KeyFile }[] {
       /* not a key file */
     }
   }
-  return out.sort((a, b) => b.key.createdAt.localeCompare(a.key.createdAt));
+  return out.sort((a, b) => compareText(b.key.createdAt, a.key.createdAt));
 }
 
 /** The terminal keys in the config folder, newest first. */

@@ -15,6 +15,7 @@ import type { Place } from '../json-locate';
 import { paramRegex, placeholders, quotedPlaceholder } from './expand';
 import issueFix from './builtin/issue-fix.json';
 import release from './builtin/release.json';
+import { compareText } from '../order';
 
 /** The workspace's folder of workflow files, under `.loopx/`. */
 export const WORKFLOWS_DIR = 'capabilities';
@@ -273,7 +274,7 @@ export function listWorkflows(store: WorkflowStore): WorkflowList {
       ? -1
       : b.source === 'builtin' && a.source !== 'builtin'
         ? 1
-        : a.name.localeCompare(b.name),
+        : compareText(a.name, b.name),
   );
   return { workflows, problems };
 }
