@@ -85,7 +85,12 @@ export interface CommitTarget {
    * a caller), kept by the store between commits: `take` hands it over and forgets it, so a
    * commit that fails half-way leaves none behind.
    */
-  memo?: { take(): Snapshot | undefined; keep(make: () => Snapshot): void };
+  memo?: {
+    take(): Snapshot | undefined;
+    keep(make: () => Snapshot): void;
+    /** Whether this is the process's first commit to the goal (a CLI call makes just one). */
+    first(): boolean;
+  };
   /** The snapshot file's header if its MAC verifies (the state is not parsed), else undefined. */
   snapshotHead(): Omit<Snapshot, 'state'> | undefined;
 }
@@ -275,7 +280,11 @@ function commitLocked(
   // the same rule as after a load from it, without parsing its state.
   const lagBefore = fromMemo ? memoLag(target.snapshotHead(), revision, trust.fingerprint) : cur?.snapshotLag;
   const lag = (lagBefore ?? 0) + next.events.length;
-  if (!cur || lagBefore === undefined || lag >= SNAPSHOT_EVERY || migration?.cleanup)
+  // A process's first commit brings the snapshot up to date: the next `loopx` call then resumes
+  // with no tail to validate (a few ms each; reads never write it), while a process that writes
+  // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.
+  const oneShot = target.memo?.first() ?? true;
+  if (!cur || lagBefore === undefined || lag >= SNAPSHOT_EVERY || oneShot || migration?.cleanup)
     target.writeSnapshot(snap);
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)

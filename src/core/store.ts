@@ -392,6 +392,7 @@ export class Store {
           // A long-lived process (the extension, a server) touches many goals: keep the latest few.
           for (const k of this.memos.keys()) if (this.memos.size > MEMO_GOALS) this.memos.delete(k);
         },
+        first: () => !this.committed.has(goalId),
       },
     };
   }

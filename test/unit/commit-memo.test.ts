@@ -117,6 +117,23 @@ describe('commits that resume from memory', () => {
     assert.equal(snap!.revision, a.load('g').revision, 'the next commit wrote a current one');
   });
 
+  it("a process's first commit to a goal leaves the snapshot current; later ones keep to SNAPSHOT_EVERY", () => {
+    const { ws, store: writer } = goal();
+    for (let i = 0; i < 3; i++)
+      invoke(writer, 'todo.add', { goalId: 'g', todoId: `w${i}`, title: `#${i}` }, agent);
+    const behind = writer.load('g').revision - writer.readSnapshot('g').snap!.revision;
+    assert.ok(behind > 0, 'a long-lived writer leaves the snapshot behind between its snapshots');
+    const cli = Store.open(ws); // a `loopx` call: one commit, then the process ends
+    invoke(cli, 'todo.add', { goalId: 'g', todoId: 'c', title: 'c' }, agent);
+    assert.equal(cli.readSnapshot('g').snap!.revision, cli.load('g').revision, 'the next call has no tail');
+    invoke(cli, 'todo.add', { goalId: 'g', todoId: 'c2', title: 'c2' }, agent);
+    assert.equal(
+      cli.load('g').revision - cli.readSnapshot('g').snap!.revision,
+      1,
+      'the second commit did not write it',
+    );
+  });
+
   it("another writer's log (a pull) is read: the memory is not trusted past it", () => {
     const { ws, store } = goal();
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a' }, agent);
