@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { run } from './main';
 import { askTerminalLine, readFromTerminal } from './person';
+import { restoreCaCerts } from '../core/shim-target';
+
+// Before anything runs a command: the environment the shim was given (shim-target.ts says why).
+restoreCaCerts(process.env);
 
 // A call parses each schema once or twice: zod's compiled fast path (built with `new Function` on
 // a schema's first parse) costs more than it saves there. Long-lived processes keep it.

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { shellQuote } from './should-run-output';
 import { shellWords } from './shell-lex';
 import { writeIfChanged } from './jsonfile';
-import { readShimTarget, shimTargetText } from './shim-target';
+import { SET_CA_CERTS_ASIDE, readShimTarget, shimTargetText } from './shim-target';
 import type { ShimTarget } from './shim-target';
 import { refused, usageError } from './errors';
 
@@ -74,6 +74,7 @@ cli=
   IFS= read -r cli
 } <"$target"
 [ -n "$cli" ] && [ -f "$cli" ] || fail "the LoopX CLI \${cli:-named in $target} is missing (LoopX was updated or removed): $reinstall"
+${SET_CA_CERTS_ASIDE}
 if command -v node >/dev/null 2>&1; then
   exec node "$cli" "$@"
 fi

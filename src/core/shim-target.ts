@@ -39,3 +39,26 @@ export function readShimTarget(file: string): ShimTarget | undefined {
   const [node = '', cli = ''] = text.split('\n');
   return { node, cli };
 }
+
+/** Where the shims set NODE_EXTRA_CA_CERTS aside for the CLI's start-up (see SET_CA_CERTS_ASIDE). */
+export const CA_CERTS_ASIDE = 'LOOPX_EXTRA_CA_CERTS';
+
+/**
+ * The lines of sh both shims run just before the runtime. Node parses every certificate that
+ * NODE_EXTRA_CA_CERTS names before it runs any code, 40 ms a call when it names a system bundle
+ * (as on machines behind a corporate proxy), and LoopX makes no TLS connection. So the shims set
+ * it aside, and the CLI hands it back (`restoreCaCerts`) to the commands it runs.
+ */
+export const SET_CA_CERTS_ASIDE = `if [ -n "\${NODE_EXTRA_CA_CERTS-}" ]; then
+  ${CA_CERTS_ASIDE}=$NODE_EXTRA_CA_CERTS
+  export ${CA_CERTS_ASIDE}
+  unset NODE_EXTRA_CA_CERTS
+fi`;
+
+/** Puts back what a shim set aside, so every command the CLI runs sees the environment it was given. */
+export function restoreCaCerts(env: NodeJS.ProcessEnv): void {
+  const aside = env[CA_CERTS_ASIDE];
+  if (aside === undefined) return;
+  if (env.NODE_EXTRA_CA_CERTS === undefined) env.NODE_EXTRA_CA_CERTS = aside;
+  delete env[CA_CERTS_ASIDE];
+}

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { shellQuote } from '../should-run-output';
 import { fileDiffers, writeIfChanged } from '../jsonfile';
-import { readShimTarget, shimTargetText } from '../shim-target';
+import { SET_CA_CERTS_ASIDE, readShimTarget, shimTargetText } from '../shim-target';
 import type { ShimTarget } from '../shim-target';
 import { ensurePrivateDir } from '../config-dir';
 
@@ -53,6 +53,7 @@ if [ -z "$node" ] || [ ! -x "$node" ]; then
   node=$(command -v node 2>/dev/null) || node=
   [ -n "$node" ] || fail "no runtime for the LoopX CLI (the one LoopX recorded is gone and there is no node on PATH)"
 fi
+${SET_CA_CERTS_ASIDE}
 ELECTRON_RUN_AS_NODE=1 "$node" "$cli" hook "$@"
 code=$?
 if [ "$code" -eq 0 ]; then exit 0; fi
