@@ -13,10 +13,12 @@ import { execCommandFor, summaryAll } from '../src/core/index';
 import type { ShouldRunOutput } from '../src/core/index';
 import {
   FLOOR,
+  FLOOR_WITHOUT_CA,
   RATIO_METHOD,
   ROOT,
   judge,
   loopxCall,
+  loopxDirect,
   median,
   paired,
   printTable,
@@ -225,6 +227,28 @@ function turn(b: BenchStore, n: number) {
   return { goals: n, processes: 3, ...p };
 }
 
+/**
+ * What the per-call figures are made of, on this machine: the same should-run started without
+ * the shim (`node bin/loopx.js`), and, when NODE_EXTRA_CA_CERTS is set, Node's start-up without
+ * it and should-run against that floor: the shim sets the certificates aside (shim-target.ts),
+ * `node -e 0` parses them.
+ */
+function context(b: BenchStore) {
+  const poll = (call: string[]) => () =>
+    runOnce([...call, '--json', 'quota', 'should-run', '--goal-id', b.goal], b.dir, { env: agentEnv });
+  const direct = paired(REPS, b.dir, poll(loopxDirect()));
+  row(`${goals(1)}: should-run as node bin/loopx.js (no shim)`, msCell(direct), ratioCell(direct), '');
+  const out: Record<string, unknown> = { direct };
+  if (process.env.NODE_EXTRA_CA_CERTS) {
+    const floorWithout = paired(REPS, b.dir, () => runOnce(FLOOR_WITHOUT_CA, b.dir));
+    row(`node -e 0 without NODE_EXTRA_CA_CERTS`, msCell(floorWithout), ratioCell(floorWithout), '');
+    const vsBare = paired(REPS, b.dir, poll(loopxCall()), undefined, FLOOR_WITHOUT_CA);
+    row(`${goals(1)}: should-run vs that floor`, msCell(vsBare), ratioCell(vsBare), '');
+    Object.assign(out, { extraCaCerts: process.env.NODE_EXTRA_CA_CERTS, floorWithout, vsBare });
+  }
+  return out;
+}
+
 function scale() {
   const sizes: Record<number, unknown> = {};
   const ratios = new Map<PerGoal, Map<number, number>>(PER_GOAL.map((k) => [k, new Map()]));
@@ -250,6 +274,7 @@ function scale() {
         }),
       );
     }
+    if (n === SIZES[0]) results.context = context(b);
     sizes[n] = { generateMs: round(b.generateMs, 0), goal: b.goal, writers: WRITERS, perGoal: m };
     if (n === largest) {
       results.wholeStore = wholeStore(b, n);

@@ -5,12 +5,28 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { cliShimScript, writeCliTarget } from '../src/core/cli-shim';
 
 export const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
-/** A `loopx` call as a process: node, the built bin, the arguments. */
-export const loopxCall = (...args: string[]) => [process.execPath, BIN, ...args];
+/**
+ * `loopx` as people and agents call it: the shim `loopx install-command` writes (here running
+ * this checkout's CLI). The hook shim starts the CLI the same way.
+ */
+const SHIM_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-bin-'));
+process.on('exit', () => fs.rmSync(SHIM_DIR, { recursive: true, force: true }));
+const SHIM = path.join(SHIM_DIR, 'loopx');
+fs.writeFileSync(SHIM, cliShimScript(writeCliTarget(SHIM_DIR, { node: process.execPath, cli: BIN })), {
+  mode: 0o755,
+});
+/** A `loopx` call as a process: the installed command, the arguments. */
+export const loopxCall = (...args: string[]) => [SHIM, ...args];
+/** The same call started as `node bin/loopx.js`, without the shim (what the tests run). */
+export const loopxDirect = (...args: string[]) => [process.execPath, BIN, ...args];
+/** Node's start-up without the extra CA certificates, when this machine names some. */
+export const FLOOR_WITHOUT_CA = ['env', '-u', 'NODE_EXTRA_CA_CERTS', process.execPath, '-e', '0'];
 /** The floor every CLI figure is a ratio to: starting Node and doing nothing. */
 export const FLOOR = [process.execPath, '-e', '0'];
 
@@ -79,6 +95,7 @@ export function paired(
   cwd: string,
   call: () => { ms: number; rssMb?: number },
   before?: () => void,
+  floor: string[] = FLOOR,
 ): Paired {
   const floors: number[] = [];
   const calls: number[] = [];
@@ -86,7 +103,7 @@ export function paired(
   let rss = 0;
   for (let r = 0; r < reps; r++) {
     before?.();
-    const a = runOnce(FLOOR, cwd).ms;
+    const a = runOnce(floor, cwd).ms;
     const b = call();
     floors.push(a);
     calls.push(b.ms);
