@@ -87,10 +87,12 @@ export function readIndexFile(file: string): GoalIndex {
     // broken one is rebuilt by the next listing.
     index = { goals: [], trust: (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : undefined };
   }
-  const lines = readJournal(file);
-  if (lines.length === 0) return index.trust === '' ? { goals: [] } : index;
+  const { lines, damaged } = readJournal(file);
+  if (lines.length === 0 && !damaged) return index.trust === '' ? { goals: [] } : index;
   const at = new Map(index.goals.map((g, i) => [g.id, i]));
-  let trust = index.trust === '' ? lines[0]!.trust : index.trust;
+  // A damaged line may have held a goal's latest entry: the index is then not trusted, and the
+  // next listing rebuilds it from the goals.
+  let trust = damaged ? undefined : index.trust === '' ? lines[0]!.trust : index.trust;
   for (const { trust: t, entry } of lines) {
     const i = at.get(entry.id);
     if (i === undefined) at.set(entry.id, index.goals.push(entry) - 1);
@@ -100,27 +102,28 @@ export function readIndexFile(file: string): GoalIndex {
   return { goals: index.goals, ...(trust === undefined ? {} : { trust }) };
 }
 
-/** The journal's lines, up to the first that does not parse (a line torn by a crash ends it). */
-function readJournal(file: string): { trust: string; entry: StoredEntry }[] {
+/** The journal's lines that parse, and whether any did not (a line torn by a crash, an edit). */
+function readJournal(file: string): { lines: { trust: string; entry: StoredEntry }[]; damaged: boolean } {
   let text: string;
   try {
     text = readStoreFile(indexJournal(file), 'utf8');
   } catch {
-    return [];
+    return { lines: [], damaged: false };
   }
-  const out: { trust: string; entry: StoredEntry }[] = [];
+  const lines: { trust: string; entry: StoredEntry }[] = [];
+  let damaged = false;
   for (const line of text.split('\n')) {
     if (!line) continue;
     let parsed;
     try {
       parsed = JournalLine.safeParse(JSON.parse(line));
     } catch {
-      break;
+      parsed = undefined;
     }
-    if (!parsed.success) break;
-    out.push(parsed.data);
+    if (parsed?.success) lines.push(parsed.data);
+    else damaged = true;
   }
-  return out;
+  return { lines, damaged };
 }
 
 /** Writes the whole index, the journal folded in (the caller holds the index lock). */
