@@ -29,7 +29,7 @@ export { canonicalJson } from './jsonfile';
 export { MAX_ACTIONS, sortTodos, decide } from './decision';
 export type { Decision, AgentAbility, DecideInput, DecisionResult } from './decision';
 export { SHOULD_RUN_SCHEMA, ShouldRunOutput, shellQuote, execCommandFor, render } from './should-run-output';
-export { contractPayload, contractSignatureValid, findContract } from './issued-contract';
+export { contractPayload, contractSignatureValid, findContractGoal } from './issued-contract';
 
 // ---------------------------------------------------------------------------------------------
 // The capability that writes what a decision needs.

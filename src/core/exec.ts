@@ -14,7 +14,7 @@ import { withoutUnsafeCharacters } from './text-rules';
 import { Id, Line, Text, Artifact, effectiveStatus } from './model';
 import type { Actor, Contract, GoalState, Run, Todo } from './model';
 import type { Policy } from './policy-model';
-import { findContract } from './contract';
+import { findContractGoal } from './contract';
 import { authenticContract, contractTooLong } from './issued-contract';
 import type { Store } from './store';
 import { lazy } from './lazy';
@@ -56,17 +56,16 @@ export interface ContractCheck {
 export function checkContract(store: Store, contractId: string, opts: ContractCheck = {}) {
   const now = opts.now ?? new Date(store.now());
   checkId(contractId, 'contract id');
-  const hint = findContract(store, contractId);
   const forged = () =>
     notFound(
       `no contract ${quote(contractId)} in this workspace: it is forged, mistyped or from another workspace`,
       { contractId, reason: 'contract_not_found' },
     );
-  if (!hint) throw forged();
-  // Authorise on the log (hash-chained, the truth), not on goal.json: the snapshot is a derived
-  // file that is trusted while its length matches, so a hand edit there (a gate marked approved,
-  // a run marked open) must not let a command run.
-  const goal = store.replayGoal(hint.goal.id).state;
+  // Authorise on the log (hash-chained, the truth), not on the snapshot: its MAC key is readable
+  // by whoever runs as this user, so a forged one (a gate marked approved, a run marked open) must
+  // not let a command run. The goal is replayed once, straight from its logs.
+  const goal = findContractGoal(store, contractId, (id) => store.replayGoal(id).state);
+  if (!goal) throw forged();
   const { run, contract } = authenticContract(store, goal, contractId, opts.agent, forged);
   const cid = contract.id;
   if (run.endedAt) {

@@ -94,29 +94,33 @@ export function rememberContract(store: Store, c: Contract) {
   writeStoreFile(file, c.goalId);
 }
 
-export function findContract(
+/**
+ * The goal that holds contract `contractId`, read by `read` (checkContract replays it from the
+ * logs, the truth), or undefined when none does. The pointer names the goal, so only that one is
+ * read; without it (a contract issued on another clone) the goals are scanned through their
+ * snapshots, and the one found is read again by `read`.
+ */
+export function findContractGoal(
   store: Store,
   contractId: string,
-): { goal: GoalState; run: Run; contract: Contract } | undefined {
-  const look = (goalId: string) => {
-    const { state } = store.load(goalId);
-    const run = state.runs.find((r) => r.contract?.id === contractId);
-    return run ? { goal: state, run, contract: ContractSchema.parse(run.contract) } : undefined;
-  };
+  read: (goalId: string) => GoalState,
+): GoalState | undefined {
+  const holds = (goal: GoalState) => goal.runs.some((r) => r.contract?.id === contractId);
   try {
-    const hinted = readStoreFile(pointerPath(store, contractId), 'utf8').trim();
-    const found = look(hinted);
-    if (found) return found;
+    const goal = read(readStoreFile(pointerPath(store, contractId), 'utf8').trim());
+    if (holds(goal)) return goal;
   } catch {
-    /* no pointer: scan */
+    /* no pointer, or one to a goal that cannot be read: scan */
   }
   for (const id of store.goalIds()) {
+    let found = false;
     try {
-      const found = look(id);
-      if (found) return found;
+      found = holds(store.load(id).state);
     } catch {
       /* a broken goal cannot hold a usable contract */
     }
+    // Read outside the guard: a log found damaged here is the caller's error to report.
+    if (found) return read(id);
   }
   return undefined;
 }

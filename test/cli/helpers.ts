@@ -137,6 +137,10 @@ function spawnCollect(
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? -1 : -2), stdout, stderr });
     });
+    // A child that ends before reading its stdin (completion, --help) is not the test's failure.
+    child.stdin.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') reject(e);
+    });
     child.stdin.end(o.input ?? '');
   });
 }
