@@ -60,6 +60,19 @@ function decidedWork(
   return work;
 }
 
+/**
+ * A person's decision on a gate: approve or reject, with a note, and the guarded work as the person
+ * was shown it (refused if it changed since).
+ */
+const GateDecisionInput = lazy(() =>
+  z.object({
+    goalId,
+    gateId: Id,
+    note: Text(2000).optional(),
+    shown: z.array(GuardedWork).max(500).optional(),
+  }),
+);
+
 export function defineGateCapabilities(define: DefineCapability): void {
   define({
     id: 'gate.request',
@@ -116,15 +129,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
     quota: 'none',
     actors: Humans,
     humanOnly: true,
-    input: lazy(() =>
-      z.object({
-        goalId,
-        gateId: Id,
-        note: Text(2000).optional(),
-        /** The guarded work as the person was shown it; refused if it changed since. */
-        shown: z.array(GuardedWork).max(500).optional(),
-      }),
-    ),
+    input: GateDecisionInput,
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
       const guarded = decidedWork(g, s, ctx.policy, i.shown, 'approved');
@@ -140,15 +145,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
     quota: 'none',
     actors: Humans,
     humanOnly: true,
-    input: lazy(() =>
-      z.object({
-        goalId,
-        gateId: Id,
-        note: Text(2000).optional(),
-        /** The work the rejection cancels as the person was shown it; refused if it changed since. */
-        shown: z.array(GuardedWork).max(500).optional(),
-      }),
-    ),
+    input: GateDecisionInput,
     plan: (s, i, ctx) => {
       const g = findGate(s, i.gateId);
       // Everything that needed the gate: the one rule for which gates a todo needs.

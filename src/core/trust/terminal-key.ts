@@ -10,8 +10,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../jsonfile';
 import { ensurePrivateDir } from '../config-dir';
 import { notFound, refused, usageError } from '../errors';
-import { KEY_FILE_NAME, KEY_ID, newKeyPair, pinKey } from './keys';
-import type { PublicKeyFile } from './keys';
+import { KEY_FILE_NAME, PublicKeyFile, newKeyPair, pinKey } from './keys';
 import { signerFor } from './decisions';
 import type { Signer } from './decisions';
 import { lazy } from '../lazy';
@@ -22,13 +21,9 @@ const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;
 const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSPHRASE = 8;
 
+/** The public key file's fields, with the private key sealed under the passphrase. */
 const KeyFile = lazy(() =>
-  z.object({
-    v: z.literal(1),
-    keyId: z.string().regex(KEY_ID),
-    name: z.string().min(1).max(128),
-    publicKey: z.string().max(2000),
-    createdAt: z.string().max(40),
+  PublicKeyFile.extend({
     kdf: z.object({
       name: z.literal('scrypt'),
       N: z.number().int(),
