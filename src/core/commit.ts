@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import type { LoopxError } from './errors';
 import { conflict, usageError } from './errors';
-import { describeIssues } from './jsonfile';
+import { copyJson, describeIssues } from './jsonfile';
 import { Actor } from './model';
 import type { GoalState } from './model';
 import type { LoopxEvent, EventDraft } from './events';
@@ -135,7 +135,7 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
     // The copy is made outside the lock (it costs as much as the rest of a commit); the caller's
     // state and the kept one never share an object, so neither can change the other.
     const k = kept;
-    if (k) target.memo?.keep(() => ({ ...k, state: structuredClone(k.state) }));
+    if (k) target.memo?.keep(() => ({ ...k, state: copyJson(k.state) }));
     return result;
   } finally {
     if (pendingSync !== undefined) {
@@ -165,6 +165,24 @@ function resumeFromMemo(target: CommitTarget, files: LogFile[], memo: Snapshot):
 /** Events the snapshot file `head` lacks of a goal at `revision`; undefined when it cannot be resumed from. */
 function memoLag(head: Omit<Snapshot, 'state'> | undefined, revision: number, trust: string) {
   return head && head.trust === trust && head.revision <= revision ? revision - head.revision : undefined;
+}
+
+/**
+ * Whether the snapshot file lags SNAPSHOT_EVERY events or more once `added` are appended, or
+ * cannot be resumed from. Resumed from memory, the file's header says how far behind it is: the
+ * same rule as after a load from it, without parsing its state.
+ */
+function snapshotDue(
+  target: CommitTarget,
+  cur: LoadedGoal,
+  fromMemo: LoadedGoal | undefined,
+  revision: number,
+  added: number,
+): boolean {
+  const lagBefore = fromMemo
+    ? memoLag(target.snapshotHead(), revision, target.trust().fingerprint)
+    : cur.snapshotLag;
+  return lagBefore === undefined || lagBefore + added >= SNAPSHOT_EVERY;
 }
 
 /**
@@ -276,15 +294,16 @@ function commitLocked(
   };
   const revisionAfter = revision + next.events.length;
   const snap: Snapshot = { revision: revisionAfter, heads, hlc: next.hlc, trust: trust.fingerprint, state };
-  // Resumed from memory, the file's header says how far behind it is (or that it is unusable):
-  // the same rule as after a load from it, without parsing its state.
-  const lagBefore = fromMemo ? memoLag(target.snapshotHead(), revision, trust.fingerprint) : cur?.snapshotLag;
-  const lag = (lagBefore ?? 0) + next.events.length;
   // A process's first commit brings the snapshot up to date: the next `loopx` call then resumes
   // with no tail to validate (a few ms each; reads never write it), while a process that writes
   // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.
   const oneShot = target.memo?.first() ?? true;
-  if (!cur || lagBefore === undefined || lag >= SNAPSHOT_EVERY || oneShot || migration?.cleanup)
+  if (
+    !cur ||
+    oneShot ||
+    migration?.cleanup ||
+    snapshotDue(target, cur, fromMemo, revision, next.events.length)
+  )
     target.writeSnapshot(snap);
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)

@@ -36,6 +36,25 @@ export function issueField(issue: z.core.$ZodIssue): (string | number)[] {
 }
 
 /** Parses JSON text and validates it; errors name the file, the line (when known) and the field. */
+/**
+ * A deep copy of JSON data (plain objects, arrays, strings, numbers, booleans, null; an undefined
+ * property is kept): several times faster than structuredClone, which a commit pays on every
+ * goal state it keeps.
+ */
+export function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i]);
+    return out as T;
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) out[k] = copyJson((value as Record<string, unknown>)[k]);
+    return out as T;
+  }
+  return value;
+}
+
 export function parseJsonText<S extends z.ZodType>(text: string, schema: S, file: string): z.infer<S> {
   let raw: unknown;
   try {

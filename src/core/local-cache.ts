@@ -7,7 +7,8 @@
 import * as path from 'node:path';
 import { checkId } from './ids';
 import { withLock } from './lock';
-import { readSnapshotFile, writeSnapshotFile } from './snapshot';
+import { readSnapshotFile, readSnapshotHead, writeSnapshotFile } from './snapshot';
+import { fileStamp } from './file-stamp';
 import type { Snapshot } from './snapshot';
 import type { LoadedGoal } from './goal-load';
 import { listGoalEntries, logsFolderStamp, upsertIndexEntry } from './goal-index';
@@ -25,7 +26,12 @@ export interface LocalCacheOptions {
 /** What listing reads from the store (the index's own file and lock are the cache's). */
 export type GoalSource = Omit<GoalListSource, 'indexFile' | 'withIndexLock' | 'rebuild'>;
 
+type SnapshotHead = Omit<Snapshot, 'state'>;
+/** Snapshot headers kept in memory: a long-lived process writes to a few goals at a time. */
+const HEADS_KEPT = 32;
+
 export class LocalCache {
+  private readonly heads = new Map<string, { stamp: string; head?: SnapshotHead }>();
   constructor(private readonly o: LocalCacheOptions) {}
 
   get dir() {
@@ -55,6 +61,26 @@ export class LocalCache {
   writeSnapshot(goalId: string, snap: Snapshot): void {
     mkdirStore(path.dirname(this.snapshotPath(goalId)), 0o700);
     writeSnapshotFile(this.snapshotPath(goalId), this.o.snapshotKey(), snap);
+    // What was just written is known (another writer's rename in between only makes it look
+    // fresher, and the header decides nothing but when to write again).
+    const { state: _state, ...head } = snap;
+    this.heads.set(goalId, { stamp: fileStamp(this.snapshotPath(goalId)), head });
+  }
+
+  /**
+   * The snapshot's header if its MAC verifies, else undefined; read again only when the file
+   * changed (a snapshot is replaced by rename, so a new one is a new inode). A long-lived writer
+   * asks after every commit; the header only tells it when to write the next snapshot.
+   */
+  snapshotHead(goalId: string): SnapshotHead | undefined {
+    const file = this.snapshotPath(goalId);
+    const stamp = fileStamp(file);
+    const known = this.heads.get(goalId);
+    if (known?.stamp === stamp) return known.head;
+    const { head } = readSnapshotHead(file, this.o.snapshotKey);
+    this.heads.set(goalId, { stamp, head });
+    for (const k of this.heads.keys()) if (this.heads.size > HEADS_KEPT) this.heads.delete(k);
+    return head;
   }
 
   /** The snapshot of a replayed goal, made under the pinned keys `trust` (a fingerprint). */

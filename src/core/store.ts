@@ -14,6 +14,8 @@ import * as path from 'node:path';
 import { LoopxError, notFound } from './errors';
 import { ID_PATTERN, checkId } from './ids';
 import { withLock } from './lock';
+import { GoalMemos } from './goal-memos';
+import { copyJson } from './jsonfile';
 import type { Artifact, GoalState } from './model';
 import type { Policy } from './policy-model';
 import type { EventDraft } from './events';
@@ -33,13 +35,12 @@ import type { LogFile, OpenLog } from './goal-logs';
 import { artifactsDir, writeArtifact } from './artifacts';
 import type { ParsedLog } from './event-log';
 import type { Snapshot } from './snapshot';
-import { readSnapshotHead } from './snapshot';
 import { cutSince, parseOpenLogs, replayLogs, resumeFromSnapshot } from './goal-load';
 import type { LoadedGoal } from './goal-load';
 import type { WriterHead } from './event-log';
 import type { IndexEntry } from './goal-index';
 import { LOOPX_DIR, ensureGitFiles, findWorkspace, initLayout } from './workspace';
-import { policyFiles, readPolicyView, signWorkspacePolicy } from './workspace-policy';
+import { PolicyViewCache, policyFiles, signWorkspacePolicy } from './workspace-policy';
 import type { PolicyView } from './trust/policy-signature';
 import { ensureLocalDir, lockFile, peekWriterId, readOrCreateWriterId } from './local-dir';
 import { commitGoal } from './commit';
@@ -62,8 +63,6 @@ export interface StoreOptions {
   configDir?: string;
 }
 
-const MEMO_GOALS = 8;
-
 export class Store {
   readonly workspace: string;
   readonly root: string;
@@ -75,9 +74,8 @@ export class Store {
   readonly configDir: string;
   private readonly pinned: PinnedTrust;
   private readonly cache: LocalCache;
-  /** Where this process's last commits left a few goals (commit.ts): the next commit resumes there. */
-  private readonly memos = new Map<string, Snapshot>();
-  private readonly committed = new Set<string>();
+  private readonly memos = new GoalMemos();
+  private readonly policies = new PolicyViewCache();
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     this.workspace = path.resolve(workspace);
@@ -192,7 +190,7 @@ export class Store {
 
   /** Which policy applies and why: signed or not, and the edits that wait for a signature. */
   policyView(): PolicyView {
-    return readPolicyView(policyFiles(this.root, this.secretsDir), this.trust());
+    return this.policies.view(policyFiles(this.root, this.secretsDir), this.trust());
   }
 
   /**
@@ -311,6 +309,18 @@ export class Store {
   }
 
   /**
+   * replayGoal for a caller that writes next (`exec` records its evidence): a copy is kept, so
+   * that the commit resumes from it instead of reading the goal again.
+   */
+  replayGoalToWrite(goalId: string): LoadedGoal {
+    const trust = this.trust();
+    const loaded = replayLogs(goalId, this.readLogs(goalId), [], trust);
+    const copy = { ...loaded, state: copyJson(loaded.state) };
+    this.memos.put(goalId, LocalCache.snapshotOf(copy, trust.fingerprint));
+    return loaded;
+  }
+
+  /**
    * The goal list: the index, reconciled with the goal folders so a stale index cannot hide or
    * invent a goal, and each entry checked against its goal's logs folder (a pull may have
    * changed it). An index made under other pinned keys (or one that does not say, or none) is
@@ -378,22 +388,8 @@ export class Store {
       now: () => this.clock(),
       writeSnapshot: (snap) => this.cache.writeSnapshot(goalId, snap),
       updateIndexEntry: (entry, trust) => this.cache.updateIndexEntry(entry, this.logsDir(goalId), trust),
-      snapshotHead: () => readSnapshotHead(this.snapshotPath(goalId), () => this.secret('snapshot-key')).head,
-      memo: {
-        take: () => {
-          const m = this.memos.get(goalId);
-          this.memos.delete(goalId);
-          return m;
-        },
-        keep: (make) => {
-          // A process that commits once (a CLI call) never uses a memo: copy only from the second.
-          if (!this.committed.has(goalId)) return void this.committed.add(goalId);
-          this.memos.set(goalId, make());
-          // A long-lived process (the extension, a server) touches many goals: keep the latest few.
-          for (const k of this.memos.keys()) if (this.memos.size > MEMO_GOALS) this.memos.delete(k);
-        },
-        first: () => !this.committed.has(goalId),
-      },
+      snapshotHead: () => this.cache.snapshotHead(goalId),
+      memo: this.memos.forGoal(goalId),
     };
   }
 

@@ -29,14 +29,18 @@ export interface SummaryDoc {
 
 /**
  * The run of goal `goalId` that contract `contractId` opened, for ending it (`summary_all
- * --contract`, a contract's `finish_with`): the contract found in the log, untampered, of this
+ * --contract`, a contract's `finish_with`): the contract found in the goal, untampered, of this
  * goal, and the caller's own when the caller's identity (`caller`) is known; without one, the
  * contract id is the capability. Its expiry does not matter: a turn that ran past its contract
  * still ends, and a run already ended is simply not ended again.
+ *
+ * Read as every write reads the goal (its snapshot and the logs' tail), not replayed whole as
+ * `exec` does: ending a run needs no person's decision, and what a forged snapshot could claim
+ * here (a run, a contract) an agent could as well append to its own log.
  */
 export function runOfContract(store: Store, goalId: string, contractId: string, caller?: string): string {
   checkId(contractId, 'contract id');
-  const goal = store.replayGoal(goalId).state;
+  const goal = store.load(goalId).state;
   const missing = () =>
     notFound(
       `goal ${goal.id} has no contract ${quote(contractId)}: it is forged, mistyped or another goal's`,

@@ -4,12 +4,11 @@
  * which policy applies live in trust/policy-signature.ts; this module only finds the files.
  */
 import * as path from 'node:path';
-import { canonicalJson, writeFileAtomic, writeJsonAtomic } from './jsonfile';
+import { canonicalJson, copyJson, parseJsonText, writeFileAtomic, writeJsonAtomic } from './jsonfile';
 import { refused } from './errors';
-import type { Policy } from './policy-model';
 import { ensurePrivateDir } from './config-dir';
 import { readStoreFile } from './safe-path';
-import { readPolicy } from './workspace';
+import { DEFAULT_POLICY, Policy } from './policy-model';
 import { SIGNED_POLICY_FILE, SignedPolicy, resolvePolicy, signPolicy } from './trust/policy-signature';
 import type { PolicyView } from './trust/policy-signature';
 import type { Signer, Trust } from './trust/decisions';
@@ -31,36 +30,77 @@ export function policyFiles(loopxRoot: string, secretsDir: string): PolicyFiles 
   };
 }
 
-/**
- * A signed policy file; a string saying why it is unusable; undefined when there is none. Read
- * like the secrets in the config folder: a plain file, never through a link.
- */
-function readSigned(file: string): SignedPolicy | string | undefined {
-  let text: string;
+/** A policy file's text, or why it has none: read like the secrets, a plain file, never through a link. */
+type FileText = { text: string } | { error: NodeJS.ErrnoException };
+
+function readText(file: string): FileText {
   try {
-    text = readStoreFile(file, 'utf8');
+    return { text: readStoreFile(file, 'utf8') };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return `cannot be read (${(e as Error).message})`;
+    return { error: e as NodeJS.ErrnoException };
+  }
+}
+
+const sameText = (a: FileText, b: FileText) =>
+  'text' in a ? 'text' in b && a.text === b.text : 'error' in b && a.error.code === b.error.code;
+
+/** A signed policy file; a string saying why it is unusable; undefined when there is none. */
+function signedOf(f: FileText): SignedPolicy | string | undefined {
+  if ('error' in f) {
+    if (f.error.code === 'ENOENT') return undefined;
+    return `cannot be read (${f.error.message})`;
   }
   try {
-    const r = SignedPolicy.safeParse(JSON.parse(text));
+    const r = SignedPolicy.safeParse(JSON.parse(f.text));
     return r.success ? r.data : `is not a signed policy (${r.error.issues[0]?.message ?? 'invalid'})`;
   } catch {
     return 'is not valid JSON';
   }
 }
 
-/** Which policy applies now, and why (throws `corrupt` when policy.json itself does not parse). */
-export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
+/** policy.json's policy; the default when there is none (a link there is refused). */
+function policyOf(f: FileText, file: string): Policy {
+  if ('text' in f) return parseJsonText(f.text, Policy, file);
+  // Missing, as `storePathExists` reads it: the file, or a folder on the way.
+  if (f.error.code === 'ENOENT' || f.error.code === 'ENOTDIR') return DEFAULT_POLICY;
+  throw f.error;
+}
+
+function viewOf(files: PolicyFiles, texts: FileText[], trust: Trust): PolicyView {
   return resolvePolicy(
-    readPolicy(files.policy),
+    policyOf(texts[0]!, files.policy),
     [
-      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: readSigned(files.signed) },
-      { where: 'the copy in your LoopX config folder', signed: readSigned(files.copy) },
+      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: signedOf(texts[1]!) },
+      { where: 'the copy in your LoopX config folder', signed: signedOf(texts[2]!) },
     ],
     trust,
   );
+}
+
+const readTexts = (files: PolicyFiles) => [files.policy, files.signed, files.copy].map(readText);
+
+/** Which policy applies now, and why (throws `corrupt` when policy.json itself does not parse). */
+export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
+  return viewOf(files, readTexts(files), trust);
+}
+
+/**
+ * readPolicyView for a process that reads the policy again and again (a server, the editor, a
+ * writer's every commit): the files are read every time, but parsed and their signatures checked
+ * again only when a text or the pinned keys changed. Each caller gets a copy of its own.
+ */
+export class PolicyViewCache {
+  private cached?: { texts: FileText[]; trust: Trust; view: PolicyView };
+
+  view(files: PolicyFiles, trust: Trust): PolicyView {
+    const texts = readTexts(files);
+    const c = this.cached;
+    if (c && c.trust === trust && texts.every((t, i) => sameText(t, c.texts[i]!))) return copyJson(c.view);
+    this.cached = undefined;
+    const view = viewOf(files, texts, trust);
+    this.cached = { texts, trust, view: copyJson(view) };
+    return view;
+  }
 }
 
 /**
@@ -75,7 +115,7 @@ export function signWorkspacePolicy(
   now: Date,
   shown?: Policy,
 ): PolicyView {
-  const policy = readPolicy(files.policy);
+  const policy = policyOf(readText(files.policy), files.policy);
   if (shown && canonicalJson(shown) !== canonicalJson(policy))
     throw refused('policy.json changed while you were reviewing it: nothing was signed; review it again', {
       reason: 'policy_changed',

@@ -1,8 +1,8 @@
-/** Where a LoopX workspace is, what `loopx init` puts in it, and its hand-edited policy. */
+/** Where a LoopX workspace is and what `loopx init` puts in it. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readJsonFile, writeJsonAtomic } from './jsonfile';
-import { Policy, DEFAULT_POLICY } from './policy-model';
+import { writeJsonAtomic } from './jsonfile';
+import { DEFAULT_POLICY } from './policy-model';
 import { ensureLocalDir } from './local-dir';
 import { LOOPX_DIR, mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 
@@ -74,16 +74,4 @@ export function initLayout(root: string, files: { localDir: string; policy: stri
   // The goal index an older LoopX kept here; it now lives in local/cache.
   fs.rmSync(path.join(root, 'index.json'), { force: true });
   if (!storePathExists(files.policy)) writeJsonAtomic(files.policy, DEFAULT_POLICY);
-}
-
-/** The workspace policy, the default when there is no policy file (a link there is refused). */
-export function readPolicy(file: string): Policy {
-  try {
-    return readJsonFile(file, Policy);
-  } catch (e) {
-    // Missing, as `storePathExists` reads it: the file, or a folder on the way.
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return DEFAULT_POLICY;
-    throw e;
-  }
 }
