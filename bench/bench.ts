@@ -224,7 +224,34 @@ function turn(b: BenchStore, n: number) {
       met: p.ratio <= TURN_MAX,
     }),
   );
-  return { goals: n, processes: 3, ...p };
+  // The same turn as one process: `loopx turn --max 1` (should-run, one exec of the first command
+  // the contract lists, summary_all). The goal's own todos come first (`echo step-N`), then the
+  // `true` todos: either is one `/bin/sh -c` of a builtin.
+  const single = () => {
+    const r = runOnce(loopxCall('--json', 'turn', '--goal-id', goal, '--max', '1'), dir, { env: agentEnv });
+    const doc = JSON.parse(r.stdout) as { ran: { exit_code: number }[]; summary: unknown };
+    expect(
+      doc.ran.length === 1 && doc.ran[0]!.exit_code === 0 && !!doc.summary,
+      'loopx turn did not run one command and end its run',
+    );
+    return r;
+  };
+  before();
+  single();
+  const one1 = paired(REPS, dir, single, before);
+  row(
+    `${goals(n)}: agent turn in one process (loopx turn --max 1)`,
+    `${one1.medianMs} ms`,
+    ratioCell(one1),
+    judge({
+      name: `agent turn in one process at ${goals(n)}`,
+      target: `≤ ${TURN_MAX}x node -e 0`,
+      measured: one1.ratio,
+      unit: 'x',
+      met: one1.ratio <= TURN_MAX,
+    }),
+  );
+  return { goals: n, processes: 3, ...p, oneProcess: one1 };
 }
 
 /**

@@ -18,6 +18,7 @@ import { registerExportCommand } from './commands/export';
 import { registerCompletionCommand } from './commands/completion';
 import { registerQuotaCommands } from './commands/quota';
 import { registerContractCommands } from './commands/contract';
+import { registerTurnCommand } from './commands/turn';
 import { registerIntegrationCommands } from './commands/integrations';
 import { registerHookCommands } from './commands/hooks';
 import { registerStatusCommands } from './commands/status';
@@ -98,6 +99,7 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerRunCommands(program, act);
   registerQuotaCommands(program, act);
   registerContractCommands(program, act);
+  registerTurnCommand(program, act);
   registerIntegrationCommands(program, act);
   registerHookCommands(program, act, parseLoopx);
   registerStatusCommands(program, act);

@@ -130,9 +130,25 @@ function withOverruled(out: ShouldRunOutput, state: GoalState, agent: string): S
 
 /** `quota should-run`: decide, open a run when the answer is `run`, and render the contract. */
 export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): ShouldRunOutput {
+  return openTurn(store, opts, actor).out;
+}
+
+/** The contract `out` (a should-run answer read from `state`) names, if any. */
+const contractNamed = (state: GoalState, out: ShouldRunOutput) =>
+  out.interaction_contract.id === null
+    ? undefined
+    : state.runs.find((r) => r.contract?.id === out.interaction_contract.id)?.contract;
+
+/** shouldRun, with the contract its answer names (for a caller that works under it: turn.ts). */
+export function openTurn(
+  store: Store,
+  opts: ShouldRunOptions,
+  actor: Actor,
+): { out: ShouldRunOutput; contract?: Contract } {
   const agent = opts.agent ?? actor.id;
   const policy = store.policy();
-  const { state } = store.load(opts.goalId);
+  const loaded = store.load(opts.goalId);
+  const { state } = loaded;
   const writer = store.writerId();
   const first = decide(state, policy, new Date(store.now()), {
     agent,
@@ -147,9 +163,12 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
     first.toEnd.length > 0 ||
     first.gates.some((g) => g.status === 'missing');
   if (opts.preview || !mustWrite) {
-    const out = render(state, first, { preview: opts.preview });
-    return withOverruled(withTtlWarning(out, opts.ttlMinutes, policy), state, agent);
+    const rendered = render(state, first, { preview: opts.preview });
+    const out = withOverruled(withTtlWarning(rendered, opts.ttlMinutes, policy), state, agent);
+    return { out, contract: opts.preview ? undefined : contractNamed(state, out) };
   }
+  // The capability plans against the state just read: its commit resumes from it.
+  store.keepForCommit(opts.goalId, loaded);
   const res = invoke(
     store,
     'contract.issue',
@@ -167,5 +186,5 @@ export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): S
   const out = withOverruled(withTtlWarning(render(res.state, d), opts.ttlMinutes, policy), res.state, agent);
   if (issued?.type === 'run.started' && issued.data.run.contract)
     rememberContract(store, issued.data.run.contract);
-  return out;
+  return { out, contract: contractNamed(res.state, out) };
 }

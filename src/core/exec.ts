@@ -64,7 +64,11 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
   // Authorise on the log (hash-chained, the truth), not on the snapshot: its MAC key is readable
   // by whoever runs as this user, so a forged one (a gate marked approved, a run marked open) must
   // not let a command run. The goal is replayed once, straight from its logs.
-  const goal = findContractGoal(store, contractId, (id) => store.replayGoalToWrite(id).state);
+  const goal = findContractGoal(store, contractId, (id) => {
+    const replayed = store.replayGoal(id);
+    store.keepForCommit(id, replayed);
+    return replayed.state;
+  });
   if (!goal) throw forged();
   const { run, contract } = authenticContract(store, goal, contractId, opts.agent, forged);
   const cid = contract.id;

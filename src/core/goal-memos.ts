@@ -1,8 +1,8 @@
 /**
  * Where this process's last commits left a few goals (a snapshot in memory, never shared with a
  * caller): the next commit to one of them resumes there instead of reading the goal again
- * (commit.ts). A goal `exec` replayed to authorise a command is kept the same way, for the
- * commit of its evidence.
+ * (commit.ts). A goal a caller has just read and is about to write to is kept the same way
+ * (Store.keepForCommit): `exec` its replay, for the commits of its claim and evidence.
  */
 import type { CommitTarget } from './commit';
 import type { Snapshot } from './snapshot';
@@ -13,11 +13,17 @@ const MEMO_GOALS = 8;
 export class GoalMemos {
   private readonly memos = new Map<string, Snapshot>();
   private readonly committed = new Set<string>();
+  /** Goals this process said it writes to more than once (keepForCommit). */
+  private readonly writingOn = new Set<string>();
 
-  /** Keeps `snap` (the caller's own copy) as goal `goalId`'s latest state. */
-  put(goalId: string, snap: Snapshot): void {
+  /**
+   * Keeps `snap` (the caller's own copy) as goal `goalId`'s latest state; with `more`, the
+   * process writes to the goal again after its next commit, so that one keeps a memo too.
+   */
+  put(goalId: string, snap: Snapshot, more = false): void {
     this.memos.delete(goalId);
     this.memos.set(goalId, snap);
+    if (more) this.writingOn.add(goalId);
     for (const k of this.memos.keys()) if (this.memos.size > MEMO_GOALS) this.memos.delete(k);
   }
 
@@ -31,7 +37,10 @@ export class GoalMemos {
       },
       keep: (make) => {
         // A process that commits once (a CLI call) never uses a memo: copy only from the second.
-        if (!this.committed.has(goalId)) return void this.committed.add(goalId);
+        if (!this.committed.has(goalId)) {
+          this.committed.add(goalId);
+          if (!this.writingOn.has(goalId)) return;
+        }
         this.put(goalId, make());
       },
       first: () => !this.committed.has(goalId),

@@ -32,6 +32,7 @@ export * from './status';
 export * from './status-doc';
 export * from './denials';
 export * from './summary';
+export * from './turn';
 export * from './repair';
 export * from './trust/keys';
 export * from './trust/decisions';

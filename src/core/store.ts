@@ -309,15 +309,13 @@ export class Store {
   }
 
   /**
-   * replayGoal for a caller that writes next (`exec` records its evidence): a copy is kept, so
-   * that the commit resumes from it instead of reading the goal again.
+   * For a caller that has just read the goal (`load` or `replayGoal`) and writes to it next, once
+   * or more (`exec` records a claim, then evidence): a copy of what it read is kept, so that its
+   * commits resume from it instead of reading the goal again.
    */
-  replayGoalToWrite(goalId: string): LoadedGoal {
-    const trust = this.trust();
-    const loaded = replayLogs(goalId, this.readLogs(goalId), [], trust);
+  keepForCommit(goalId: string, loaded: LoadedGoal): void {
     const copy = { ...loaded, state: copyJson(loaded.state) };
-    this.memos.put(goalId, LocalCache.snapshotOf(copy, trust.fingerprint));
-    return loaded;
+    this.memos.put(goalId, LocalCache.snapshotOf(copy, this.trust().fingerprint), true);
   }
 
   /**

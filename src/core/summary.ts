@@ -67,13 +67,16 @@ export function summaryAll(
   actor: Actor,
   opts: { agent?: string; runId?: string } = {},
 ): SummaryDoc {
-  const before = store.load(goalId).state;
+  const loaded = store.load(goalId);
+  const before = loaded.state;
   const ended: SummaryDoc['ended_runs'] = [];
   // A contract's run was checked to be this clone's (runOfContract); by agent, only this clone's.
   const open =
     opts.runId !== undefined
       ? before.runs.filter((x) => !x.endedAt && x.id === opts.runId)
       : ownOpenRuns(before, store.writerId(), opts.agent);
+  // Each run.end plans against the goal just read: its commits resume from it.
+  if (open.length) store.keepForCommit(goalId, loaded);
   for (const r of open) {
     const ev = before.evidence.filter((e) => e.runId === r.id);
     const withCode = ev.filter((e) => e.exitCode !== undefined);

@@ -523,7 +523,7 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     ]);
   });
 
-  it("quota should-run and summary_all write: allowed only as the agent's own turn; another agent's contract authorises nothing", () => {
+  it("quota should-run, turn and summary_all write: allowed only as the agent's own turn; another agent's contract authorises nothing", () => {
     const ws = governed();
     const as = (agent: string | undefined, command: string) => {
       const a = preToolUse(ws.store, HookPayload.parse(claudeBash(ws.dir, command)), {
@@ -563,6 +563,11 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
     assert.match(as('claude-code', 'loopx summary_all --goal-id g --agent agent'), notListed);
     assert.match(as('claude-code', 'loopx quota should-run --goal-id g --agent someone-else'), notListed);
     assert.match(as('claude-code', 'loopx quota should-run --goal-id g --ttl-minutes 60'), notListed);
+    // `loopx turn` is should-run, exec of what the contract lists, and summary_all: the same rule.
+    assert.match(as(undefined, 'loopx turn --goal-id g'), own);
+    assert.match(as('claude-code', 'loopx turn --goal-id g --max 1'), own);
+    assert.match(as('claude-code', 'loopx turn --goal-id g --agent someone-else'), notListed);
+    assert.match(as('claude-code', 'loopx turn --goal-id g --ttl-minutes 60'), notListed);
     assert.match(
       as('claude-code', 'loopx quota should-run --goal-id g --agent x --preview'),
       /^allow: a read-only/,

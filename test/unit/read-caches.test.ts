@@ -107,19 +107,22 @@ describe('the snapshot header, kept between commits', () => {
 });
 
 describe('the goal exec replayed, kept for its commit', () => {
-  it('the evidence commit resumes from the replay instead of reading the goal again', () => {
+  it('the claim and evidence commits resume from the replay instead of reading the goal again', () => {
     const store = tempStore();
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
     invoke(store, 'todo.add', { goalId: 'g', todoId: 't', title: 'T' }, human);
     // A new process, as a `loopx exec` call is: nothing kept from earlier commits.
     const cli = Store.open(store.workspace);
-    const replayed = cli.replayGoalToWrite('g');
+    const replayed = cli.replayGoal('g');
+    cli.keepForCommit('g', replayed);
     let loads = 0;
     const load = cli.load.bind(cli);
     cli.load = (...args: Parameters<Store['load']>) => (loads++, load(...args));
+    // exec's two commits: the claim, then the evidence.
+    invoke(cli, 'todo.claim', { goalId: 'g', todoId: 't', by: 'codex' }, agent);
     const r = invoke(cli, 'todo.update', { goalId: 'g', todoId: 't', note: 'n' }, agent);
-    assert.equal(loads, 0, 'the commit read the goal again');
-    assert.equal(r.revision, replayed.revision + 1);
+    assert.equal(loads, 0, 'a commit read the goal again');
+    assert.equal(r.revision, replayed.revision + 2);
     assert.equal(
       replayed.state.todos[0]!.note,
       undefined,
@@ -132,7 +135,7 @@ describe('the goal exec replayed, kept for its commit', () => {
   it('a log that changed after the replay is read again, not written over', () => {
     const store = tempStore();
     invoke(store, 'goal.create', { goalId: 'g', title: 'G' }, human);
-    store.replayGoalToWrite('g');
+    store.keepForCommit('g', store.replayGoal('g'));
     const other = Store.open(store.workspace);
     invoke(other, 'todo.add', { goalId: 'g', todoId: 'from-other', title: 'T' }, agent);
     const r = invoke(store, 'todo.add', { goalId: 'g', todoId: 'mine', title: 'T' }, agent);

@@ -2,7 +2,7 @@
 export { goalText, todoLines, gateLines, gateListText } from './goal';
 export { statusText } from './status';
 export { shouldRunText } from './contract';
-export { summaryText } from './summary';
+export { summaryText, turnText } from './summary';
 export { quotaText, windowWords } from './quota';
 export { repairText, verifyText, capabilitiesText } from './checks';
 export * from './format';

@@ -1,5 +1,5 @@
-/** The text of `loopx summary_all`: how the turn ended, then where the goal stands. */
-import type { SummaryDoc } from '../../core/index';
+/** The text of `loopx summary_all` (how the turn ended, then where the goal stands) and of `loopx turn`. */
+import type { SummaryDoc, TurnDoc } from '../../core/index';
 import { oneLine } from '../../core/index';
 import { columns, plural, quotaLine } from './format';
 
@@ -37,4 +37,24 @@ export function summaryText(d: SummaryDoc): string {
     );
   }
   return out.join('\n');
+}
+
+/** `loopx turn`: what ran, what did not, then the summary of the run (or why none was opened). */
+export function turnText(d: TurnDoc): string {
+  if (!d.summary)
+    return [`goal ${d.goal_id}: ${d.decision}, nothing run`, ...d.reasons.map((r) => `  ${r}`)].join('\n');
+  const out = [`turn under contract ${d.contract_id}: ran ${plural(d.ran.length, 'command')}`];
+  out.push(
+    ...columns(
+      d.ran.map((s) => [
+        s.todo_id,
+        `exit ${s.exit_code}`,
+        `${(s.duration_ms / 1000).toFixed(2)} s`,
+        oneLine(s.command, 120),
+      ]),
+      { indent: '  ' },
+    ),
+  );
+  if (d.not_run.length) out.push(`not run: ${d.not_run.map((n) => n.todo_id).join(', ')}`);
+  return `${out.join('\n')}\n${summaryText(d.summary)}`;
 }

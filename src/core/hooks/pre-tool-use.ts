@@ -108,14 +108,16 @@ function readOnly(p: LoopxRun): boolean {
 /**
  * Commands that write, but only the agent's own turn: `quota should-run` opens (or returns) its
  * run with a contract for the policy's lifetime, `summary_all` ends its runs (with `--contract`,
- * a contract's `finish_with`, it is judged in loopxCommand). Allowed in the agent's own name only
- * (`--agent` left out, or naming `self`); never in another's (that would open or end another
- * agent's run), nor with a longer `--ttl-minutes`.
+ * a contract's `finish_with`, it is judged in loopxCommand), and `turn` does both around the
+ * contract's commands, each checked against the contract by exec itself. Allowed in the agent's
+ * own name only (`--agent` left out, or naming `self`); never in another's (that would open or
+ * end another agent's run), nor with a longer `--ttl-minutes`.
  */
 function ownTurn(p: LoopxRun, self: string): boolean {
   const agent = p.options.agent;
   const own = agent === undefined || agent === self;
-  if (same(p.command, ['quota', 'should-run'])) return own && p.options.ttlMinutes === undefined;
+  if (same(p.command, ['quota', 'should-run']) || same(p.command, ['turn']))
+    return own && p.options.ttlMinutes === undefined;
   if (same(p.command, ['summary_all'])) return own;
   return false;
 }
