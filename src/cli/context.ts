@@ -26,6 +26,8 @@ export interface GlobalOptions {
 export interface Io {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
+  /** Whether the reader of stdout went away (a closed pipe); undefined: not known. */
+  stdoutClosed?: () => boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Asks on the terminal with echo off (a passphrase); undefined when there is no terminal. */

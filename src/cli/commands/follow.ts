@@ -39,7 +39,7 @@ export function followLog(ctx: CliContext, goalId: string, limit?: number): Prom
     const poll = () => {
       try {
         // The reader went away (`| head`): nothing more to show anyone.
-        if (process.stdout.destroyed) return stop(() => resolve(EXIT.ok));
+        if (ctx.io.stdoutClosed?.() ?? process.stdout.destroyed) return stop(() => resolve(EXIT.ok));
         const now = store.logsStamp(goalId);
         if (now === stamp) return;
         // Taken before the read: a write that lands during it changes the stamp again.
