@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { run } from './main';
 import { askTerminalLine, readFromTerminal } from './person';
 import { restoreCaCerts } from '../core/shim-target';
+import { sleepMs } from '../core/sleep';
 
 // Before anything runs a command: the environment the shim was given (shim-target.ts says why).
 restoreCaCerts(process.env);
@@ -11,10 +12,6 @@ restoreCaCerts(process.env);
 // A call parses each schema once or twice: zod's compiled fast path (built with `new Function` on
 // a schema's first parse) costs more than it saves there. Long-lived processes keep it.
 z.config({ jitless: true });
-
-let sleepCell: Int32Array | undefined;
-const sleepMs = (ms: number) =>
-  Atomics.wait((sleepCell ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, ms);
 
 /**
  * Writes to a file descriptor synchronously, not through process.stdout: on a pipe (an agent,
@@ -56,7 +53,6 @@ function readAllStdin(max: number): string {
         sleepMs(1);
         continue;
       }
-      if (code === 'EOF') break;
       throw e;
     }
     if (n === 0) break;

@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { LoopxError, conflict } from './errors';
 import { openStoreFile, readStoreFile, readdirStore, lstatStore } from './safe-path';
+import { sleepMs } from './sleep';
 
 /**
  * The longest any call holds a lock. Locks are held for one append and one rename (the command
@@ -34,12 +35,6 @@ interface LockOwner {
   host: string;
   nonce: string;
   at: number;
-}
-
-let sleepCell: Int32Array | undefined;
-function sleepMs(ms: number) {
-  sleepCell ??= new Int32Array(new SharedArrayBuffer(4));
-  Atomics.wait(sleepCell, 0, 0, ms);
 }
 
 function pidAlive(pid: number): boolean {
