@@ -6,8 +6,7 @@ import type { Command } from 'commander';
 import { quote } from '../core/index';
 import type { CliContext } from './context';
 
-declare const LOOPX_VERSION: string;
-export const VERSION = typeof LOOPX_VERSION === 'string' ? LOOPX_VERSION : '0.0.0-dev';
+export { VERSION } from '../core/version';
 
 /** The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path. */
 export function runningCli(): string {

@@ -114,6 +114,57 @@ export interface InvokeOptions {
   signer?: Signer;
   /** The policy the caller already read for this command (read here when not given). */
   policy?: Policy;
+  /**
+   * Commit in this process even when another holds the goal's lock, so `state` is the goal exactly
+   * as this call left it (contract.issue decides on it). Otherwise a call made while another
+   * process writes to the goal may be committed by that process (group commit, commit-batch.ts),
+   * and `state` is then read when first asked for.
+   */
+  alone?: boolean;
+}
+
+/** A call checked and ready to commit: the capability, its input as applied, and its plan. */
+interface Call {
+  c: Capability;
+  input: Record<string, unknown>;
+  goalId: string;
+  /** The policy, read on first use: a call queued for another process never reads it. */
+  policy: () => Policy;
+  plan: (state: GoalState | undefined) => ReturnType<Capability['plan']>;
+}
+
+/** Checks a call (capability, caller, input) and makes its plan: the same for a call queued by another process. */
+function callOf(store: Store, capId: string, rawInput: unknown, actor: Actor, given?: Policy): Call {
+  const c = registry.get(capId);
+  if (!c) throw usageError(`there is no capability ${quote(capId)}; \`loopx capabilities\` lists them`);
+  const denied = notAllowed(capId, actor);
+  if (denied) throw refused(denied.message, { capability: capId, reason: denied.reason });
+  const parsed = c.input.safeParse(rawInput);
+  if (!parsed.success) throw usageError(`${capId}: ${describeIssues(parsed.error)}`, { capability: capId });
+  const input = (c.prepare ? c.prepare(parsed.data, store) : parsed.data) as Record<string, unknown>;
+  const gid = input.goalId as string;
+  let read = given;
+  const policy = () => (read ??= store.policy());
+  const plan = (state: GoalState | undefined) => {
+    const ctx: CapabilityContext = {
+      actor,
+      now: new Date(store.now()),
+      policy: policy(),
+      sign: (p) => signPayload(store, p),
+      writer: store.writerId(),
+    };
+    if (c.goal === 'create') return c.plan(undefined as unknown as GoalState, input, ctx);
+    const status = effectiveStatus(state!);
+    if ((status === 'closed' || status === 'cancelled') && !c.onFinishedGoal) {
+      throw refused(`goal ${gid} is ${status}: a ${status} goal is read-only (${capId} refused)`, {
+        goalId: gid,
+        capability: capId,
+        reason: 'goal_finished',
+      });
+    }
+    return c.plan(state!, input, ctx);
+  };
+  return { c, input, goalId: gid, policy, plan };
 }
 
 /** Validates, checks who is calling, and commits the capability's events. */
@@ -124,37 +175,33 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   actor: Actor,
   opts: InvokeOptions = {},
 ): InvokeResult<I> {
-  const c = registry.get(capId);
-  if (!c) throw usageError(`there is no capability ${quote(capId)}; \`loopx capabilities\` lists them`);
-  const denied = notAllowed(capId, actor);
-  if (denied) throw refused(denied.message, { capability: capId, reason: denied.reason });
-  const parsed = c.input.safeParse(rawInput);
-  if (!parsed.success) throw usageError(`${capId}: ${describeIssues(parsed.error)}`, { capability: capId });
-  const input = (c.prepare ? c.prepare(parsed.data, store) : parsed.data) as Record<string, unknown>;
-  const gid = input.goalId as string;
-  const policy = opts.policy ?? store.policy();
-  const result = store.commit(
-    gid,
-    (state) => {
-      const ctx: CapabilityContext = {
-        actor,
-        now: new Date(store.now()),
-        policy,
-        sign: (p) => signPayload(store, p),
-        writer: store.writerId(),
-      };
-      if (c.goal === 'create') return c.plan(undefined as unknown as GoalState, input, ctx);
-      const status = effectiveStatus(state!);
-      if ((status === 'closed' || status === 'cancelled') && !c.onFinishedGoal) {
-        throw refused(`goal ${gid} is ${status}: a ${status} goal is read-only (${capId} refused)`, {
-          goalId: gid,
-          capability: capId,
-          reason: 'goal_finished',
-        });
-      }
-      return c.plan(state!, input, ctx);
-    },
-    { actor, expectRevision: opts.expectRevision, create: c.goal === 'create', signer: opts.signer },
-  );
-  return { ...result, goalId: gid, input: input as I };
+  const call = callOf(store, capId, rawInput, actor, opts.policy);
+  const { goalId, input } = call;
+  const create = call.c.goal === 'create';
+  // A person's decision is signed in the caller's process, with the caller's key: never queued.
+  const group =
+    opts.signer || opts.alone || create
+      ? undefined
+      : store.groupFor(
+          goalId,
+          { capability: capId, input, actor, expectRevision: opts.expectRevision },
+          (req, who) => {
+            // Checked again here: the queue is a file anyone who can write the workspace can write.
+            const queued = callOf(store, req.capability, req.input, who, call.policy());
+            if (queued.goalId !== goalId || queued.c.goal === 'create')
+              throw refused(`a call queued for goal ${goalId} is for ${quote(queued.goalId)}`, {
+                reason: 'queued_call_invalid',
+              });
+            return queued.plan;
+          },
+        );
+  const result = store.commit(goalId, call.plan, {
+    actor,
+    expectRevision: opts.expectRevision,
+    create,
+    signer: opts.signer,
+    group,
+  });
+  // Assigned, not spread: a queued call's `state` is read when first asked for.
+  return Object.assign(result, { goalId, input: input as I });
 }

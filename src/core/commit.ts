@@ -12,7 +12,7 @@ import { copyJson, describeIssues } from './jsonfile';
 import { Actor } from './model';
 import type { GoalState } from './model';
 import type { LoopxEvent, EventDraft } from './events';
-import { chainEvents, appendUnsynced } from './event-log';
+import { chainEvents } from './event-log';
 import { SNAPSHOT_EVERY } from './snapshot';
 import type { Snapshot } from './snapshot';
 import type { LoadedGoal } from './goal-load';
@@ -24,6 +24,10 @@ import { resumeFromSnapshot } from './goal-load';
 import type { LogFile } from './goal-logs';
 import type { IndexEntry } from './goal-index';
 import type { Signer, Trust } from './trust/decisions';
+import { answerBatch, appendBatch, commitQueued, drainQueue, resultLater } from './commit-batch';
+import type { GroupContext, GroupTarget, HeldLock } from './commit-batch';
+import { checkedPlan, movedOn } from './plan-check';
+import type { Plan } from './plan-check';
 
 export interface CommitOptions {
   actor: Actor;
@@ -38,6 +42,12 @@ export interface CommitOptions {
   deferIndex?: boolean;
   /** The person's key, for the events that are a person's decision (see trust/decisions.ts). */
   signer?: Signer;
+  /**
+   * Group commit (commit-batch.ts): when the lock is taken, queue this call for its holder; when
+   * this call holds it, commit the calls queued meanwhile after it. The result's `state` is then
+   * the goal as it was at least this call's events later (read when first asked for).
+   */
+  group?: GroupContext;
 }
 
 export interface CommitResult {
@@ -60,6 +70,8 @@ export interface CommitTarget {
   logFiles(): LogFile[];
   /** The goal's current state from `files`, its logs as `logFiles` listed them. */
   load(files: LogFile[]): LoadedGoal;
+  /** Takes the goal's lock if it is free (group commit), breaking a stale one with `checkStale`. */
+  tryLock(checkStale: boolean): (() => void) | undefined;
   /** The error for a goal that has no log. */
   missing(): LoopxError;
   quarantineTornTail(): EventDraft | undefined;
@@ -95,10 +107,28 @@ export interface CommitTarget {
   snapshotHead(): Omit<Snapshot, 'state'> | undefined;
 }
 
-type Plan = (state: GoalState | undefined, revision: number) => EventDraft[];
-
 /** `Store.commit` for the goal `target` is bound to. */
 export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions): CommitResult {
+  if (!opts.group || opts.create) return commitHeld(target, plan, opts, target.withLock);
+  return commitQueued(
+    groupTargetOf(target),
+    opts.group,
+    (lock) => commitHeld(target, plan, opts, lock),
+    target.withLock,
+  );
+}
+
+function groupTargetOf(target: CommitTarget): GroupTarget {
+  return {
+    goalId: target.goalId,
+    ownLog: target.ownLog,
+    tryLock: (stale) => target.tryLock(stale),
+    state: () => target.load(target.logFiles()).state,
+  };
+}
+
+/** Commits in this process, under the goal's lock as `lock` takes it. */
+function commitHeld(target: CommitTarget, plan: Plan, opts: CommitOptions, lock: HeldLock): CommitResult {
   const { goalId } = target;
   // The actor comes from outside (LOOPX_ACTOR, LOOPX_AGENT, --agent, a client's name): a bad one
   // is the caller's error, not a crash.
@@ -115,7 +145,7 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
   let pendingSync: number | undefined;
   let kept: Snapshot | undefined;
   try {
-    const result = target.withLock(() => {
+    const result = lock(() => {
       try {
         return commitLocked(target, plan, opts, actor, {
           syncLater: (fd) => (pendingSync = fd),
@@ -185,27 +215,6 @@ function snapshotDue(
   return lagBefore === undefined || lagBefore + added >= SNAPSHOT_EVERY;
 }
 
-/**
- * When LOOPX_CHECK_PLANS=1 (the test runs set it), a plan that changes the state it was shown
- * fails the call: plans get the live state, not a copy, and one that wrote to it would change the
- * state without an event.
- */
-function checkedPlan(plan: Plan): Plan {
-  if (process.env.LOOPX_CHECK_PLANS !== '1') return plan;
-  return (state, revision) => {
-    const before = JSON.stringify(state);
-    let drafts: EventDraft[] | undefined;
-    try {
-      drafts = plan(state, revision);
-    } catch (e) {
-      // A refusal is the plan's answer, unless it also wrote to the state.
-      if (JSON.stringify(state) === before) throw e;
-    }
-    if (JSON.stringify(state) !== before) throw new Error('a plan changed the state it was shown');
-    return drafts!;
-  };
-}
-
 function commitLocked(
   target: CommitTarget,
   plan: Plan,
@@ -226,12 +235,8 @@ function commitLocked(
   const fromMemo = exists && memo ? resumeFromMemo(target, files, memo) : undefined;
   const cur: LoadedGoal | undefined = fromMemo ?? (exists ? target.load(files) : undefined);
   const revision = cur?.revision ?? 0;
-  if (opts.expectRevision !== undefined && opts.expectRevision !== revision) {
-    throw conflict(
-      `goal ${goalId} is at revision ${revision}, not ${opts.expectRevision} as expected: it changed since you read it; read it again and retry`,
-      { goalId, revision, expected: opts.expectRevision, reason: 'goal_moved' },
-    );
-  }
+  if (opts.expectRevision !== undefined && opts.expectRevision !== revision)
+    throw movedOn(goalId, revision, opts.expectRevision);
   // Plans only read the state (checkedPlan proves it in the tests): no copy is needed, and the
   // events below are applied to this same object.
   const planned = checkedPlan(plan)(cur?.state, revision);
@@ -263,51 +268,70 @@ function commitLocked(
   // anything is written, not report an error for an event that was appended anyway.
   target.snapshotKey();
   const trust = target.trust();
+  const now = target.now();
   const next = chainEvents(
     goalId,
     drafts,
     { state: cur?.state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: cur?.hlc },
-    { now: target.now(), writer, actor, signer: opts.signer },
+    { now, writer, actor, signer: opts.signer },
     trust,
   );
-  if (firstInGoal) {
-    mkdirStore(target.logsDir);
-    target.firstWrite();
+  const ownRevision = revision + next.events.length;
+  // Group commit: the calls other processes queued meanwhile go into the same write.
+  const queue = opts.group?.queue;
+  queue?.recover(target.ownLog);
+  const drained = opts.group && drainQueue(opts.group, goalId, next, ownRevision, { now, writer }, trust);
+  try {
+    if (firstInGoal) {
+      mkdirStore(target.logsDir);
+      target.firstWrite();
+    }
+    // Nothing is written before this point: a refused call leaves an older store as it was.
+    migration?.apply?.();
+    const fd = appendBatch(target.ownLog, next.chunk, drained, queue);
+    // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
+    // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
+    // fsync flushes everything written to the file before it, so no later event is durable
+    // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
+    // Queued calls are answered under the lock, once fsync'd, so a holder that finds one
+    // claimed and unanswered knows its holder died (GroupQueue.recover).
+    if (drained && queue) answerBatch(fd, drained, queue);
+    else after.syncLater(fd);
+  } catch (e) {
+    // Answers whatever got written, puts the rest back in the queue.
+    if (drained) queue?.recover(target.ownLog);
+    throw e;
   }
-  // Nothing is written before this point: a refused call leaves an older store as it was.
-  migration?.apply?.();
-  const fd = appendUnsynced(target.ownLog, next.chunk);
-  // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
-  // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
-  // fsync flushes everything written to the file before it, so no later event is durable
-  // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
-  after.syncLater(fd);
   migration?.cleanup?.();
-  const state = next.state!;
+  const tip = drained ? drained.head : next;
+  const revisionAfter = drained ? drained.revision : ownRevision;
+  const added = revisionAfter - revision;
+  if (drained?.poisoned) {
+    // The state object holds half of a queued call's events: read the goal again when asked.
+    return resultLater(groupTargetOf(target), { ok: true, events: next.events, revision: ownRevision });
+  }
+  const state = tip.state!;
   const heads = { ...cur?.heads };
   if (migration?.cleanup) delete heads[LEGACY_LOG];
   heads[writer] = {
-    seq: next.seq,
-    bytes: (own?.bytes ?? 0) + next.chunk.length,
-    lastHash: next.prev,
-    key: next.hlc,
+    seq: tip.seq,
+    bytes:
+      (own?.bytes ?? 0) +
+      next.chunk.length +
+      (drained?.answers.reduce((n, a) => n + (a.chunk?.length ?? 0), 0) ?? 0),
+    lastHash: tip.prev,
+    key: tip.hlc,
   };
-  const revisionAfter = revision + next.events.length;
-  const snap: Snapshot = { revision: revisionAfter, heads, hlc: next.hlc, trust: trust.fingerprint, state };
+  const snap: Snapshot = { revision: revisionAfter, heads, hlc: tip.hlc, trust: trust.fingerprint, state };
   // A process's first commit brings the snapshot up to date: the next `loopx` call then resumes
   // with no tail to validate (a few ms each; reads never write it), while a process that writes
   // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.
   const oneShot = target.memo?.first() ?? true;
-  if (
-    !cur ||
-    oneShot ||
-    migration?.cleanup ||
-    snapshotDue(target, cur, fromMemo, revision, next.events.length)
-  )
+  if (!cur || oneShot || migration?.cleanup || snapshotDue(target, cur, fromMemo, revision, added))
     target.writeSnapshot(snap);
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)
     target.updateIndexEntry(entry, trust.fingerprint);
   if (!migration?.cleanup) after.keep(snap);
-  return { events: next.events, state, revision: revisionAfter };
+  return { events: next.events, state, revision: ownRevision };
 }

@@ -174,7 +174,7 @@ export function openTurn(
     'contract.issue',
     { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes },
     actor,
-    { policy },
+    { policy, alone: true },
   );
   const issued = res.events.find((e) => e.type === 'run.started');
   const d = decide(res.state, policy, new Date(store.now()), {

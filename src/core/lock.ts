@@ -132,51 +132,88 @@ export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): 
  */
 const WAIT_MIN_MS = 0.1;
 const WAIT_MAX_MS = 1;
-const STALE_CHECK_MS = 25;
+export const STALE_CHECK_MS = 25;
 
-/** Takes the lock (waiting up to `timeoutMs`, breaking a stale one) and returns its release. */
-function acquireLock(path: string, timeoutMs = 15000): () => void {
+function ownerBody(): string {
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
     nonce: randomBytes(8).toString('hex'),
     at: Date.now(),
   };
-  const body = JSON.stringify(owner);
+  return JSON.stringify(owner);
+}
+
+/**
+ * One attempt to create the lock: its release, or undefined when another holds it. A link (or a
+ * folder) in the lock's own place is never followed: it is removed like a stale lock and the
+ * attempt fails, so the caller tries again.
+ */
+function attempt(path: string, body: string, deadline: number): (() => void) | undefined {
+  let fd: number;
+  try {
+    fd = openStoreFile(path, 'wx', 0o600);
+  } catch (e) {
+    if (e instanceof LoopxError && e.details.path === path) {
+      if (Date.now() > deadline) throw e;
+      breakLock(path);
+      return undefined;
+    }
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return undefined;
+  }
+  try {
+    fs.writeSync(fd, body);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(path, { force: true });
+    throw e;
+  }
+  // Kept open while held: the file cannot be replaced by another with the same inode number
+  // meanwhile, so comparing inodes at release tells whether the lock is still ours.
+  return () => {
+    try {
+      const mine = fs.fstatSync(fd);
+      const now = fs.lstatSync(path, { throwIfNoEntry: false });
+      // Remove only our own lock: if it was broken as stale and taken by another, leave it.
+      if (now && now.ino === mine.ino && now.dev === mine.dev) fs.unlinkSync(path);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+}
+
+/**
+ * Takes the lock if it is free, without waiting: its release, or undefined. With `checkStale`, a
+ * stale lock is broken first (the caller asks at most every STALE_CHECK_MS, as `acquireLock` does).
+ */
+export function tryLock(path: string, checkStale = false): (() => void) | undefined {
+  if (fs.existsSync(path)) {
+    if (!checkStale || whyStale(path) === undefined) return undefined;
+    breakLock(path);
+  }
+  return attempt(path, ownerBody(), Date.now());
+}
+
+/** The error of a lock not taken within `timeoutMs`, naming its holder. */
+export function lockBusy(path: string, timeoutMs: number): LoopxError {
+  const o = readOwner(path);
+  return conflict(
+    `could not take the lock ${path} within ${timeoutMs} ms` +
+      (o ? `: held by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ''),
+    { lock: path, reason: 'lock_busy' },
+  );
+}
+
+/** Takes the lock (waiting up to `timeoutMs`, breaking a stale one) and returns its release. */
+function acquireLock(path: string, timeoutMs = 15000): () => void {
+  const body = ownerBody();
   const deadline = Date.now() + timeoutMs;
   let staleCheckAt = 0;
   let wait = WAIT_MIN_MS;
   for (;;) {
-    try {
-      const fd = openStoreFile(path, 'wx', 0o600);
-      try {
-        fs.writeSync(fd, body);
-      } catch (e) {
-        fs.closeSync(fd);
-        fs.rmSync(path, { force: true });
-        throw e;
-      }
-      // Kept open while held: the file cannot be replaced by another with the same inode number
-      // meanwhile, so comparing inodes at release tells whether the lock is still ours.
-      return () => {
-        try {
-          const mine = fs.fstatSync(fd);
-          const now = fs.lstatSync(path, { throwIfNoEntry: false });
-          // Remove only our own lock: if it was broken as stale and taken by another, leave it.
-          if (now && now.ino === mine.ino && now.dev === mine.dev) fs.unlinkSync(path);
-        } finally {
-          fs.closeSync(fd);
-        }
-      };
-    } catch (e) {
-      // A link (or a folder) in the lock's own place is never followed: it is removed like a stale lock.
-      if (e instanceof LoopxError && e.details.path === path) {
-        if (Date.now() > deadline) throw e;
-        breakLock(path);
-        continue;
-      }
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
+    const release = attempt(path, body, deadline);
+    if (release) return release;
     for (;;) {
       const now = Date.now();
       if (now >= staleCheckAt) {
@@ -186,14 +223,7 @@ function acquireLock(path: string, timeoutMs = 15000): () => void {
           if (now <= deadline) break;
         }
       }
-      if (now > deadline) {
-        const o = readOwner(path);
-        throw conflict(
-          `could not take the lock ${path} within ${timeoutMs} ms` +
-            (o ? `: held by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ''),
-          { lock: path, reason: 'lock_busy' },
-        );
-      }
+      if (now > deadline) throw lockBusy(path, timeoutMs);
       // Jittered, so many waiting writers do not wake in lock-step.
       sleepMs(wait * (0.5 + Math.random()));
       wait = Math.min(wait * 1.5, WAIT_MAX_MS);

@@ -13,9 +13,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError, notFound } from './errors';
 import { ID_PATTERN, checkId } from './ids';
-import { withLock } from './lock';
+import { tryLock, withLock } from './lock';
 import { GoalMemos } from './goal-memos';
-import { copyJson } from './jsonfile';
+import { copyJson, sha256 } from './jsonfile';
+import { GroupQueue } from './group-queue';
+import type { GroupRequest } from './group-queue';
+import type { GroupContext } from './commit-batch';
+import { VERSION } from './version';
 import type { Artifact, GoalState } from './model';
 import type { Policy } from './policy-model';
 import type { EventDraft } from './events';
@@ -67,6 +71,8 @@ export class Store {
   readonly workspace: string;
   readonly root: string;
   private readonly clock: () => Date;
+  private readonly realClock: boolean;
+  private groupCtx?: string;
   private readonly lockTimeoutMs: number;
   private cachedWriter?: string;
   private cachedSecretsDir?: string;
@@ -81,6 +87,7 @@ export class Store {
     this.workspace = path.resolve(workspace);
     this.root = path.join(this.workspace, LOOPX_DIR);
     this.clock = opts.clock ?? (() => new Date());
+    this.realClock = opts.clock === undefined;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
     this.configDir = opts.configDir ?? configDir(process.env);
     this.pinned = new PinnedTrust(this.configDir);
@@ -366,14 +373,37 @@ export class Store {
     return commitGoal(this.commitTarget(goalId), plan, opts);
   }
 
+  /**
+   * How a call to goal `goalId` is queued for the lock holder, and how this process plans the
+   * calls it finds queued (group commit, commit-batch.ts). Undefined with a clock of the caller's
+   * own (tests): such a store neither queues nor answers calls.
+   */
+  groupFor(
+    goalId: string,
+    call: Omit<GroupRequest, 'ctx'>,
+    planOf: GroupContext['planOf'],
+  ): GroupContext | undefined {
+    if (!this.realClock) return undefined;
+    this.groupCtx ??= sha256(JSON.stringify([1, VERSION, this.configDir])).slice(0, 32);
+    return {
+      queue: new GroupQueue(path.join(this.localDir, 'queue', goalId)),
+      request: { ctx: this.groupCtx, ...call },
+      planOf,
+      lockPath: this.lockPath(`goal-${goalId}`),
+      lockTimeoutMs: this.lockTimeoutMs,
+    };
+  }
+
   /** The store as the write protocol (commit.ts) sees it for one goal. */
   private commitTarget(goalId: string): CommitTarget {
+    let lock: string | undefined;
     return {
       goalId,
       dir: this.goalDir(goalId),
       logsDir: this.logsDir(goalId),
       ownLog: this.logPath(goalId),
       withLock: (fn) => this.withGoalLock(goalId, fn),
+      tryLock: (stale) => tryLock((lock ??= this.lockPath(`goal-${goalId}`)), stale),
       logFiles: () => this.logFiles(goalId),
       load: (files) => this.load(goalId, files),
       missing: () => this.missing(goalId),

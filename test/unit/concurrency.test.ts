@@ -155,6 +155,12 @@ describe('several processes', { concurrency: 2 }, () => {
           WRITERS * (PER_WRITER / 10),
           'index.json is up to date',
         );
+        // Group commit (commit-batch.ts) leaves its queue empty: every call answered and collected.
+        const queue = path.join(ws, '.loopx', 'local', 'queue', 'shared');
+        const left = fs.existsSync(queue) ? fs.readdirSync(queue).filter((f) => f !== 'batch.json') : [];
+        assert.deepEqual(left, [], 'files left in the queue');
+        if (fs.existsSync(path.join(queue, 'batch.json')))
+          assert.equal(fs.statSync(path.join(queue, 'batch.json')).size, 0, 'a batch left unfinished');
       },
     );
   });
