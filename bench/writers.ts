@@ -1,13 +1,15 @@
 /**
  * Concurrent writers as processes (issue 18): each child runs `test/fixtures/writer.ts burst`
  * through `invoke`, the path the CLI and the agent tools take, so every event is acknowledged only
- * once fsync'd. Three runs: 1 writer on one goal, 8 writers on one goal, 8 writers on 8 goals (one
+ * once fsync'd. The fixture is bundled first, as the CLI and the extension are: run through tsx,
+ * a call spends a third of its time in tsx's source maps (stack traces of fs errors). Three runs: 1 writer on one goal, 8 writers on one goal, 8 writers on 8 goals (one
  * each). After each, every log is read back and checked (seq, hash chain, clock stamps, no torn
  * line) and each writer's marks are counted, so a lost event shows as `lost`, not as speed.
  *
  *   node --import tsx bench/writers.ts [--quick]      (or `benchWriters` from bench.ts)
  */
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -47,7 +49,7 @@ const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** Starts `procs` writers (writer k on goal `goalOf(k)`), releases them at once, and checks the logs. */
 async function run(
-  root: string,
+  writer: string,
   procs: number,
   goalOf: (k: number) => string,
   per: number,
@@ -63,16 +65,14 @@ async function run(
       spawn(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          path.join(root, 'test/fixtures/writer.ts'),
+          writer,
           'burst',
           dir,
           goalOf(k),
           String(k),
           String(per),
         ],
-        { stdio: ['pipe', 'pipe', 'inherit'], cwd: root, env },
+        { stdio: ['pipe', 'pipe', 'inherit'], env },
       ),
     );
     const codes = Promise.all(
@@ -152,11 +152,21 @@ export async function benchWriters(opts: { quick: boolean; root: string }): Prom
   const made = process.env.LOOPX_CONFIG_DIR ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bw-'));
   const saved = process.env.LOOPX_CONFIG_DIR;
   if (made) process.env.LOOPX_CONFIG_DIR = made;
+  const built = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bw-bundle-'));
   try {
+    const writer = path.join(built, 'writer.js');
+    await build({
+      entryPoints: [path.join(opts.root, 'test/fixtures/writer.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      outfile: writer,
+      logLevel: 'warning',
+    });
     const env = { ...process.env };
-    const oneWriter = await run(opts.root, 1, () => 'w', per, env);
-    const eightOnOneGoal = await run(opts.root, 8, () => 'w', per, env);
-    const eightOnEightGoals = await run(opts.root, 8, (k) => `w${k}`, per, env);
+    const oneWriter = await run(writer, 1, () => 'w', per, env);
+    const eightOnOneGoal = await run(writer, 8, () => 'w', per, env);
+    const eightOnEightGoals = await run(writer, 8, (k) => `w${k}`, per, env);
     return {
       perWriter: per,
       oneWriter,
@@ -165,6 +175,7 @@ export async function benchWriters(opts: { quick: boolean; root: string }): Prom
       scaleEightGoals: round(eightOnEightGoals.eventsPerSecond / oneWriter.eventsPerSecond),
     };
   } finally {
+    fs.rmSync(built, { recursive: true, force: true });
     if (made) {
       if (saved === undefined) delete process.env.LOOPX_CONFIG_DIR;
       else process.env.LOOPX_CONFIG_DIR = saved;

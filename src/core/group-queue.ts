@@ -198,11 +198,13 @@ export class GroupQueue {
   claim(ctx: string, max: number): { id: string; req: GroupRequest }[] {
     let names: string[];
     try {
-      if (!this.checked()) return [];
       names = fs.readdirSync(this.dir);
     } catch {
       return [];
     }
+    // The folder is checked for links once there is something in it to act on (most commits find
+    // it empty or missing).
+    if (!names.some((n) => n.endsWith('.req') || n.endsWith('.res')) || !this.checked()) return [];
     const read: { id: string; req: GroupRequest; at: number }[] = [];
     const now = Date.now();
     for (const n of names) {

@@ -11,8 +11,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LoopxError, notFound } from './errors';
-import { ID_PATTERN, checkId } from './ids';
+import { notFound } from './errors';
+import { checkId } from './ids';
 import { tryLock, withLock } from './lock';
 import { GoalMemos } from './goal-memos';
 import { copyJson, sha256 } from './jsonfile';
@@ -24,17 +24,7 @@ import type { Artifact, GoalState } from './model';
 import type { Policy } from './policy-model';
 import type { EventDraft } from './events';
 import { quarantineTornTail } from './event-log';
-import {
-  LEGACY_LOG,
-  closeLogFiles,
-  missingGoal,
-  listLogFiles,
-  logsDir,
-  logsStamp,
-  openLogFiles,
-  readLogFile,
-  writerLogPath,
-} from './goal-logs';
+import { LEGACY_LOG, closeLogFiles, openLogFiles, readLogFile } from './goal-logs';
 import type { LogFile, OpenLog } from './goal-logs';
 import { artifactsDir, writeArtifact } from './artifacts';
 import type { ParsedLog } from './event-log';
@@ -46,13 +36,13 @@ import type { IndexEntry } from './goal-index';
 import { LOOPX_DIR, ensureGitFiles, findWorkspace, initLayout } from './workspace';
 import { PolicyViewCache, policyFiles, signWorkspacePolicy } from './workspace-policy';
 import type { PolicyView } from './trust/policy-signature';
-import { ensureLocalDir, lockFile, peekWriterId, readOrCreateWriterId } from './local-dir';
 import { commitGoal } from './commit';
+import { StoreFiles } from './store-files';
 import { LocalCache } from './local-cache';
-import { defaultWriterName, recordWriter, writerNames } from './writers';
+import { defaultWriterName, recordWriter } from './writers';
 import { migrateLegacyLog } from './log-migration';
-import { configDir, readOrCreateSecret, workspaceId } from './config-dir';
-import { lstatStore, readdirStore } from './safe-path';
+import { configDir, readOrCreateSecret } from './config-dir';
+import { lstatStore } from './safe-path';
 import { PinnedTrust } from './trust/decisions';
 import type { Signer, Trust } from './trust/decisions';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
@@ -67,29 +57,22 @@ export interface StoreOptions {
   configDir?: string;
 }
 
-export class Store {
-  readonly workspace: string;
-  readonly root: string;
+export class Store extends StoreFiles {
   private readonly clock: () => Date;
   private readonly realClock: boolean;
   private groupCtx?: string;
   private readonly lockTimeoutMs: number;
-  private cachedWriter?: string;
-  private cachedSecretsDir?: string;
   private readonly secrets = new Map<string, Buffer>();
-  readonly configDir: string;
   private readonly pinned: PinnedTrust;
   private readonly cache: LocalCache;
   private readonly memos = new GoalMemos();
   private readonly policies = new PolicyViewCache();
 
   constructor(workspace: string, opts: StoreOptions = {}) {
-    this.workspace = path.resolve(workspace);
-    this.root = path.join(this.workspace, LOOPX_DIR);
+    super(workspace, opts.configDir ?? configDir(process.env));
     this.clock = opts.clock ?? (() => new Date());
     this.realClock = opts.clock === undefined;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
-    this.configDir = opts.configDir ?? configDir(process.env);
     this.pinned = new PinnedTrust(this.configDir);
     this.cache = new LocalCache({
       localDir: this.localDir,
@@ -129,53 +112,16 @@ export class Store {
     return findWorkspace(start);
   }
 
-  get policyPath() {
-    return path.join(this.root, 'policy.json');
-  }
-  get localDir() {
-    return path.join(this.root, 'local');
-  }
   /** The goal index: a cache of this clone (local-cache.ts). */
   get indexPath() {
     return this.cache.indexPath;
-  }
-  /** This workspace's secrets: `<configDir>/workspaces/<workspace id>/` (0700), never in the workspace. */
-  get secretsDir() {
-    this.cachedSecretsDir ??= path.join(this.configDir, 'workspaces', workspaceId(this.workspace));
-    return this.cachedSecretsDir;
-  }
-
-  /** Creates `local/` (0700) with its own `.gitignore`: the writer id, locks and caches never reach git. */
-  ensureLocalDir(): string {
-    return ensureLocalDir(this.localDir);
-  }
-  goalDir(goalId: string) {
-    return path.join(this.root, 'goals', checkId(goalId, 'goal id'));
-  }
-  /** The folder of a goal's logs, one per writer. */
-  logsDir(goalId: string) {
-    return logsDir(this.goalDir(goalId));
-  }
-  /** A writer's log of a goal (this clone's by default). */
-  logPath(goalId: string, writer?: string) {
-    const dir = this.goalDir(goalId);
-    return writerLogPath(dir, checkId(writer ?? this.writerId(), 'writer id'));
   }
   /** A goal's snapshot: a cache of this clone (local-cache.ts). */
   snapshotPath(goalId: string) {
     return this.cache.snapshotPath(goalId);
   }
-  private lockPath(name: string) {
-    return lockFile(this.localDir, name);
-  }
   now(): string {
     return this.clock().toISOString();
-  }
-
-  /** A stable id of this clone of the workspace: the name of its logs, recorded on every event it writes. */
-  writerId(): string {
-    this.cachedWriter ??= readOrCreateWriterId(this.localDir);
-    return this.cachedWriter;
   }
 
   /**
@@ -217,44 +163,6 @@ export class Store {
   // ---------------------------------------------------------------------------------------------
   // Reading
 
-  /** Goal ids that have a folder, sorted. Folders whose names are not ids are ignored. */
-  goalIds(): string[] {
-    let names: string[];
-    try {
-      names = readdirStore(path.join(this.root, 'goals'));
-    } catch (e) {
-      if (e instanceof LoopxError) throw e;
-      return [];
-    }
-    return names.filter((n) => ID_PATTERN.test(n)).sort();
-  }
-
-  exists(goalId: string): boolean {
-    return this.logFiles(goalId).length > 0;
-  }
-
-  /** The goal's logs: each writer's, and an older LoopX's events.jsonl while it is there. */
-  logFiles(goalId: string): LogFile[] {
-    return listLogFiles(this.goalDir(goalId));
-  }
-
-  /** Reads and checks every log of a goal. Throws `corrupt` naming the file, line and field. */
-  readLogs(goalId: string): { name: string; file: string; parsed: ParsedLog }[] {
-    const files = this.logFiles(goalId);
-    if (files.length === 0) throw this.missing(goalId);
-    return files.map((f) => ({ ...f, parsed: readLogFile(f) }));
-  }
-
-  /** Each writer's name (user@host, or LOOPX_WRITER_NAME where it first wrote), by writer id. */
-  writerNames(): Map<string, string> {
-    return writerNames(this.root);
-  }
-
-  /** What changes when any log of the goal changes (for callers that poll). */
-  logsStamp(goalId: string): string {
-    return logsStamp(this.logFiles(goalId));
-  }
-
   /** One writer's log of a goal, read and checked (this clone's by default). */
   readLog(goalId: string, writer = this.writerId()): ParsedLog {
     const name = checkId(writer, 'writer id');
@@ -267,10 +175,6 @@ export class Store {
   private openLogs(goalId: string, files = this.logFiles(goalId)): OpenLog[] {
     if (files.length === 0) throw this.missing(goalId);
     return openLogFiles(files);
-  }
-
-  private missing(goalId: string): LoopxError {
-    return missingGoal(this.root, this.goalDir(goalId), goalId);
   }
 
   /** The snapshot, or why it cannot be used. Derived: a missing or broken one is rebuilt from the logs. */
@@ -290,7 +194,7 @@ export class Store {
     try {
       const { snap, problem } = this.readSnapshot(goalId);
       const trust = this.trust();
-      const own = (this.cachedWriter ??= peekWriterId(this.localDir)) ?? '';
+      const own = this.peekWriterId() ?? '';
       const resumed = snap && resumeFromSnapshot(goalId, logs, snap, own, trust);
       if (resumed) return resumed;
       const ours = snap && snap.trust === trust.fingerprint && snap.state.id === goalId;
