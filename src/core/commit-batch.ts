@@ -261,6 +261,7 @@ export function commitQueued<R>(
         // After recover, a call of ours is answered or back in the queue: never claimed by a holder.
         if (!queue.withdraw(id))
           throw new LoopxError('internal', `queued call ${id} was lost from ${queue.dir}`);
+        answeredAt = -Infinity;
         return run(held.lock);
       } finally {
         held.release();
@@ -273,6 +274,8 @@ export function commitQueued<R>(
 }
 
 function runHeld<R>(release: () => void, run: (lock: HeldLock) => R): R {
+  // A holder takes the lock at once for its next call: it holds the goal's current state.
+  answeredAt = -Infinity;
   const held = heldBy(release);
   try {
     return run(held.lock);
