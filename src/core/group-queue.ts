@@ -44,6 +44,8 @@ export type GroupAnswer =
 
 /** A queued call's file is at most this big; a bigger call waits for the lock itself. */
 export const MAX_REQUEST_BYTES = 256 * 1024;
+/** An answer, or the journal of a whole batch's answers: bigger than this is not read (a hand-made file). */
+const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 
 const RequestFile = lazy(() =>
   z.object({
@@ -121,12 +123,28 @@ function writeWhole(file: string, flags: number, body: string): void {
   }
 }
 
-function readWhole(file: string): { text: string; mtimeMs: number } {
+/**
+ * Replaces a file's content without ever leaving it empty: written over from the start, then cut
+ * to length. A kill in between leaves old bytes after the new ones, which do not parse; an emptied
+ * journal would read as "no batch under way" while calls are still claimed.
+ */
+function overwrite(file: string, body: string): void {
+  const fd = openIn(file, O_WRONLY | O_CREAT);
+  try {
+    const buf = Buffer.from(body);
+    fs.writeSync(fd, buf, 0, buf.length, 0);
+    fs.ftruncateSync(fd, buf.length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readWhole(file: string, max = MAX_REQUEST_BYTES): { text: string; mtimeMs: number } {
   const fd = openIn(file, O_RDONLY);
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new Error('it is not a plain file');
-    if (st.size > MAX_REQUEST_BYTES) throw new Error(`it is over ${MAX_REQUEST_BYTES} bytes`);
+    if (st.size > max) throw new Error(`it is over ${max} bytes`);
     return { text: fs.readFileSync(fd, 'utf8'), mtimeMs: st.mtimeMs };
   } finally {
     fs.closeSync(fd);
@@ -166,7 +184,7 @@ export class GroupQueue {
     if (!fs.existsSync(f)) return undefined;
     let answer: GroupAnswer;
     try {
-      answer = JSON.parse(readWhole(f).text) as GroupAnswer;
+      answer = JSON.parse(readWhole(f, MAX_JOURNAL_BYTES).text) as GroupAnswer;
     } catch (e) {
       answer = refusal(
         `the answer to queued call ${id} in ${this.dir} could not be read: ${(e as Error).message}`,
@@ -256,7 +274,7 @@ export class GroupQueue {
 
   /** Records the batch before its events are appended: where each call's events go, and its answer. */
   journal(entries: JournalEntry[]): void {
-    writeWhole(path.join(this.dir, JOURNAL), O_WRONLY | O_CREAT | O_TRUNC, JSON.stringify({ v: 1, entries }));
+    overwrite(path.join(this.dir, JOURNAL), JSON.stringify({ v: 1, entries }));
   }
 
   /** Answers a claimed call: the answer goes into its file, which is then renamed. */
@@ -297,7 +315,8 @@ export class GroupQueue {
     if (st.size === 0 || !this.checked()) return [];
     let journal: z.infer<typeof Journal> | undefined;
     try {
-      const parsed = Journal.safeParse(JSON.parse(readWhole(f).text));
+      // As big as a batch's answers: every call's events (BATCH_MAX calls).
+      const parsed = Journal.safeParse(JSON.parse(readWhole(f, MAX_JOURNAL_BYTES).text));
       journal = parsed.success ? parsed.data : undefined;
     } catch {
       journal = undefined; // torn while written: the batch appended nothing yet

@@ -85,14 +85,43 @@ function whyStale(path: string): string | undefined {
   return undefined;
 }
 
-/** Removes a lock found stale: renamed aside first, so two breakers cannot both remove a fresh one. */
+/** A breaker's guard older than this was left by a breaker that died: it is removed. */
+const BREAKING_MAX_MS = 2000;
+
+/**
+ * Removes a lock found stale. Two waiters can both find the same lock stale; if the first breaks it
+ * and takes a new one before the second acts, the second must not remove that fresh lock (both
+ * would then hold it). So breaking happens under a guard file of its own (`<lock>.breaking`,
+ * O_EXCL), and the lock is judged again under it: while the stale lock is in place no new one can
+ * be made, and no other breaker can remove it, so the lock judged is the lock removed.
+ */
 export function breakLock(path: string): void {
-  const aside = `${path}.stale-${randomBytes(8).toString('hex')}`;
+  const guard = `${path}.breaking`;
+  let fd: number;
   try {
-    fs.renameSync(path, aside);
-    fs.rmSync(aside, { force: true });
-  } catch {
-    /* another process broke it first */
+    fd = openStoreFile(guard, 'wx', 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // Another breaker is at work; its guard is removed only when its breaker died.
+    try {
+      if (Date.now() - fs.lstatSync(guard).mtimeMs > BREAKING_MAX_MS) fs.rmSync(guard, { force: true });
+    } catch {
+      /* gone meanwhile */
+    }
+    return;
+  }
+  try {
+    if (whyStale(path) === undefined) return;
+    const aside = `${path}.stale-${randomBytes(8).toString('hex')}`;
+    try {
+      fs.renameSync(path, aside);
+      fs.rmSync(aside, { force: true });
+    } catch {
+      /* gone meanwhile (its holder released it) */
+    }
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(guard, { force: true });
   }
 }
 

@@ -214,6 +214,21 @@ describe('group commit', () => {
     assert.deepEqual(notes(store), ['next', 'a']);
   });
 
+  it('a journal torn while it was written: every claimed call goes back in the queue, committed once', () => {
+    const store = setUp();
+    const { queue, request } = queueOf(store);
+    const a = queue.submit(request('todo.update', { goalId: 'g', todoId: 't1', note: 'a' }))!;
+    // What a holder killed while it rewrote its journal leaves: the call claimed, the journal
+    // new bytes over old ones (never empty, see group-queue.ts).
+    fs.renameSync(path.join(queue.dir, `${a}.req`), path.join(queue.dir, `${a}.claimed`));
+    fs.writeFileSync(path.join(queue.dir, 'batch.json'), '{"v":1,"entries":[{"id":"x"}]}es":[]}');
+
+    invoke(store, 'todo.update', { goalId: 'g', todoId: 't1', note: 'next' }, agent);
+    ok(queue.answer(a));
+    assert.deepEqual(notes(store), ['next', 'a']);
+    assert.deepEqual(files(queue), ['batch.json']);
+  });
+
   it('a caller that gives up takes its call back, so no holder commits it later', () => {
     const store = setUp();
     const { queue, request } = queueOf(store);

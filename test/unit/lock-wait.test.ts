@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hostname } from 'node:os';
-import { withLock } from '../../src/core/lock';
+import { breakLock, withLock } from '../../src/core/lock';
 import { LoopxError } from '../../src/core/errors';
 import { tempDir, removeTempDirs } from '../helpers/store';
 
@@ -20,6 +20,11 @@ function lockIn(dir: string) {
   const locks = path.join(dir, '.loopx', 'local', 'locks');
   fs.mkdirSync(locks, { recursive: true });
   return path.join(locks, 'goal-g.lock');
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout);
 }
 
 /** A lock file as a holder writes it. */
@@ -113,5 +118,35 @@ describe('the goal lock', () => {
       7,
     );
     assert.ok(Date.now() - t < 500);
+  });
+
+  it('a waiter that found a lock stale leaves the fresh lock another waiter took in its place', () => {
+    const lock = lockIn(tempDir());
+    // A dead holder's lock, judged stale by two waiters; the first broke it and took the lock
+    // (this process, alive) before the second acts on what it saw.
+    fs.writeFileSync(lock, planted(deadPid()));
+    fs.writeFileSync(lock, planted(process.pid, 'fresh'));
+    breakLock(lock);
+    assert.equal(JSON.parse(fs.readFileSync(lock, 'utf8')).nonce, 'fresh', 'the live lock was removed');
+    // The stale one is removed, and the guard is gone either way.
+    fs.writeFileSync(lock, planted(deadPid()));
+    breakLock(lock);
+    assert.equal(fs.existsSync(lock), false);
+    assert.deepEqual(fs.readdirSync(path.dirname(lock)), []);
+  });
+
+  it('breaks nothing while another breaker is at work, and removes the guard a dead breaker left', () => {
+    const lock = lockIn(tempDir());
+    fs.writeFileSync(lock, planted(deadPid()));
+    const guard = `${lock}.breaking`;
+    fs.writeFileSync(guard, '');
+    breakLock(lock);
+    assert.equal(fs.existsSync(lock), true, 'broken while another breaker held the guard');
+    const old = new Date(Date.now() - 10_000);
+    fs.utimesSync(guard, old, old);
+    breakLock(lock);
+    assert.equal(fs.existsSync(guard), false, 'a dead breaker’s guard was kept');
+    breakLock(lock);
+    assert.equal(fs.existsSync(lock), false);
   });
 });
