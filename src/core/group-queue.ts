@@ -216,6 +216,8 @@ export class GroupQueue {
   claim(ctx: string, max: number): { id: string; req: GroupRequest }[] {
     let names: string[];
     try {
+      // Asked by every commit: most find no folder, and an exception costs more than a look.
+      if (!fs.existsSync(this.dir)) return [];
       names = fs.readdirSync(this.dir);
     } catch {
       return [];
@@ -306,13 +308,9 @@ export class GroupQueue {
    */
   recover(ownLog: string): string[] {
     const f = path.join(this.dir, JOURNAL);
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.lstatSync(f);
-    } catch {
-      return [];
-    }
-    if (st.size === 0 || !this.checked()) return [];
+    // Asked by every commit: no exception when there is no journal (the common case).
+    const st = fs.lstatSync(f, { throwIfNoEntry: false });
+    if (!st || st.size === 0 || !this.checked()) return [];
     let journal: z.infer<typeof Journal> | undefined;
     try {
       // As big as a batch's answers: every call's events (BATCH_MAX calls).
