@@ -62,18 +62,10 @@ async function run(
     for (const g of goals) invoke(store, 'goal.create', { goalId: g, title: `Writers ${g}` }, person);
     const before = new Map(goals.map((g) => [g, store.load(g).revision]));
     const children = Array.from({ length: procs }, (_, k) =>
-      spawn(
-        process.execPath,
-        [
-          writer,
-          'burst',
-          dir,
-          goalOf(k),
-          String(k),
-          String(per),
-        ],
-        { stdio: ['pipe', 'pipe', 'inherit'], env },
-      ),
+      spawn(process.execPath, [writer, 'burst', dir, goalOf(k), String(k), String(per)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env,
+      }),
     );
     const codes = Promise.all(
       children.map((c) => new Promise<number>((res) => c.on('close', (code) => res(code ?? 1)))),
