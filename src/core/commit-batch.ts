@@ -19,8 +19,7 @@
  */
 import * as fs from 'node:fs';
 import { LoopxError } from './errors';
-import { Actor } from './model';
-import type { GoalState } from './model';
+import type { Actor, GoalState } from './model';
 import { chainEvents } from './event-log';
 import type { LogHead } from './event-log';
 import { sha256 } from './jsonfile';
@@ -28,7 +27,7 @@ import { lockBusy, STALE_CHECK_MS } from './lock';
 import { openStoreFile } from './safe-path';
 import { sleepMs } from './sleep';
 import type { GroupAnswer, GroupQueue, GroupRequest, JournalEntry } from './group-queue';
-import { checkedPlan, movedOn } from './plan-check';
+import { checkedActor, checkedPlan, movedOn } from './plan-check';
 import type { Plan } from './plan-check';
 import type { Trust } from './trust/decisions';
 
@@ -71,19 +70,18 @@ export type HeldLock = <T>(fn: () => T) => T;
 
 /** The queued calls a holder planned after its own. */
 export interface Drained {
-  /** Every call claimed, answered or not. */
-  claimed: string[];
   answers: { id: string; answer: GroupAnswer; chunk?: Buffer }[];
   /** Calls claimed but not planned: they go back in the queue. */
   left: string[];
-  /** The log's head and the goal's revision after the last call planned. */
+  /** The log's head and the goal's revision after the last call planned, and the bytes they add. */
   head: LogHead;
   revision: number;
+  bytes: number;
   /** A call's events failed half-way through being applied: the state object is not to be used. */
   poisoned: boolean;
 }
 
-export function answerOf(e: unknown): GroupAnswer {
+function answerOf(e: unknown): GroupAnswer {
   if (e instanceof LoopxError) return { ok: false, kind: e.kind, message: e.message, details: e.details };
   return { ok: false, kind: 'internal', message: e instanceof Error ? e.message : String(e), details: {} };
 }
@@ -100,11 +98,11 @@ export function drainQueue(
   const claimed = group.queue.claim(group.request.ctx, BATCH_MAX);
   if (claimed.length === 0) return undefined;
   const out: Drained = {
-    claimed: claimed.map((c) => c.id),
     answers: [],
     left: [],
     head,
     revision,
+    bytes: 0,
     poisoned: false,
   };
   for (const { id, req } of claimed) {
@@ -115,9 +113,7 @@ export function drainQueue(
     let actor: Actor;
     let drafts;
     try {
-      const a = Actor.safeParse(req.actor);
-      if (!a.success) throw new LoopxError('usage', `queued call ${id}: the caller's identity is not valid`);
-      actor = a.data;
+      actor = checkedActor(req.actor, goalId);
       const plan = group.planOf(req, actor);
       if (req.expectRevision !== undefined && req.expectRevision !== out.revision)
         throw movedOn(goalId, out.revision, req.expectRevision);
@@ -134,6 +130,7 @@ export function drainQueue(
       const next = chainEvents(goalId, drafts, out.head, { ...stamp, actor }, trust);
       out.head = { state: next.state, seq: next.seq, prev: next.prev, hlc: next.hlc };
       out.revision += next.events.length;
+      out.bytes += next.chunk.length;
       out.answers.push({
         id,
         answer: { ok: true, events: next.events, revision: out.revision },

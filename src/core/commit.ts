@@ -7,10 +7,9 @@
  */
 import * as fs from 'node:fs';
 import type { LoopxError } from './errors';
-import { conflict, usageError } from './errors';
-import { copyJson, describeIssues } from './jsonfile';
-import { Actor } from './model';
-import type { GoalState } from './model';
+import { conflict } from './errors';
+import { copyJson } from './jsonfile';
+import type { Actor, GoalState } from './model';
 import type { LoopxEvent, EventDraft } from './events';
 import { chainEvents } from './event-log';
 import { SNAPSHOT_EVERY } from './snapshot';
@@ -26,7 +25,7 @@ import type { IndexEntry } from './goal-index';
 import type { Signer, Trust } from './trust/decisions';
 import { answerBatch, appendBatch, commitQueued, drainQueue, resultLater } from './commit-batch';
 import type { GroupContext, GroupTarget, HeldLock } from './commit-batch';
-import { checkedPlan, movedOn } from './plan-check';
+import { checkedActor, checkedPlan, movedOn } from './plan-check';
 import type { Plan } from './plan-check';
 
 export interface CommitOptions {
@@ -130,15 +129,7 @@ function groupTargetOf(target: CommitTarget): GroupTarget {
 /** Commits in this process, under the goal's lock as `lock` takes it. */
 function commitHeld(target: CommitTarget, plan: Plan, opts: CommitOptions, lock: HeldLock): CommitResult {
   const { goalId } = target;
-  // The actor comes from outside (LOOPX_ACTOR, LOOPX_AGENT, --agent, a client's name): a bad one
-  // is the caller's error, not a crash.
-  const checkedActor = Actor.safeParse(opts.actor);
-  if (!checkedActor.success) {
-    throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checkedActor.error)}`, {
-      goalId,
-    });
-  }
-  const actor = checkedActor.data;
+  const actor = checkedActor(opts.actor, goalId);
   // `made`: this call created the goal's folder, so a refused creation removes it again (while
   // still empty) instead of leaving a goal that never existed, listed as broken from then on.
   const made = opts.create ? mkdirStore(target.dir) !== undefined : false;
@@ -315,10 +306,7 @@ function commitLocked(
   if (migration?.cleanup) delete heads[LEGACY_LOG];
   heads[writer] = {
     seq: tip.seq,
-    bytes:
-      (own?.bytes ?? 0) +
-      next.chunk.length +
-      (drained?.answers.reduce((n, a) => n + (a.chunk?.length ?? 0), 0) ?? 0),
+    bytes: (own?.bytes ?? 0) + next.chunk.length + (drained?.bytes ?? 0),
     lastHash: tip.prev,
     key: tip.hlc,
   };

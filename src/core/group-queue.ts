@@ -43,7 +43,7 @@ export type GroupAnswer =
   | { ok: false; kind: ErrorKind; message: string; details: Record<string, unknown> };
 
 /** A queued call's file is at most this big; a bigger call waits for the lock itself. */
-export const MAX_REQUEST_BYTES = 256 * 1024;
+const MAX_REQUEST_BYTES = 256 * 1024;
 /** An answer, or the journal of a whole batch's answers: bigger than this is not read (a hand-made file). */
 const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 
@@ -358,7 +358,7 @@ function parseRequest(text: string): GroupRequest | undefined {
   }
 }
 
-export function refusal(message: string, details: Record<string, unknown> = {}): GroupAnswer {
+function refusal(message: string, details: Record<string, unknown> = {}): GroupAnswer {
   return { ok: false, kind: 'refused', message, details: { reason: 'queued_call_invalid', ...details } };
 }
 

@@ -1,11 +1,26 @@
 /** What every commit checks of a plan, its own or one queued by another process (commit-batch.ts). */
-import { conflict } from './errors';
+import { conflict, usageError } from './errors';
+import { describeIssues } from './jsonfile';
+import { Actor } from './model';
 import type { LoopxError } from './errors';
 import type { GoalState } from './model';
 import type { EventDraft } from './events';
 
 /** A plan sees the goal's current state (undefined for a new goal) and returns the events to append; it throws to refuse. */
 export type Plan = (state: GoalState | undefined, revision: number) => EventDraft[];
+
+/**
+ * The caller's identity, checked: it comes from outside (LOOPX_ACTOR, LOOPX_AGENT, --agent, a
+ * client's name, a queued call's file), so a bad one is the caller's error, not a crash.
+ */
+export function checkedActor(actor: unknown, goalId: string): Actor {
+  const checked = Actor.safeParse(actor);
+  if (!checked.success)
+    throw usageError(`the caller's identity (actor) is not valid: ${describeIssues(checked.error)}`, {
+      goalId,
+    });
+  return checked.data;
+}
 
 /** The refusal of a call that expected the goal at another revision. */
 export function movedOn(goalId: string, revision: number, expected: number): LoopxError {

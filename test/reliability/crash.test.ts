@@ -11,8 +11,6 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import '../../src/core/index';
@@ -23,7 +21,7 @@ import { replay } from '../../src/core/apply-event';
 import { repair } from '../../src/core/repair';
 import type { FindingKind } from '../../src/core/repair';
 import { canonicalJson } from '../../src/core/jsonfile';
-import { Budget, REPO, WRITER, figure, removeTempDirs, tempDir } from './helpers';
+import { Budget, figure, killWriters, loopWriter, removeTempDirs, tempDir } from './helpers';
 import { human } from '../helpers/store';
 
 const LANES = 5;
@@ -31,9 +29,8 @@ const KILLS_PER_LANE = 10;
 /** Kill 0..MAX_DELAY_MS after the writer's first acknowledgement: under way, at a random point. */
 const MAX_DELAY_MS = 300;
 
-const live = new Set<ChildProcess>();
 after(() => {
-  for (const c of live) c.kill('SIGKILL');
+  killWriters();
   removeTempDirs();
 });
 
@@ -46,7 +43,7 @@ interface Round {
 }
 
 /** Starts a writer, kills it `delay` ms after its first `ack`, and collects every ack until it is gone. */
-function killedWriter(
+async function killedWriter(
   ws: string,
   goalId: string,
   name: string,
@@ -54,42 +51,25 @@ function killedWriter(
   budget: Budget,
 ): Promise<Round> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, 'loop', ws, goalId, name], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  live.add(child);
   const acks: string[] = [];
-  let stderr = '';
-  let buf = '';
   let firstAckMs = -1;
   let killTimer: NodeJS.Timeout | undefined;
-  // A writer that never acknowledges (a broken fixture) is killed too, and the round fails below.
-  const guard = setTimeout(() => child.kill('SIGKILL'), Math.max(20_000, budget.left));
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const m = /^ack (\S+)$/.exec(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      if (!m) continue;
-      acks.push(m[1]!);
-      if (!killTimer) {
-        firstAckMs = performance.now() - started;
-        killTimer = setTimeout(() => child.kill('SIGKILL'), delay);
-      }
+  const { child, done } = loopWriter(ws, goalId, name, (id) => {
+    acks.push(id);
+    if (!killTimer) {
+      firstAckMs = performance.now() - started;
+      killTimer = setTimeout(() => child.kill('SIGKILL'), delay);
     }
   });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      live.delete(child);
-      clearTimeout(guard);
-      clearTimeout(killTimer);
-      resolve({ acks, signal, code, stderr, firstAckMs });
-    });
-  });
+  // A writer that never acknowledges (a broken fixture) is killed too, and the round fails below.
+  const guard = setTimeout(() => child.kill('SIGKILL'), Math.max(20_000, budget.left));
+  try {
+    const exit = await done;
+    return { acks, firstAckMs, ...exit };
+  } finally {
+    clearTimeout(guard);
+    clearTimeout(killTimer);
+  }
 }
 
 describe('crash: a writer killed with SIGKILL at a random moment', () => {

@@ -12,62 +12,29 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../../src/core/store';
 import { parseLog } from '../../src/core/event-log';
 import { invoke } from '../../src/core/capabilities';
-import { REPO, WRITER, removeTempDirs, tempDir } from './helpers';
+import { killWriters, loopWriter, removeTempDirs, tempDir } from './helpers';
+import type { LoopWriter } from './helpers';
 import { human } from '../helpers/store';
 
 const WRITERS = 4;
 const KILLS = 24;
 
-const live = new Set<ChildProcess>();
 after(() => {
-  for (const c of live) c.kill('SIGKILL');
+  killWriters();
   removeTempDirs();
 });
 
-interface Writer {
+interface Writer extends LoopWriter {
   name: string;
-  child: ChildProcess;
-  acks: string[];
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
 function startWriter(ws: string, name: string, acked: (id: string) => void): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, 'loop', ws, 'g', name], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  live.add(child);
-  const acks: string[] = [];
-  let buf = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const m = /^ack (\S+)$/.exec(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      if (m) {
-        acks.push(m[1]!);
-        acked(m[1]!);
-      }
-    }
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
-    (resolve) =>
-      child.on('close', (code, signal) => {
-        live.delete(child);
-        resolve({ code, signal, stderr });
-      }),
-  );
-  return { name, child, acks, done };
+  return { name, ...loopWriter(ws, 'g', name, acked) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,6 +4,7 @@
  * that nothing changed, stack-trace detection, and a time budget every loop is bounded by.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,6 +14,61 @@ import type { TestContext } from 'node:test';
 export const REPO = path.resolve(__dirname, '..', '..');
 export const BIN = path.join(REPO, 'bin', 'loopx.js');
 export const WRITER = path.join(REPO, 'test', 'fixtures', 'writer.ts');
+
+// ---------------------------------------------------------------------------------------------
+// Writer processes
+
+/** Writer processes still running: `killWriters` (from an `after` hook) ends them. */
+const writers = new Set<ChildProcess>();
+
+export function killWriters(): void {
+  for (const c of writers) c.kill('SIGKILL');
+}
+
+export interface LoopWriter {
+  child: ChildProcess;
+  /** Its exit, with what it wrote on stderr. */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/**
+ * Starts `test/fixtures/writer.ts loop` (todos added for ever through `invoke`, like the CLI) on
+ * goal `goalId` of `ws` as writer `name`, and calls `onAck` with each todo it acknowledged.
+ */
+export function loopWriter(
+  ws: string,
+  goalId: string,
+  name: string,
+  onAck: (todoId: string) => void,
+): LoopWriter {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, 'loop', ws, goalId, name], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  writers.add(child);
+  let buf = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const m = /^ack (\S+)$/.exec(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      if (m) onAck(m[1]!);
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+    (resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        writers.delete(child);
+        resolve({ code, signal, stderr });
+      });
+    },
+  );
+  return { child, done };
+}
 
 /** The CLI tests run `dist/cli.js`: fail at once, clearly, when it is missing. */
 export function requireBuilt(): void {
