@@ -3,39 +3,12 @@
  * so it depends on nothing but zod.
  */
 import { z } from 'zod';
-import { ID_PATTERN, ID_RULE } from './ids';
-import { textProblem } from './text-rules';
 import { lazy } from './lazy';
+import { Actor, Id, Line, Text, Timestamp } from './model-fields';
+import { Denial, IgnoredDecision, Overruled } from './model-outcomes';
 
-export const Id = lazy(() => z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` }));
-
-/** One line of text under the store's one rule for characters (text-rules.ts). */
-export const Line = (max: number) =>
-  z
-    .string()
-    .min(1, { message: 'must not be empty' })
-    .max(max, { message: `must be at most ${max} characters` })
-    .superRefine((s, ctx) => {
-      const problem = textProblem(s);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
-/** Text that may span lines (newlines and tabs kept), under the same rule. */
-export const Text = (max: number) =>
-  z
-    .string()
-    .max(max, { message: `must be at most ${max} characters` })
-    .superRefine((s, ctx) => {
-      const problem = textProblem(s, { multiLine: true });
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
-
-export const Timestamp = lazy(() => z.string().datetime({ offset: true }));
-
-export const ActorKind = lazy(() => z.enum(['user', 'agent', 'system']));
-/** Where a call came from. Human-only capabilities accept only the human channels. */
-export const Channel = lazy(() => z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']));
-export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode'];
-export const Actor = lazy(() => z.object({ kind: ActorKind, id: Line(128), channel: Channel }));
+export * from './model-fields';
+export * from './model-outcomes';
 
 export const Priority = lazy(() => z.enum(['P0', 'P1', 'P2', 'P3']));
 export const Owner = lazy(() => z.enum(['agent', 'user']));
@@ -245,90 +218,6 @@ export const Reward = lazy(() =>
   }),
 );
 
-export const IgnoredDecision = lazy(() =>
-  z.object({
-    eventId: Id,
-    type: z.string().max(40),
-    ts: Timestamp,
-    actor: Actor,
-    reason: Text(500),
-  }),
-);
-export type IgnoredDecision = z.infer<typeof IgnoredDecision>;
-
-/** Why an event written on one clone had no effect once merged with another's (merge-rules.ts). */
-export const OverruleRule = lazy(() =>
-  z.enum([
-    'claimed_first',
-    'decided_first',
-    'finished_first',
-    'goal_finished',
-    'run_ended_first',
-    'created_first',
-    'duplicate_id',
-    'not_claimed',
-    'unknown_ref',
-  ]),
-);
-export type OverruleRule = z.infer<typeof OverruleRule>;
-export const Overruled = lazy(() =>
-  z.object({
-    eventId: Id,
-    type: z.string().max(40),
-    ts: Timestamp,
-    writer: Id,
-    actor: Actor,
-    rule: OverruleRule,
-    reason: Text(500),
-    todoId: Id.optional(),
-    gateId: Id.optional(),
-    runId: Id.optional(),
-  }),
-);
-export type Overruled = z.infer<typeof Overruled>;
-
-/**
- * Why a hook refused (or, in observe mode, would have refused) an agent's tool call. The first
- * four are the contract's rule, which observe mode only records; the others protect LoopX itself
- * and a person's decisions, in every mode.
- */
-export const DENY_CODES = [
-  'no_contract',
-  'not_listed',
-  'contract_refused',
-  'exec_form',
-  'human_only',
-  'loopx_state',
-  'config_folder',
-  'unreadable_input',
-] as const;
-export const DenyCode = lazy(() => z.enum(DENY_CODES));
-export type DenyCode = z.infer<typeof DenyCode>;
-export const CONTRACT_DENY_CODES: readonly DenyCode[] = [
-  'no_contract',
-  'not_listed',
-  'contract_refused',
-  'exec_form',
-];
-
-/** A tool call a hook refused: what the agent tried, and why. */
-export const Denial = lazy(() =>
-  z.object({
-    eventId: Id,
-    at: Timestamp,
-    agent: Line(128),
-    runId: Id.optional(),
-    tool: Line(100),
-    command: Text(2000).optional(),
-    path: Line(1000).optional(),
-    code: DenyCode,
-    reason: Text(1000),
-    /** False in observe mode: recorded, not blocked. */
-    enforced: z.boolean(),
-  }),
-);
-export type Denial = z.infer<typeof Denial>;
-
 /** What a workflow declares it will spend (a subset of the goal's budgets). */
 export const WorkflowQuotaDecl = lazy(() =>
   z.object({
@@ -389,9 +278,6 @@ export const GoalState = lazy(() =>
 /** How many denials a goal's state keeps (the tree, status and the dashboard show the latest). */
 export const MAX_DENIALS_KEPT = 100;
 
-export type Id = z.infer<typeof Id>;
-export type Actor = z.infer<typeof Actor>;
-export type Channel = z.infer<typeof Channel>;
 export type Priority = z.infer<typeof Priority>;
 export type Owner = z.infer<typeof Owner>;
 export type TodoStatus = z.infer<typeof TodoStatus>;
