@@ -2,6 +2,7 @@
 // Usage: node scripts/build.mjs [--watch] [--dev]
 import * as esbuild from 'esbuild';
 import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const watch = process.argv.includes('--watch');
 const dev = process.argv.includes('--dev') || watch;
@@ -39,6 +40,31 @@ const zodEnglishOnly = {
   },
 };
 common.plugins = [zodEnglishOnly];
+// commander and a few of our modules require child_process when they load, and Node loads net,
+// stream and dgram with it: 4.7% of the instructions of `quota should-run`. Only exec, doctor and
+// the terminal prompts start a process, so in the CLI the module is loaded on its first use
+// (test/cli/startup-load.test.ts).
+const childProcessNames = Object.keys(createRequire(import.meta.url)('node:child_process'));
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.namespace === 'lazy-builtin'
+        ? { path: 'node:child_process', external: true }
+        : { path: 'child_process', namespace: 'lazy-builtin' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, () => ({
+      contents: [
+        "let loaded;\nconst load = () => (loaded ??= require('node:child_process'));",
+        ...childProcessNames.map(
+          (n) =>
+            `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
+        ),
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
 // `import('./mcp.js')` stays a require(): bin/loopx.js runs the CLI from V8's code cache through
 // vm.Script, where a real dynamic import has no loader.
 common.supported = { 'dynamic-import': false };
@@ -51,7 +77,7 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    plugins: [mcpExternal, zodEnglishOnly],
+    plugins: [mcpExternal, zodEnglishOnly, lazyChildProcess],
   },
   {
     ...common,
