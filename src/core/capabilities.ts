@@ -22,6 +22,7 @@ import { defineRunCapabilities } from './capabilities/runs';
 import { defineQuotaCapabilities } from './capabilities/quota';
 import { defineDenialCapabilities } from './capabilities/denials';
 import { defineWorkflowCapabilities } from './workflows/capability';
+import { withFolderChecksShared } from './safe-path';
 
 export { GOAL_TRANSITIONS } from './capabilities/goals';
 export type { GoalTransition } from './capabilities/goals';
@@ -174,6 +175,16 @@ export function invoke<I extends Record<string, unknown> = Record<string, unknow
   rawInput: unknown,
   actor: Actor,
   opts: InvokeOptions = {},
+): InvokeResult<I> {
+  return withFolderChecksShared(() => invokeChecked(store, capId, rawInput, actor, opts));
+}
+
+function invokeChecked<I extends Record<string, unknown>>(
+  store: Store,
+  capId: string,
+  rawInput: unknown,
+  actor: Actor,
+  opts: InvokeOptions,
 ): InvokeResult<I> {
   const call = callOf(store, capId, rawInput, actor, opts.policy);
   const { goalId, input } = call;

@@ -63,6 +63,32 @@ function storeRootOf(abs: string): string | undefined {
   return i < 0 ? undefined : parts.slice(0, i + 1).join(path.sep) || path.sep;
 }
 
+/** Folders under `.loopx` found to be real folders since the call began or last waited. */
+let checkedFolders: Set<string> | undefined;
+
+/**
+ * Runs one call (`invoke`) with its folder checks shared: a folder found to be a real folder is
+ * not looked at again until the call ends or waits (`forgetCheckedFolders`). A commit opens a
+ * dozen files under the same four folders, and checking each again was a quarter of its
+ * system calls. The window this leaves is the one every check already has: a folder is checked before
+ * the open that follows, so a link swapped in between is followed either way; only the file
+ * itself is opened with O_NOFOLLOW, and it is still checked every time.
+ */
+export function withFolderChecksShared<T>(fn: () => T): T {
+  if (checkedFolders) return fn();
+  checkedFolders = new Set();
+  try {
+    return fn();
+  } finally {
+    checkedFolders = undefined;
+  }
+}
+
+/** Every folder is checked again from now on: called before a call sleeps (waiting for a lock). */
+export function forgetCheckedFolders(): void {
+  checkedFolders?.clear();
+}
+
 /**
  * `lstat` of a file or folder, undefined when missing. Under `.loopx` every component from the
  * `.loopx` folder down to `p` is checked and a link refused (checking stops at the first that
@@ -77,6 +103,7 @@ export function lstatStore(p: string): fs.Stats | undefined {
     const parts = rest ? rest.split(path.sep) : [];
     for (let i = -1; i < parts.length; i++) {
       if (i >= 0) cur = path.join(cur, parts[i]!);
+      if (cur !== abs && checkedFolders?.has(cur)) continue;
       let st: fs.Stats;
       try {
         st = fs.lstatSync(cur);
@@ -87,6 +114,7 @@ export function lstatStore(p: string): fs.Stats | undefined {
       }
       if (st.isSymbolicLink()) throw linkRefused(cur);
       if (cur === abs) return st;
+      if (checkedFolders && st.isDirectory()) checkedFolders.add(cur);
     }
     return undefined;
   }
