@@ -149,6 +149,13 @@ export function writerTargets(w: WritersResult) {
       met: all.every((r) => r.lost === 0 && r.chainValid),
     }),
   );
+  const share = w.oneWriter.coreShares[0]!;
+  row(
+    "1 writer's share of a core",
+    `${Math.round(share * 100)}%`,
+    '',
+    `so at most ${w.scaleCeiling}x on ${w.cores} cores`,
+  );
   row(
     '8 writers on 8 goals',
     `${w.eightOnEightGoals.eventsPerSecond} events/s`,
@@ -159,6 +166,7 @@ export function writerTargets(w: WritersResult) {
       measured: w.scaleEightGoals,
       unit: 'x',
       met: w.scaleEightGoals >= 8,
+      note: `one writer keeps ${Math.round(share * 100)}% of a core busy: ${w.cores} cores allow at most ${w.scaleCeiling}x`,
     }),
   );
 }

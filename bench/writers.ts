@@ -32,6 +32,8 @@ export interface WritersRun {
   /** What went wrong in the check, when chainValid is false. */
   problem?: string;
   exitCodes: number[];
+  /** Each writer's CPU time over the time its calls spanned (1 is one core kept busy). */
+  coreShares: number[];
 }
 
 export interface WritersResult {
@@ -42,6 +44,13 @@ export interface WritersResult {
   eightOnEightGoals: WritersRun;
   /** eightOnEightGoals.eventsPerSecond / oneWriter.eventsPerSecond (the target is ≥ 8). */
   scaleEightGoals: number;
+  /** The cores Node may use here (os.availableParallelism). */
+  cores: number;
+  /**
+   * The most 8 independent writers can gain over one on these cores: cores over one writer's core
+   * share, at most 8. With one writer keeping most of a core busy, 2 cores cannot give 8x.
+   */
+  scaleCeiling: number;
 }
 
 const person: Actor = { kind: 'user', id: 'bench', channel: 'cli' };
@@ -67,6 +76,11 @@ async function run(
         env,
       }),
     );
+    const outputs = children.map((c) => {
+      let out = '';
+      c.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      return () => out;
+    });
     const codes = Promise.all(
       children.map((c) => new Promise<number>((res) => c.on('close', (code) => res(code ?? 1)))),
     );
@@ -85,6 +99,10 @@ async function run(
     const exitCodes = await codes;
     const seconds = (performance.now() - t) / 1000;
     const check = checkLogs(store, goals, procs, per, goalOf, before);
+    const coreShares = outputs.map((out) => {
+      const m = /done \d+ cpu=(\d+) wall=(\d+)/.exec(out());
+      return m ? round(Number(m[1]) / Math.max(1, Number(m[2]))) : NaN;
+    });
     return {
       writers: procs,
       goals: goals.length,
@@ -93,6 +111,7 @@ async function run(
       eventsPerSecond: round((procs * per) / seconds, 0),
       ...check,
       exitCodes,
+      coreShares,
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -156,6 +175,7 @@ export async function benchWriters(opts: { quick: boolean; root: string }): Prom
       logLevel: 'warning',
     });
     const env = { ...process.env };
+    const cores = os.availableParallelism();
     const oneWriter = await run(writer, 1, () => 'w', per, env);
     const eightOnOneGoal = await run(writer, 8, () => 'w', per, env);
     const eightOnEightGoals = await run(writer, 8, (k) => `w${k}`, per, env);
@@ -165,6 +185,8 @@ export async function benchWriters(opts: { quick: boolean; root: string }): Prom
       eightOnOneGoal,
       eightOnEightGoals,
       scaleEightGoals: round(eightOnEightGoals.eventsPerSecond / oneWriter.eventsPerSecond),
+      cores,
+      scaleCeiling: round(Math.min(8, cores / oneWriter.coreShares[0]!)),
     };
   } finally {
     fs.rmSync(built, { recursive: true, force: true });
