@@ -149,13 +149,8 @@ export function writerTargets(w: WritersResult) {
       met: all.every((r) => r.lost === 0 && r.chainValid),
     }),
   );
-  const share = w.oneWriter.coreShares[0]!;
-  row(
-    "1 writer's share of a core",
-    `${Math.round(share * 100)}%`,
-    '',
-    `so at most ${w.scaleCeiling}x on ${w.cores} cores`,
-  );
+  const share = `${Math.round(w.oneWriter.coreShares[0]! * 100)}%`;
+  row("1 writer's share of a core", share, '', `so at most ${w.scaleCeiling}x on ${w.cores} cores`);
   row(
     '8 writers on 8 goals',
     `${w.eightOnEightGoals.eventsPerSecond} events/s`,
@@ -166,7 +161,7 @@ export function writerTargets(w: WritersResult) {
       measured: w.scaleEightGoals,
       unit: 'x',
       met: w.scaleEightGoals >= 8,
-      note: `one writer keeps ${Math.round(share * 100)}% of a core busy: ${w.cores} cores allow at most ${w.scaleCeiling}x`,
+      note: `one writer keeps ${share} of a core busy: ${w.cores} cores allow at most ${w.scaleCeiling}x`,
     }),
   );
 }

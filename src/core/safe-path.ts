@@ -69,8 +69,8 @@ let checkedFolders: Set<string> | undefined;
 /**
  * Runs one call (`invoke`) with its folder checks shared: a folder found to be a real folder is
  * not looked at again until the call ends or waits (`forgetCheckedFolders`). A commit opens a
- * dozen files under the same four folders, and checking each again was a quarter of its
- * system calls. The window this leaves is the one every check already has: a folder is checked before
+ * dozen files under the same four folders, and checking each again was a quarter of its system
+ * calls. The window this leaves is the one every check already has: a folder is checked before
  * the open that follows, so a link swapped in between is followed either way; only the file
  * itself is opened with O_NOFOLLOW, and it is still checked every time.
  */

@@ -38,19 +38,7 @@ describe('what a loopx call loads', () => {
     const ws = new Ws();
     ok(await ws.run('goal', 'create', '--title', 'Loads', '--goal-id', 'g'));
 
-    const add = await loads(
-      ws,
-      'todo',
-      'add',
-      '--goal-id',
-      'g',
-      '--todo-id',
-      't',
-      '--title',
-      'T',
-      '--action',
-      'true',
-    );
+    const add = await loads(ws, ...'todo add --goal-id g --todo-id t --title T --action true'.split(' '));
     ok(add.r);
     const shouldRun = await loads(ws, '--json', 'quota', 'should-run', '--goal-id', 'g');
     ok(shouldRun.r);
