@@ -2,10 +2,10 @@
  * The controls that act (approve, reject, show in tree, open evidence). In VS Code each is a
  * button that posts its message. In a browser the page may not act, so each is a link that hands
  * the message to VS Code's URI handler (which asks the person there) and the exact CLI command,
- * shown as selectable text with a Copy button. Both come from src/core/dashboard-links.ts.
+ * shown as selectable text with a Copy button. Both come from src/core/views/dashboard-links.ts.
  */
-import { cliCommandFor, DASHBOARD_LINK_PREFIX, vscodeLinkFor } from '../src/core/dashboard-links';
-import type { Msg } from '../src/core/protocol';
+import { cliCommandFor, DASHBOARD_LINK_PREFIX, vscodeLinkFor } from '../src/core/views/dashboard-links';
+import type { Msg } from '../src/core/views/dashboard-protocol';
 import { button, h } from './dom';
 import { inBrowser, send } from './host';
 

@@ -1,9 +1,9 @@
 /**
  * The page's only link to whatever serves it (the extension, or the status server in a browser;
- * see transport.ts): messages both ways (see src/core/protocol.ts) and the state kept for the
+ * see transport.ts): messages both ways (see src/core/views/dashboard-protocol.ts) and the state kept for the
  * page while it is hidden or reloaded.
  */
-import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/protocol';
+import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/views/dashboard-protocol';
 import type { Transport } from './transport';
 import { browserTransport } from './transport-browser';
 import { vscodeTransport } from './transport-vscode';

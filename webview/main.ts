@@ -5,7 +5,7 @@
  *   with `setAttribute`); no data ever goes through `innerHTML`.
  * - Styles come from `media/dashboard.css` and the components' adopted style sheets; nothing sets
  *   a `style` attribute (the CSP allows no inline style), only CSSOM properties for layout.
- * - The only messages sent are `ready` and navigation intents (see src/core/protocol.ts). In a
+ * - The only messages sent are `ready` and navigation intents (see src/core/views/dashboard-protocol.ts). In a
  *   browser (the status server's `/`) the controls that would act are links to VS Code and CLI
  *   commands to copy (handoff.ts); the page only reads.
  * - The goals list renders only the rows in view (fixed row height), so 1,000 goals cost what 20 do.
@@ -19,7 +19,7 @@ import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 // The components above are defined before the modules below create any of them.
-import type { GoalMessage, StatusMessage } from '../src/core/protocol';
+import type { GoalMessage, StatusMessage } from '../src/core/views/dashboard-protocol';
 import { renderAttention } from './attention';
 import { renderDetails } from './details';
 import { mountGoalsList } from './goals-list';

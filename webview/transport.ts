@@ -1,9 +1,9 @@
 /**
  * How the page talks to whatever serves it. In VS Code that is the extension (messages both ways,
  * state kept by VS Code); in a browser it is the loopback status server (`fetch` and Server-Sent
- * Events, state in `sessionStorage`). Both are read-only: see src/core/protocol.ts. host.ts picks one.
+ * Events, state in `sessionStorage`). Both are read-only: see src/core/views/dashboard-protocol.ts. host.ts picks one.
  */
-import type { Msg } from '../src/core/protocol';
+import type { Msg } from '../src/core/views/dashboard-protocol';
 
 export interface Transport {
   readonly kind: 'vscode' | 'browser';

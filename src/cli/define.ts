@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { quote } from '../core/index';
 import type { CliContext } from './context';
 
-export { VERSION } from '../core/version';
+export { VERSION } from '../core/setup/version';
 
 /** The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path. */
 export function runningCli(): string {

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import { run } from './main';
 import { askTerminalLine, readFromTerminal } from './person';
-import { restoreCaCerts } from '../core/shim-target';
-import { sleepMs } from '../core/sleep';
+import { restoreCaCerts } from '../core/setup/shim-target';
+import { sleepMs } from '../core/store/sleep';
 
 // Before anything runs a command: the environment the shim was given (shim-target.ts says why).
 restoreCaCerts(process.env);

@@ -18,8 +18,8 @@ import {
   fileStamp,
 } from '../core/index';
 import type { AttentionItem } from '../core/index';
-import { parseWebviewMessage, statusMessage, dashboardHtml } from '../core/protocol';
-import type { HostMessage, Msg } from '../core/protocol';
+import { parseWebviewMessage, statusMessage, dashboardHtml } from '../core/views/dashboard-protocol';
+import type { HostMessage, Msg } from '../core/views/dashboard-protocol';
 import { Disposable } from './disposable';
 import type { GoalRef, LoopxFolder, LoopxWorkspaces } from './workspaces';
 

@@ -6,7 +6,7 @@
  * Anything else is refused and logged.
  */
 import * as vscode from 'vscode';
-import { parseDashboardLink } from '../core/dashboard-links';
+import { parseDashboardLink } from '../core/views/dashboard-links';
 import { forLogLine } from '../core/index';
 import type { Dashboard } from './dashboard';
 

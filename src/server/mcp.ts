@@ -55,12 +55,12 @@ export function createMcpServer(store: Store, opts: { version: string; agent?: s
     },
   );
   /**
-   * The agent on the other end, from the connection (core/identity.ts), never from a tool's input:
+   * The agent on the other end, from the connection (core/trust/identity.ts), never from a tool's input:
    * - the name the person configured for this server (`loopx mcp --agent`, or LOOPX_AGENT in its
    *   environment), as it is: a name chosen outside the agent's reach, stable across restarts, and
    *   the same one its shell (LOOPX_AGENT) and hooks use, so one agent's channels agree;
    *   When the host names its session in the server's environment (Claude Code), the CLI passes
-   *   that session's identity here the same way (core/identity.ts, agentFromEnv);
+   *   that session's identity here the same way (core/trust/identity.ts, agentFromEnv);
    * - else the Codex session a call's metadata names (`_meta["x-codex-turn-metadata"]`, which
    *   Codex sets, not the model), so the session's MCP calls and its shell commands
    *   (CODEX_SESSION_ID) are one agent with one run;

@@ -6,7 +6,7 @@
  */
 import type * as http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { browserDashboardCsp, dashboardHtml } from '../core/protocol';
+import { browserDashboardCsp, dashboardHtml } from '../core/views/dashboard-protocol';
 import { sendAsset } from './assets';
 import type { LoginRefusal, LoginVerifier, Sessions } from './login';
 import { sendError, sendHtml } from './responses';

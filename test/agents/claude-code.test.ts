@@ -10,9 +10,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { hostSessionAgent } from '../../src/core/identity';
-import { costOf, priceOf } from '../../src/core/prices';
-import { DEFAULT_POLICY } from '../../src/core/policy-model';
+import { hostSessionAgent } from '../../src/core/trust/identity';
+import { costOf, priceOf } from '../../src/core/rules/prices';
+import { DEFAULT_POLICY } from '../../src/core/model/policy';
 import {
   agentBins,
   claudeTranscript,
@@ -20,10 +20,22 @@ import {
   runClaude,
   tempDir,
   type AgentResult,
-} from './agent-kit';
-import { MESSAGES_USAGE, startMessagesApi, type MessagesTurn, type Step } from './scripted-messages';
-import { CHECK, GOAL, contractIn, governedWorkspace, signPolicy, type Governed } from './loopx-kit';
-import type { RecordingServer } from './agent-kit';
+} from '../helpers/agents/agent-kit';
+import {
+  MESSAGES_USAGE,
+  startMessagesApi,
+  type MessagesTurn,
+  type Step,
+} from '../helpers/agents/scripted-messages';
+import {
+  CHECK,
+  GOAL,
+  contractIn,
+  governedWorkspace,
+  signPolicy,
+  type Governed,
+} from '../helpers/agents/loopx-kit';
+import type { RecordingServer } from '../helpers/agents/agent-kit';
 
 const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 

@@ -9,11 +9,11 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { hostSessionAgent } from '../../src/core/identity';
-import { ensurePersonKey } from '../cli/helpers';
-import { agentBins, removeTempDirs, runCodex, tempDir, type AgentResult } from './agent-kit';
-import { startResponsesApi, type ResponsesTurn, type Step } from './scripted-responses';
-import { CHECK, GOAL, contractIn, governedWorkspace } from './loopx-kit';
+import { hostSessionAgent } from '../../src/core/trust/identity';
+import { ensurePersonKey } from '../helpers/cli';
+import { agentBins, removeTempDirs, runCodex, tempDir, type AgentResult } from '../helpers/agents/agent-kit';
+import { startResponsesApi, type ResponsesTurn, type Step } from '../helpers/agents/scripted-responses';
+import { CHECK, GOAL, contractIn, governedWorkspace } from '../helpers/agents/loopx-kit';
 
 const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 

@@ -16,9 +16,9 @@ import {
   runCodex,
   tempDir,
   type AgentResult,
-} from './agent-kit';
-import { MESSAGES_USAGE, startMessagesApi, type MessagesBody } from './scripted-messages';
-import { startResponsesApi, type ResponsesBody } from './scripted-responses';
+} from '../helpers/agents/agent-kit';
+import { MESSAGES_USAGE, startMessagesApi, type MessagesBody } from '../helpers/agents/scripted-messages';
+import { startResponsesApi, type ResponsesBody } from '../helpers/agents/scripted-responses';
 
 const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 

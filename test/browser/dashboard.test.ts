@@ -32,8 +32,13 @@ import {
   StatusDoc,
 } from '../../src/core/index';
 import type { Actor, AttentionItem, DenyCode, GoalStatusDoc } from '../../src/core/index';
-import { dashboardHtml, dashboardCsp, parseWebviewMessage, statusMessage } from '../../src/core/protocol';
-import type { HostMessage, StatusMessage } from '../../src/core/protocol';
+import {
+  dashboardHtml,
+  dashboardCsp,
+  parseWebviewMessage,
+  statusMessage,
+} from '../../src/core/views/dashboard-protocol';
+import type { HostMessage, StatusMessage } from '../../src/core/views/dashboard-protocol';
 import type { RenderStats } from '../../webview/main';
 import { tempDir, removeTempDirs, manualClock, signed } from '../helpers/store';
 import { cloneOf, sync } from '../helpers/clones';

@@ -20,7 +20,7 @@ import {
   fails,
   json,
   assertNoStack,
-} from './helpers';
+} from '../helpers/cli';
 
 after(removeTempDirs);
 

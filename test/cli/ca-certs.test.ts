@@ -7,11 +7,11 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cliShimScript, writeCliTarget } from '../../src/core/cli-shim';
+import { cliShimScript, writeCliTarget } from '../../src/core/setup/cli-shim';
 import { writeHookShim } from '../../src/core/hooks/shim';
-import { restoreCaCerts, CA_CERTS_ASIDE } from '../../src/core/shim-target';
-import { BIN, Ws, json, ok, removeTempDirs, sh, shq, tempDir } from './helpers';
-import { ShouldRunOutput } from '../../src/core/should-run-output';
+import { restoreCaCerts, CA_CERTS_ASIDE } from '../../src/core/setup/shim-target';
+import { BIN, Ws, json, ok, removeTempDirs, sh, shq, tempDir } from '../helpers/cli';
+import { ShouldRunOutput } from '../../src/core/views/should-run-doc';
 
 after(removeTempDirs);
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildProgram } from '../../src/cli/main';
-import { Ws, removeTempDirs, ok, fails, sh, shq, loopxOnPath } from './helpers';
+import { Ws, removeTempDirs, ok, fails, sh, shq, loopxOnPath } from '../helpers/cli';
 
 after(removeTempDirs);
 

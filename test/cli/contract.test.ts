@@ -19,7 +19,7 @@ import {
   PolicyStatus,
 } from '../../src/core/index';
 import type { SummaryDoc, RepairReport } from '../../src/core/index';
-import { Ws, removeTempDirs, loopx, sh, loopxOnPath, ok, fails, json } from './helpers';
+import { Ws, removeTempDirs, loopx, sh, loopxOnPath, ok, fails, json } from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);

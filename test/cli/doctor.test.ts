@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DOCTOR_CHECKS, DoctorDoc } from '../../src/core/index';
-import { BIN, Ws, listTree, loopx, ok, removeTempDirs, tempDir } from './helpers';
+import { BIN, Ws, listTree, loopx, ok, removeTempDirs, tempDir } from '../helpers/cli';
 
 after(removeTempDirs);
 

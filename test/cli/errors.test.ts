@@ -24,7 +24,7 @@ import {
   loopx,
   ensurePersonKey,
   loopxAsPerson,
-} from './helpers';
+} from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 import { z } from 'zod';
 

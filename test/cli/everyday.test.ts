@@ -16,7 +16,7 @@ import {
   RunItem,
   TodoDoc,
 } from '../../src/core/index';
-import { Ws, loopx, removeTempDirs, ok, fails, json } from './helpers';
+import { Ws, loopx, removeTempDirs, ok, fails, json } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ExportDoc, GoalStatusDoc } from '../../src/core/index';
-import { Ws, loopx, removeTempDirs, ok, fails, json } from './helpers';
+import { Ws, loopx, removeTempDirs, ok, fails, json } from '../helpers/cli';
 import { renderMarkdown } from '../helpers/markdown';
 
 after(removeTempDirs);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BIN, Ws, cleanEnv, removeTempDirs, ok, tempDir } from './helpers';
+import { BIN, Ws, cleanEnv, removeTempDirs, ok, tempDir } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { GoalStatusDoc, StatusDoc, ShouldRunOutput } from '../../src/core/index';
-import { Ws, removeTempDirs, ok, fails, json } from './helpers';
+import { Ws, removeTempDirs, ok, fails, json } from '../helpers/cli';
 
 after(removeTempDirs);
 

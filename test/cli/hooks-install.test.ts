@@ -7,7 +7,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BIN, Ws, fails, loopxTty, ok, removeTempDirs, tempDir } from './helpers';
+import { BIN, Ws, fails, loopxTty, ok, removeTempDirs, tempDir } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -11,8 +11,8 @@ import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { CLI_SHIM_MARKER, pathHint } from '../../src/core/cli-shim';
-import { REPO, fails, json, listTree, loopx, ok, removeTempDirs, tempDir } from './helpers';
+import { CLI_SHIM_MARKER, pathHint } from '../../src/core/setup/cli-shim';
+import { REPO, fails, json, listTree, loopx, ok, removeTempDirs, tempDir } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import { z } from 'zod';
-import { BIN, Ws, cleanEnv, fails, json, ok, removeTempDirs } from './helpers';
+import { BIN, Ws, cleanEnv, fails, json, ok, removeTempDirs } from '../helpers/cli';
 import { loopbackRequest } from '../helpers/http';
 
 const LoginLink = z

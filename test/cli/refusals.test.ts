@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GoalStatusDoc, StatusDoc } from '../../src/core/index';
-import { Ws, loopx, ok, removeTempDirs, show, tempDir } from './helpers';
-import type { Result } from './helpers';
+import { Ws, loopx, ok, removeTempDirs, show, tempDir } from '../helpers/cli';
+import type { Result } from '../helpers/cli';
 
 after(removeTempDirs);
 

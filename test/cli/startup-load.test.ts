@@ -8,7 +8,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Ws, loopx, removeTempDirs, tempDir, ok } from './helpers';
+import { Ws, loopx, removeTempDirs, tempDir, ok } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { GoalStatusDoc, ShouldRunOutput, StatusDoc } from '../../src/core/index';
-import { Ws, removeTempDirs, ok, fails } from './helpers';
+import { Ws, removeTempDirs, ok, fails } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -9,8 +9,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loopx, ok, removeTempDirs, tempDir } from './helpers';
-import type { Result } from './helpers';
+import { loopx, ok, removeTempDirs, tempDir } from '../helpers/cli';
+import type { Result } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -8,7 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { GoalStatusDoc, ShouldRunOutput, Todo, Gate } from '../../src/core/index';
-import { Ws, removeTempDirs, loopx, loopxTty, ok, fails, json } from './helpers';
+import { Ws, removeTempDirs, loopx, loopxTty, ok, fails, json } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -6,7 +6,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { Ws, loopx, removeTempDirs, ok, fails } from './helpers';
+import { Ws, loopx, removeTempDirs, ok, fails } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { ShouldRunOutput } from '../../src/core/index';
-import { Ws, removeTempDirs, ok, fails, json } from './helpers';
+import { Ws, removeTempDirs, ok, fails, json } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StatusDoc, GoalStatusDoc } from '../../src/core/index';
-import { Ws, tempDir, removeTempDirs, loopx, ok, fails, json } from './helpers';
-import type { Result } from './helpers';
+import { Ws, tempDir, removeTempDirs, loopx, ok, fails, json } from '../helpers/cli';
+import type { Result } from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeCapabilityDocs, capabilityDocs } from '../../scripts/capability-docs';
-import { listCapabilities } from '../../src/core/capabilities';
+import { listCapabilities } from '../../src/core/capabilities/registry';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const made: string[] = [];

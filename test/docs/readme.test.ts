@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { README, REPO, block, runInTerminal, runScript, runnableBlocks, userEnv } from './readme-kit';
+import { README, REPO, block, runInTerminal, runScript, runnableBlocks, userEnv } from '../helpers/readme';
 
 const PASSPHRASE = 'correct horse battery staple';
 const readme = fs.readFileSync(README, 'utf8');

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Store } from '../../src/core/store';
+import { Store } from '../../src/core/store/store';
 import { manualClock, tempDir } from './store';
 
 export interface Clone {

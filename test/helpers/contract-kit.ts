@@ -9,12 +9,12 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import '../../src/core/index';
-import { Store } from '../../src/core/store';
-import { invoke } from '../../src/core/capabilities';
-import { LoopxError } from '../../src/core/errors';
-import type { LoopxEvent } from '../../src/core/events';
-import type { Budgets, GoalState, Quota } from '../../src/core/model';
-import type { Policy } from '../../src/core/policy-model';
+import { Store } from '../../src/core/store/store';
+import { invoke } from '../../src/core/capabilities/registry';
+import { LoopxError } from '../../src/core/model/errors';
+import type { LoopxEvent } from '../../src/core/model/events';
+import type { Budgets, GoalState, Quota } from '../../src/core/model/goal-state';
+import type { Policy } from '../../src/core/model/policy';
 import { human, manualClock, tempDir, writeSignedPolicy } from './store';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');

@@ -3,9 +3,9 @@
  * append their entries) applied, as LoopX reads it.
  */
 import * as fs from 'node:fs';
-import { indexJournal, readIndexFile, writeIndexFile } from '../../src/core/goal-index';
-import type { GoalIndex } from '../../src/core/goal-index';
-import type { Store } from '../../src/core/store';
+import { indexJournal, readIndexFile, writeIndexFile } from '../../src/core/store/goal-index';
+import type { GoalIndex } from '../../src/core/store/goal-index';
+import type { Store } from '../../src/core/store/store';
 
 /** The index as LoopX reads it. */
 export const readIndex = (store: Store): GoalIndex => readIndexFile(store.indexPath);

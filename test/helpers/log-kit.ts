@@ -6,9 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { sha256 } from '../../src/core/jsonfile';
-import { nextHlc } from '../../src/core/hlc';
-import type { LoopxEvent } from '../../src/core/events';
+import { sha256 } from '../../src/core/store/json-file';
+import { nextHlc } from '../../src/core/model/hlc';
+import type { LoopxEvent } from '../../src/core/model/events';
 
 /** The log this clone of `workspace` writes for `goalId` (its writer id is in local/writer-id). */
 export function writerLog(workspace: string, goalId: string): string {

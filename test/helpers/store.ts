@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store } from '../../src/core/store';
-import type { Actor } from '../../src/core/model';
-import type { Policy } from '../../src/core/policy-model';
+import { Store } from '../../src/core/store/store';
+import type { Actor } from '../../src/core/model/goal-state';
+import type { Policy } from '../../src/core/model/policy';
 import { newKeyPair, pinKey } from '../../src/core/trust/keys';
-import { signerFor } from '../../src/core/trust/decisions';
-import type { Signer } from '../../src/core/trust/decisions';
+import { signerFor } from '../../src/core/trust/signed-decisions';
+import type { Signer } from '../../src/core/trust/signed-decisions';
 
 export const human: Actor = { kind: 'user', id: 'alice', channel: 'cli' };
 /** A shell agent (Codex, a script) using the CLI without a terminal. */

@@ -17,10 +17,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import '../../src/core/index';
-import { Store } from '../../src/core/store';
-import { invoke } from '../../src/core/capabilities';
-import { shouldRun } from '../../src/core/contract';
-import type { Contract } from '../../src/core/model';
+import { Store } from '../../src/core/store/store';
+import { invoke } from '../../src/core/capabilities/registry';
+import { shouldRun } from '../../src/core/contract/issue';
+import type { Contract } from '../../src/core/model/goal-state';
 import { rewriteLog } from '../helpers/contract-kit';
 import {
   figure,
@@ -33,8 +33,8 @@ import {
   sha256,
   sleep,
   tempDir,
-} from './helpers';
-import type { Result } from './helpers';
+} from '../helpers/reliability';
+import type { Result } from '../helpers/reliability';
 import { human, agent } from '../helpers/store';
 
 let dir = '';

@@ -23,12 +23,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import '../../src/core/index';
-import { Store } from '../../src/core/store';
-import { invoke } from '../../src/core/capabilities';
-import { shouldRun } from '../../src/core/contract';
-import { execUnderContract } from '../../src/core/exec';
-import { repair } from '../../src/core/repair';
-import { canonicalJson } from '../../src/core/jsonfile';
+import { Store } from '../../src/core/store/store';
+import { invoke } from '../../src/core/capabilities/registry';
+import { shouldRun } from '../../src/core/contract/issue';
+import { execUnderContract } from '../../src/core/contract/exec';
+import { repair } from '../../src/core/setup/repair';
+import { canonicalJson } from '../../src/core/store/json-file';
 import {
   Budget,
   figure,
@@ -40,8 +40,8 @@ import {
   requireBuilt,
   sha256,
   tempDir,
-} from './helpers';
-import type { Result } from './helpers';
+} from '../helpers/reliability';
+import type { Result } from '../helpers/reliability';
 import { human, agent, signed } from '../helpers/store';
 import { rng } from '../helpers/rng';
 

@@ -14,11 +14,11 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Store } from '../../src/core/store';
-import { parseLog } from '../../src/core/event-log';
-import { invoke } from '../../src/core/capabilities';
-import { killWriters, loopWriter, removeTempDirs, tempDir } from './helpers';
-import type { LoopWriter } from './helpers';
+import { Store } from '../../src/core/store/store';
+import { parseLog } from '../../src/core/store/event-log';
+import { invoke } from '../../src/core/capabilities/registry';
+import { killWriters, loopWriter, removeTempDirs, tempDir } from '../helpers/reliability';
+import type { LoopWriter } from '../helpers/reliability';
 import { human } from '../helpers/store';
 
 const WRITERS = 4;

@@ -22,14 +22,14 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import '../../src/core/index';
-import { Store } from '../../src/core/store';
-import { invoke } from '../../src/core/capabilities';
-import { AGENT_TOOLS, callAgentTool } from '../../src/core/agent-tools';
-import { LoopxError } from '../../src/core/errors';
-import { ID_PATTERN } from '../../src/core/ids';
-import { replay } from '../../src/core/apply-event';
-import { canonicalJson } from '../../src/core/jsonfile';
-import type { Actor } from '../../src/core/model';
+import { Store } from '../../src/core/store/store';
+import { invoke } from '../../src/core/capabilities/registry';
+import { AGENT_TOOLS, callAgentTool } from '../../src/core/agent-tools/tools';
+import { LoopxError } from '../../src/core/model/errors';
+import { ID_PATTERN } from '../../src/core/model/ids';
+import { replay } from '../../src/core/rules/apply-event';
+import { canonicalJson } from '../../src/core/store/json-file';
+import type { Actor } from '../../src/core/model/goal-state';
 import { startStatusServer } from '../../src/server/status-server';
 import type { StatusServer } from '../../src/server/status-server';
 import {
@@ -47,8 +47,8 @@ import {
   requireBuilt,
   spawnCollect,
   tempDir,
-} from './helpers';
-import type { Result } from './helpers';
+} from '../helpers/reliability';
+import type { Result } from '../helpers/reliability';
 import { human } from '../helpers/store';
 
 const lmAgent: Actor = { kind: 'agent', id: 'copilot', channel: 'lm-tool' };

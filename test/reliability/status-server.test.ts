@@ -19,8 +19,8 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import '../../src/core/index';
-import { Store } from '../../src/core/store';
-import { invoke } from '../../src/core/capabilities';
+import { Store } from '../../src/core/store/store';
+import { invoke } from '../../src/core/capabilities/registry';
 import {
   BIN,
   Budget,
@@ -33,7 +33,7 @@ import {
   rssMb,
   sleep,
   tempDir,
-} from './helpers';
+} from '../helpers/reliability';
 import { human } from '../helpers/store';
 
 let ws = '';

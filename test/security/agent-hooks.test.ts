@@ -12,9 +12,9 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Sandbox, loopx, ok, removeTempDirs, fails } from './kit';
-import type { Result } from './kit';
-import { ensurePersonKey, loopxAsPerson, show } from '../cli/helpers';
+import { Sandbox, loopx, ok, removeTempDirs, fails } from '../helpers/security';
+import type { Result } from '../helpers/security';
+import { ensurePersonKey, loopxAsPerson, show } from '../helpers/cli';
 
 after(removeTempDirs);
 

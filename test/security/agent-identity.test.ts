@@ -15,9 +15,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Sandbox, fails, ok, removeTempDirs } from './kit';
-import type { Result } from './kit';
-import { BIN, REPO, cleanEnv, loopx, show } from '../cli/helpers';
+import { Sandbox, fails, ok, removeTempDirs } from '../helpers/security';
+import type { Result } from '../helpers/security';
+import { BIN, REPO, cleanEnv, loopx, show } from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 
 const clients: Client[] = [];

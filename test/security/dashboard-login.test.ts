@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { Store, invoke } from '../../src/core/index';
-import { parseDashboardLink } from '../../src/core/dashboard-links';
+import { parseDashboardLink } from '../../src/core/views/dashboard-links';
 import { startStatusServer } from '../../src/server/status-server';
 import type { StatusServer } from '../../src/server/status-server';
-import { removeTempDirs, tempDir } from './kit';
+import { removeTempDirs, tempDir } from '../helpers/security';
 import { loopbackRequest } from '../helpers/http';
 
 const servers: StatusServer[] = [];

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { Sandbox, appendByHand, removeTempDirs, loopx, ok, fails } from './kit';
+import { Sandbox, appendByHand, removeTempDirs, loopx, ok, fails } from '../helpers/security';
 import { newKeyPair, decisionStatement, signerFor } from '../../src/core/index';
-import { shq } from '../cli/helpers';
+import { shq } from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);

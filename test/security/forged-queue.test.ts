@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { Sandbox, removeTempDirs } from './kit';
+import { Sandbox, removeTempDirs } from '../helpers/security';
 
 after(removeTempDirs);
 

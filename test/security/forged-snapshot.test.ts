@@ -9,10 +9,10 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { Sandbox, removeTempDirs, fails } from './kit';
-import { writeSnapshotFile } from '../../src/core/snapshot';
-import type { Snapshot } from '../../src/core/snapshot';
-import type { GoalState } from '../../src/core/model';
+import { Sandbox, removeTempDirs, fails } from '../helpers/security';
+import { writeSnapshotFile } from '../../src/core/store/snapshot';
+import type { Snapshot } from '../../src/core/store/snapshot';
+import type { GoalState } from '../../src/core/model/goal-state';
 
 after(removeTempDirs);
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { Sandbox, fails, ok, removeTempDirs } from './kit';
-import { ensurePersonKey, loopxAsPerson, loopxTty } from '../cli/helpers';
+import { Sandbox, fails, ok, removeTempDirs } from '../helpers/security';
+import { ensurePersonKey, loopxAsPerson, loopxTty } from '../helpers/cli';
 import { decisionStatement, newKeyPair, signerFor, trustOf } from '../../src/core/index';
 import type { DecisionFacts } from '../../src/core/index';
 import { writerLog } from '../helpers/log-kit';

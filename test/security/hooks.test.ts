@@ -9,9 +9,9 @@ import { describe, it, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Sandbox, loopx, ok, removeTempDirs, tempDir } from './kit';
-import type { Result } from './kit';
-import { sh, shq, show } from '../cli/helpers';
+import { Sandbox, loopx, ok, removeTempDirs, tempDir } from '../helpers/security';
+import type { Result } from '../helpers/security';
+import { sh, shq, show } from '../helpers/cli';
 
 after(removeTempDirs);
 

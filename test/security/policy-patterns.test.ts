@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { Sandbox, ok, removeTempDirs } from './kit';
-import type { Result } from './kit';
-import { ensurePersonKey, loopxAsPerson } from '../cli/helpers';
+import { Sandbox, ok, removeTempDirs } from '../helpers/security';
+import type { Result } from '../helpers/security';
+import { ensurePersonKey, loopxAsPerson } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { Sandbox, fails, ok, removeTempDirs } from './kit';
-import { PASSPHRASE, ensurePersonKey, loopx, loopxAsPerson, loopxTty } from '../cli/helpers';
+import { Sandbox, fails, ok, removeTempDirs } from '../helpers/security';
+import { PASSPHRASE, ensurePersonKey, loopx, loopxAsPerson, loopxTty } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workspaceId } from '../../src/core/config-dir';
+import { workspaceId } from '../../src/core/store/config-dir';
 import {
   Sandbox,
   appendRunStarted,
@@ -21,7 +21,7 @@ import {
   mintContract,
   ok,
   removeTempDirs,
-} from './kit';
+} from '../helpers/security';
 
 after(removeTempDirs);
 

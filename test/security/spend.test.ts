@@ -10,9 +10,9 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Sandbox, appendByHand, fails, ok, removeTempDirs } from './kit';
-import type { Result } from './kit';
-import { BIN, cleanEnv, loopxAsPerson, show } from '../cli/helpers';
+import { Sandbox, appendByHand, fails, ok, removeTempDirs } from '../helpers/security';
+import type { Result } from '../helpers/security';
+import { BIN, cleanEnv, loopxAsPerson, show } from '../helpers/cli';
 
 const clients: Client[] = [];
 after(async () => {

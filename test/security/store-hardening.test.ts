@@ -20,11 +20,20 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store } from '../../src/core/store';
-import { checkContract } from '../../src/core/exec';
-import { LoopxError } from '../../src/core/errors';
-import { REPO, listTree, loopx } from '../cli/helpers';
-import { Sandbox, appendRunStarted, execArgs, fails, mintContract, ok, removeTempDirs, tempDir } from './kit';
+import { Store } from '../../src/core/store/store';
+import { checkContract } from '../../src/core/contract/exec';
+import { LoopxError } from '../../src/core/model/errors';
+import { REPO, listTree, loopx } from '../helpers/cli';
+import {
+  Sandbox,
+  appendRunStarted,
+  execArgs,
+  fails,
+  mintContract,
+  ok,
+  removeTempDirs,
+  tempDir,
+} from '../helpers/security';
 import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);

@@ -8,8 +8,8 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Sandbox, removeTempDirs } from './kit';
-import { loopxOnPath, sh, show } from '../cli/helpers';
+import { Sandbox, removeTempDirs } from '../helpers/security';
+import { loopxOnPath, sh, show } from '../helpers/cli';
 
 after(removeTempDirs);
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO, VERSION, removeTempDirs, run, tempDir, userEnv } from './install-kit';
+import { REPO, VERSION, removeTempDirs, run, tempDir, userEnv } from '../helpers/install';
 
 interface PackageCliModule {
   packageCli(opts: { out: string; build?: boolean }): {

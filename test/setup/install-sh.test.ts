@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO, VERSION, need, pathWithout, removeTempDirs, run, tempDir, userEnv } from './install-kit';
-import { installCliShim, pathHint, writeCliTarget } from '../../src/core/cli-shim';
+import { REPO, VERSION, need, pathWithout, removeTempDirs, run, tempDir, userEnv } from '../helpers/install';
+import { installCliShim, pathHint, writeCliTarget } from '../../src/core/setup/cli-shim';
 import type { PackageModule } from '../helpers/workbench';
 
 const SCRIPT = path.join(REPO, 'scripts', 'install.sh');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO, need, removeTempDirs, run, tempDir } from './install-kit';
+import { REPO, need, removeTempDirs, run, tempDir } from '../helpers/install';
 
 interface Packaged {
   file: string;

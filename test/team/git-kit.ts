@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
-import { json, loopx, loopxAsPerson, loopxOnPath, sh, show } from '../cli/helpers';
-import type { Result } from '../cli/helpers';
+import { json, loopx, loopxAsPerson, loopxOnPath, sh, show } from '../helpers/cli';
+import type { Result } from '../helpers/cli';
 import { rng } from '../helpers/rng';
 
-export type { Result } from '../cli/helpers';
+export type { Result } from '../helpers/cli';
 
 // ---------------------------------------------------------------------------------------------
 // A small deterministic PRNG (mulberry32)

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
-import { REPO, fails, json, loopx, loopxAsPerson, ok, tempDir, removeTempDirs } from '../cli/helpers';
+import { REPO, fails, json, loopx, loopxAsPerson, ok, tempDir, removeTempDirs } from '../helpers/cli';
 import { appendChained, writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);

@@ -3,7 +3,7 @@
  * rest is kept as it is (documents are also compared whole).
  */
 import { z } from 'zod';
-import { OverruledOut } from '../../src/core/status-doc';
+import { OverruledOut } from '../../src/core/views/status-doc';
 
 export const ShouldRun = z.looseObject({
   schema: z.literal('loopx.should-run/1'),

@@ -1,7 +1,7 @@
 /**
  * `loopx install-command`: puts this running CLI on PATH for use outside VS Code. Its files are
  * copied to DIR/share/loopx/<version>/, and DIR/bin/loopx is the same shim VS Code's "Install
- * 'loopx' Command in PATH" writes (src/core/cli-shim.ts), reading DIR/share/loopx/cli.target; so
+ * 'loopx' Command in PATH" writes (src/core/setup/cli-shim.ts), reading DIR/share/loopx/cli.target; so
  * a new version rewrites the target, not the shim. scripts/install.sh only finds (or unpacks) a
  * CLI and runs this.
  */
@@ -18,10 +18,10 @@ import {
   pathHint,
   replaceableCliShim,
   writeCliTarget,
-} from '../../core/cli-shim';
-import type { ShimOrigin } from '../../core/cli-shim';
-import { fileDiffers, writeIfChanged } from '../../core/jsonfile';
-import { shimTargetText } from '../../core/shim-target';
+} from '../../core/setup/cli-shim';
+import type { ShimOrigin } from '../../core/setup/cli-shim';
+import { fileDiffers, writeIfChanged } from '../../core/store/json-file';
+import { shimTargetText } from '../../core/setup/shim-target';
 import type { CliContext } from '../context';
 import { VERSION, example, runningCli } from '../define';
 import type { Act } from '../define';

@@ -1,6 +1,6 @@
 /**
  * `loopx export`'s Markdown report of a goal. Every text in it came from agents or people, so
- * none goes in but through core/markdown-text.ts: a title cannot add a link, an image, a heading
+ * none goes in but through core/views/markdown-text.ts: a title cannot add a link, an image, a heading
  * or HTML to the report.
  */
 import type { EvidenceOut, ExportDoc, RewardOut, RunItem } from '../../core/index';

@@ -1,10 +1,10 @@
 /** Recording what a hook refused an agent, so that the person sees every attempt in the goal's history. */
 import { z } from 'zod';
-import { Denial } from '../model';
-import { draft } from '../events';
+import { Denial } from '../model/goal-state';
+import { draft } from '../model/events';
 import type { DefineCapability } from './types';
 import { goalId } from './shared';
-import { lazy } from '../lazy';
+import { lazy } from '../model/lazy';
 
 export function defineDenialCapabilities(define: DefineCapability): void {
   define({

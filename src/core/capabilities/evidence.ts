@@ -1,12 +1,12 @@
 /** The evidence capability: recording what shows that work was done. */
 import { z } from 'zod';
-import { refused } from '../errors';
-import { newId } from '../ids';
-import { Id, Line, Text, EvidenceKind, Artifact } from '../model';
-import { draft } from '../events';
+import { refused } from '../model/errors';
+import { newId } from '../model/ids';
+import { Id, Line, Text, EvidenceKind, Artifact } from '../model/goal-state';
+import { draft } from '../model/events';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, findTodo, findRun } from './shared';
-import { lazy } from '../lazy';
+import { lazy } from '../model/lazy';
 
 export function defineEvidenceCapabilities(define: DefineCapability): void {
   define({

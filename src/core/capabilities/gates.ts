@@ -1,16 +1,16 @@
 /** Gate capabilities: asking a person for approval, and the approval's outcome. */
 import { z } from 'zod';
-import { refused } from '../errors';
-import { GuardedWork, Id, Line, Text } from '../model';
-import type { Actor, Gate, GoalState, Todo } from '../model';
-import type { Policy } from '../policy-model';
-import { draft } from '../events';
+import { refused } from '../model/errors';
+import { GuardedWork, Id, Line, Text } from '../model/goal-state';
+import type { Actor, Gate, GoalState, Todo } from '../model/goal-state';
+import type { Policy } from '../model/policy';
+import { draft } from '../model/events';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findTodo, findGate } from './shared';
-import { approvalCovers, guardedWork, openWorkGuardedBy } from '../gate-rules';
-import { canonicalJson } from '../jsonfile';
-import { gateTitle } from '../words';
-import { lazy } from '../lazy';
+import { approvalCovers, guardedWork, openWorkGuardedBy } from '../rules/gate-rules';
+import { canonicalJson } from '../store/json-file';
+import { gateTitle } from '../views/people-text';
+import { lazy } from '../model/lazy';
 
 /**
  * An agent may hold back only agents' work: a gate it asks to guard a person's todo would let its

@@ -1,15 +1,15 @@
 /** Quota capabilities: setting a goal's quota and granting it more budget. */
 import { z } from 'zod';
-import { refused, usageError } from '../errors';
-import { Budgets, Text, Quota, BUDGET_NAMES } from '../model';
-import { draft } from '../events';
+import { refused, usageError } from '../model/errors';
+import { Budgets, Text, Quota, BUDGET_NAMES } from '../model/goal-state';
+import { draft } from '../model/events';
 import type { DefineCapability } from './types';
-import { loosenedBy } from '../trust/decisions';
+import { loosenedBy } from '../trust/signed-decisions';
 import { goalId, AllActors, Humans } from './shared';
-import type { BudgetName, GoalState } from '../model';
-import { BUDGET_FLAG, quotaGrantCommand } from '../next-commands';
-import { budgetAmount, budgetLabel, duration } from '../words';
-import { lazy } from '../lazy';
+import type { BudgetName, GoalState } from '../model/goal-state';
+import { BUDGET_FLAG, quotaGrantCommand } from '../views/next-commands';
+import { budgetAmount, budgetLabel, duration } from '../views/people-text';
+import { lazy } from '../model/lazy';
 
 const windowWords = (w: Quota['window']) => (w.kind === 'life' ? 'the goal’s life' : `the last ${w.hours} h`);
 
@@ -79,7 +79,7 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
 
   define({
     id: 'quota.grant',
-    // Replay gives a grant room above what is spent when it is granted (quota.ts, grantedAfter):
+    // Replay gives a grant room above what is spent when it is granted (rules/quota-math.ts, grantedAfter):
     // granting 20 turns to a goal that overspent, or whose spend saturated, still allows 20 turns.
     summary: 'Grant more budget to a goal (a person only), above what is already spent.',
     touches: ['quota'],

@@ -1,18 +1,18 @@
 /** Run capabilities: opening a run, reporting its spend, ending it, and a person's reward for it. */
 import { z } from 'zod';
-import { refused } from '../errors';
-import { newId } from '../ids';
-import { Id, Line, Text, RunOutcome, Contract, TokenUsage } from '../model';
-import { uncounted } from '../apply-event';
-import { costOf, priceOf, totalTokens } from '../prices';
-import { draft } from '../events';
-import { SpendReportFields, checkSpendReport, round6 } from '../quota';
+import { refused } from '../model/errors';
+import { newId } from '../model/ids';
+import { Id, Line, Text, RunOutcome, Contract, TokenUsage } from '../model/goal-state';
+import { uncounted } from '../rules/apply-event';
+import { costOf, priceOf, totalTokens } from '../rules/prices';
+import { draft } from '../model/events';
+import { SpendReportFields, checkSpendReport, round6 } from '../rules/quota-math';
 import type { DefineCapability } from './types';
 import { goalId, AllActors, Humans, findRun, openRun } from './shared';
-import { lazy } from '../lazy';
+import { lazy } from '../model/lazy';
 
 /**
- * What one report adds. Bounds are checked in `plan` (quota.ts, checkSpendReport), so that a value
+ * What one report adds. Bounds are checked in `plan` (rules/quota-math.ts, checkSpendReport), so that a value
  * too large is refused as `spend_too_large`, whichever field it is in.
  */
 const SpendInput = lazy(() =>

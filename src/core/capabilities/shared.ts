@@ -1,10 +1,10 @@
 /**
  * What the capability modules share: the common input pieces and actor lists, and lookups that
- * refuse clearly. The policy and gate rules are in gate-rules.ts.
+ * refuse clearly. The policy and gate rules are in rules/gate-rules.ts.
  */
-import { refused, notFound, quote } from '../errors';
-import { Id } from '../model';
-import type { Actor, GoalState, Todo, Gate } from '../model';
+import { refused, notFound, quote } from '../model/errors';
+import { Id } from '../model/goal-state';
+import type { Actor, GoalState, Todo, Gate } from '../model/goal-state';
 
 export const goalId = Id;
 

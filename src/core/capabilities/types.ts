@@ -1,9 +1,9 @@
 /** The shape of a capability, shared by the registry and the modules that declare capabilities. */
 import type { z } from 'zod';
-import type { Actor, GoalState } from '../model';
-import type { Policy } from '../policy-model';
-import type { EventDraft } from '../events';
-import type { Store } from '../store';
+import type { Actor, GoalState } from '../model/goal-state';
+import type { Policy } from '../model/policy';
+import type { EventDraft } from '../model/events';
+import type { Store } from '../store/store';
 
 export interface CapabilityContext {
   actor: Actor;

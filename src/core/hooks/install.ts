@@ -7,9 +7,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LoopxError } from '../errors';
-import { writeFileAtomic } from '../jsonfile';
-import { shellWords } from '../shell-lex';
+import { LoopxError } from '../model/errors';
+import { writeFileAtomic } from '../store/json-file';
+import { shellWords } from '../shell/lexer';
 import { hookShimCommand } from './shim';
 
 const HOST_EVENTS = [

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 export interface StateScope {
   /** What relative paths are relative to: the folder the host runs the tool in. */
   cwd: string;
-  /** The user's LoopX config folder (config-dir.ts): the store's, and the environment's if other. */
+  /** The user's LoopX config folder (store/config-dir.ts): the store's, and the environment's if other. */
   configDirs: string[];
   /** The user's home folder, for `~`. */
   home: string;

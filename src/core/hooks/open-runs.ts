@@ -1,12 +1,12 @@
 /**
  * The runs this clone has open on the active goals, read once for what the hooks need of them:
  * which contracts authorise a command (PreToolUse), which goal and run a refusal concerns, which
- * runs a Stop ends. Another clone's runs are that clone's business (identity.ts, ownOpenRuns).
+ * runs a Stop ends. Another clone's runs are that clone's business (trust/identity.ts, ownOpenRuns).
  */
-import { ownOpenRuns } from '../identity';
-import type { GoalState, Run } from '../model';
-import type { Store } from '../store';
-import { compareText } from '../order';
+import { ownOpenRuns } from '../trust/identity';
+import type { GoalState, Run } from '../model/goal-state';
+import type { Store } from '../store/store';
+import { compareText } from '../model/order';
 
 export interface GoalRuns {
   goalId: string;

@@ -2,7 +2,7 @@
  * PreToolUse only narrows what the host allows:
  * - **allow** a shell command only when a live contract lists it (exactly as `loopx exec` would
  *   accept it: the same checks), when a pattern of the policy's `allowCommands` names it
- *   (allow-commands.ts: read-only commands such as `git diff`, by their words), when it is a
+ *   (shell/allow-commands.ts: read-only commands such as `git diff`, by their words), when it is a
  *   read-only `loopx` command, read with the CLI's own parser, or when it is the agent's own
  *   turn: `quota should-run` and `summary_all` in the agent's own name, or
  *   `summary_all --contract C` (a contract's `finish_with`) for its own contract, never another
@@ -18,17 +18,17 @@
  * in every mode, or observing would open them to the agent.
  */
 import * as os from 'node:os';
-import { checkJudgment, verifyCommand } from '../exec';
-import { shellWords } from '../shell-lex';
-import { DEFAULT_AGENT } from '../identity';
+import { checkJudgment, verifyCommand } from '../contract/exec';
+import { shellWords } from '../shell/lexer';
+import { DEFAULT_AGENT } from '../trust/identity';
 import { openRunsByGoal } from './open-runs';
-import { runOfContract } from '../summary';
-import { CONTRACT_DENY_CODES, effectiveStatus } from '../model';
-import type { Contract, DenyCode } from '../model';
-import type { Policy } from '../policy-model';
-import { allowedCommand } from '../allow-commands';
-import { configDir } from '../config-dir';
-import type { Store } from '../store';
+import { runOfContract } from '../contract/summary';
+import { CONTRACT_DENY_CODES, effectiveStatus } from '../model/goal-state';
+import type { Contract, DenyCode } from '../model/goal-state';
+import type { Policy } from '../model/policy';
+import { allowedCommand } from '../shell/allow-commands';
+import { configDir } from '../store/config-dir';
+import type { Store } from '../store/store';
 import type { DeniedCall, HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
 import { loopxStateScanner } from './loopx-state';
 import type { StateHit } from './loopx-state';

@@ -9,11 +9,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { shellQuote } from '../should-run-output';
-import { fileDiffers, writeIfChanged } from '../jsonfile';
-import { SET_CA_CERTS_ASIDE, readShimTarget, shimTargetText } from '../shim-target';
-import type { ShimTarget } from '../shim-target';
-import { ensurePrivateDir } from '../config-dir';
+import { shellQuote } from '../views/should-run-doc';
+import { fileDiffers, writeIfChanged } from '../store/json-file';
+import { SET_CA_CERTS_ASIDE, readShimTarget, shimTargetText } from '../setup/shim-target';
+import type { ShimTarget } from '../setup/shim-target';
+import { ensurePrivateDir } from '../store/config-dir';
 
 export const HOOK_SHIM = 'loopx-hook';
 const HOOK_SHIM_TARGET = 'loopx-hook.target';

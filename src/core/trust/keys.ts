@@ -8,11 +8,11 @@ import * as path from 'node:path';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { sha256, writeJsonAtomic } from '../jsonfile';
-import { ensurePrivateDir } from '../config-dir';
-import { LoopxError, usageError } from '../errors';
-import { mkdirStore, readStoreFile, readdirStore } from '../safe-path';
-import { lazy } from '../lazy';
+import { sha256, writeJsonAtomic } from '../store/json-file';
+import { ensurePrivateDir } from '../store/config-dir';
+import { LoopxError, usageError } from '../model/errors';
+import { mkdirStore, readStoreFile, readdirStore } from '../store/safe-path';
+import { lazy } from '../model/lazy';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
 /** The name of a key's file: `<keyId>.json`. */

@@ -7,14 +7,14 @@
  * file (a rollback by an agent) does not bring back what a person has since tightened.
  */
 import { z } from 'zod';
-import { canonicalJson } from '../jsonfile';
-import { DEFAULT_QUOTA } from '../model';
-import { DEFAULT_POLICY, Policy, policyTtlMinutes } from '../policy-model';
-import { formatDiff, lineDiff } from '../text-diff';
-import { loosenedBy, signStatement } from './decisions';
-import { allowRulesOf } from '../allow-commands';
-import type { Signer, Trust } from './decisions';
-import { lazy, lazyArray } from '../lazy';
+import { canonicalJson } from '../store/json-file';
+import { DEFAULT_QUOTA } from '../model/goal-state';
+import { DEFAULT_POLICY, Policy, policyTtlMinutes } from '../model/policy';
+import { formatDiff, lineDiff } from '../views/text-diff';
+import { loosenedBy, signStatement } from './signed-decisions';
+import { allowRulesOf } from '../shell/allow-commands';
+import type { Signer, Trust } from './signed-decisions';
+import { lazy, lazyArray } from '../model/lazy';
 
 export const SIGNED_POLICY_FILE = 'policy.signed.json';
 

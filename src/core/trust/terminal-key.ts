@@ -7,14 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, scryptSync } from 'node:crypto';
 import { z } from 'zod';
-import { writeFileAtomic } from '../jsonfile';
-import { ensurePrivateDir } from '../config-dir';
-import { notFound, refused, usageError } from '../errors';
+import { writeFileAtomic } from '../store/json-file';
+import { ensurePrivateDir } from '../store/config-dir';
+import { notFound, refused, usageError } from '../model/errors';
 import { KEY_FILE_NAME, PublicKeyFile, newKeyPair, pinKey } from './keys';
-import { signerFor } from './decisions';
-import type { Signer } from './decisions';
-import { lazy } from '../lazy';
-import { compareText } from '../order';
+import { signerFor } from './signed-decisions';
+import type { Signer } from './signed-decisions';
+import { lazy } from '../model/lazy';
+import { compareText } from '../model/order';
 
 /** scrypt cost: about 0.1 s and 32 MiB here, so a guessed passphrase costs as much. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;

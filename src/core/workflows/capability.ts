@@ -5,10 +5,10 @@
  * own rules.
  */
 import { z } from 'zod';
-import { refused } from '../errors';
-import { Id } from '../model';
-import { draft } from '../events';
-import type { EventDraft } from '../events';
+import { refused } from '../model/errors';
+import { Id } from '../model/goal-state';
+import { draft } from '../model/events';
+import type { EventDraft } from '../model/events';
 import type { DefineCapability } from '../capabilities/types';
 import { goalId } from '../capabilities/shared';
 import { todoAddEvents } from '../capabilities/todos';
@@ -17,7 +17,7 @@ import { findWorkflow } from './load';
 import { expandWorkflow } from './expand';
 import type { ExpandedWorkflow } from './expand';
 import { checkWorkflowBudget } from './budget';
-import { lazy } from '../lazy';
+import { lazy } from '../model/lazy';
 
 export const WORKFLOW_RUN = 'workflow.run';
 

@@ -3,9 +3,9 @@
  * capabilities and the workflows, each workflow described with the fields a core declaration has
  * (touches, gates, quota, actors, input) where they mean something.
  */
-import { listCapabilities, whyNotAllowed } from '../capabilities';
+import { listCapabilities, whyNotAllowed } from '../capabilities/registry';
 import type { CapabilityDeclaration } from '../capabilities/types';
-import { budgetAmount, budgetLabel } from '../words';
+import { budgetAmount, budgetLabel } from '../views/people-text';
 import { listWorkflows } from './load';
 import type { WorkflowEntry, WorkflowProblem, WorkflowQuota, WorkflowSource } from './schema';
 import type { WorkflowStore } from './load';

@@ -5,8 +5,8 @@
  * field silently ignored.
  */
 import { z } from 'zod';
-import { Id, Line, Text, Owner, Priority } from '../model';
-import { lazy } from '../lazy';
+import { Id, Line, Text, Owner, Priority } from '../model/goal-state';
+import { lazy } from '../model/lazy';
 
 /** A parameter name, as `{name}` placeholders use it. */
 export const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;

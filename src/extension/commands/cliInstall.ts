@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LoopxError, usageError } from '../../core/errors';
+import { LoopxError, usageError } from '../../core/model/errors';
 import {
   cliShimState,
   installCliShim,
@@ -19,8 +19,8 @@ import {
   pathHint,
   uninstallCliShim,
   writeCliTarget,
-} from '../../core/cli-shim';
-import type { ShimInstall } from '../../core/cli-shim';
+} from '../../core/setup/cli-shim';
+import type { ShimInstall } from '../../core/setup/cli-shim';
 import { Cancelled, argsOf } from './shared';
 import type { Arg, CommandTable } from './shared';
 

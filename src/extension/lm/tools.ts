@@ -30,7 +30,7 @@ export function sessionSuffix(session = `window:${vscode.env.sessionId}`): strin
 }
 
 /**
- * Who the agent is, from the channel (core/identity.ts), never from the tool's input: the
+ * Who the agent is, from the channel (core/trust/identity.ts), never from the tool's input: the
  * `loopx.agentName` setting plus a short hash of its chat session, so two chats are two agents
  * and neither can work under the other's contract. A call outside a chat (no session in its
  * token) gets the window's session (`vscode.env.sessionId`) instead: one identity per window.

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, withStub, EXTENSION_ID } from './util';
-import { CLI_SHIM_MARKER } from '../../../src/core/cli-shim';
+import { CLI_SHIM_MARKER } from '../../../src/core/setup/cli-shim';
 
 type Shown = { kind: string; text: string }[];
 

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, until, withStub, workspaceDir } from './util';
 import { Store } from '../../../src/core/index';
-import { shellWords } from '../../../src/core/shell-lex';
-import { vscodeLinkFor } from '../../../src/core/dashboard-links';
+import { shellWords } from '../../../src/core/shell/lexer';
+import { vscodeLinkFor } from '../../../src/core/views/dashboard-links';
 
 type Modal = { message: string; detail: string };
 

@@ -1,0 +1,43 @@
+/**
+ * The fields every part of the goal model is made of: ids, text under the store's one rule for
+ * characters, timestamps and who acted. Part of the goal model (model/goal-state.ts re-exports it), so it
+ * depends on nothing but zod, like the rest.
+ */
+import { z } from 'zod';
+import { ID_PATTERN, ID_RULE } from './ids';
+import { textProblem } from './text-rules';
+import { lazy } from './lazy';
+
+export const Id = lazy(() => z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` }));
+
+/** One line of text under the store's one rule for characters (model/text-rules.ts). */
+export const Line = (max: number) =>
+  z
+    .string()
+    .min(1, { message: 'must not be empty' })
+    .max(max, { message: `must be at most ${max} characters` })
+    .superRefine((s, ctx) => {
+      const problem = textProblem(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+/** Text that may span lines (newlines and tabs kept), under the same rule. */
+export const Text = (max: number) =>
+  z
+    .string()
+    .max(max, { message: `must be at most ${max} characters` })
+    .superRefine((s, ctx) => {
+      const problem = textProblem(s, { multiLine: true });
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+export const Timestamp = lazy(() => z.string().datetime({ offset: true }));
+
+export const ActorKind = lazy(() => z.enum(['user', 'agent', 'system']));
+/** Where a call came from. Human-only capabilities accept only the human channels. */
+export const Channel = lazy(() => z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']));
+export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode'];
+export const Actor = lazy(() => z.object({ kind: ActorKind, id: Line(128), channel: Channel }));
+
+export type Id = z.infer<typeof Id>;
+export type Actor = z.infer<typeof Actor>;
+export type Channel = z.infer<typeof Channel>;

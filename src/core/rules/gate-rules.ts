@@ -1,0 +1,142 @@
+/**
+ * The gate and policy rules, in one place: which gates a todo needs, whether a gate is approved,
+ * which todos a gate guards, whether the policy denies or gates a command, and which todos a
+ * contract covers. The capabilities (todo.add, todo.complete, gate.reject), contract issuing, the
+ * should-run decision, exec and the agent tools all ask these functions, so the rules cannot drift
+ * apart. Pure: no I/O, no clock, no store.
+ */
+import type { Contract, Gate, GuardedWork, Todo } from '../model/goal-state';
+import type { Policy } from '../model/policy';
+import { commandMatch, commandMatches } from '../shell/command-reader';
+
+/** A gate a todo needs; `pattern` is set when a policy rule for its action requires it. */
+export interface NeededGate {
+  id: string;
+  pattern?: string;
+}
+
+// -------------------------------------------------------------------------------------------
+// Policy
+
+/**
+ * The policy rule that denies a command, if any: its pattern matches the command as written or a
+ * program it runs (shell/command-reader.ts). A command that cannot be read as plain words matches every
+ * pattern; its reason then says so, so the agent can write it plainly.
+ */
+export function deniedBy(policy: Policy, command: string) {
+  for (const rule of policy.deniedActions ?? []) {
+    const how = commandMatch(rule.pattern, command);
+    if (how === 'written') return rule;
+    if (how === 'unreadable')
+      return {
+        ...rule,
+        reason:
+          'LoopX cannot read this command as plain words (an expansion, substitution, glob, heredoc, keyword or a program that runs other commands), so it counts as matching every pattern; write it as plain words',
+      };
+  }
+  return undefined;
+}
+
+/**
+ * The policy's gate rules for a command, one per gate: every rule whose pattern matches the command
+ * as written, a piece of it or a program it runs (`git push && npm publish` needs both gates); a
+ * command that cannot be read matches every pattern.
+ */
+export function policyGatesFor(policy: Policy, command: string) {
+  const rules = (policy.gatedActions ?? []).filter((r) => commandMatches(r.pattern, command));
+  return rules.filter((r, i) => rules.findIndex((x) => x.gate === r.gate) === i);
+}
+
+// -------------------------------------------------------------------------------------------
+// Gates
+
+/**
+ * The gates a todo needs, each once: its own, any gate requested to guard it, and those the
+ * policy requires for its action.
+ */
+export function gatesFor(
+  todo: Pick<Todo, 'id' | 'gate' | 'action'>,
+  policy: Policy,
+  gates: readonly Gate[] = [],
+): NeededGate[] {
+  const out: NeededGate[] = [];
+  if (todo.gate) out.push({ id: todo.gate });
+  for (const g of gates)
+    if (g.guards.includes(todo.id) && !out.some((x) => x.id === g.id)) out.push({ id: g.id });
+  if (todo.action) {
+    for (const rule of policyGatesFor(policy, todo.action))
+      if (!out.some((x) => x.id === rule.gate)) out.push({ id: rule.gate, pattern: rule.pattern });
+  }
+  return out;
+}
+
+/** A todo as an approval lists it: id, title and its command in full. */
+export function guardedWork(t: Pick<Todo, 'id' | 'title' | 'action'>): GuardedWork {
+  return t.action === undefined
+    ? { todoId: t.id, title: t.title }
+    : { todoId: t.id, title: t.title, action: t.action };
+}
+
+/**
+ * Whether a gate's approval covers a todo as it is now: the gate is approved, and the person's
+ * approval listed this todo with this very command. Replay gives an approval effect only when a
+ * pinned key signed it (trust/signed-decisions.ts), and the signature covers the list, so work added to
+ * the gate later, or a command other than the one shown, is not approved by it.
+ */
+export function approvalCovers(gate: Gate, todo: Pick<Todo, 'id' | 'action'> | undefined): boolean {
+  if (gate.status !== 'approved' || !todo) return false;
+  return (gate.approvedFor ?? []).some((w) => w.todoId === todo.id && w.action === todo.action);
+}
+
+/** The gates a todo needs that its approval does not cover (see approvalCovers), in `gatesFor` order. */
+export function unapprovedGates(todo: Todo, policy: Policy, gates: readonly Gate[] = []): NeededGate[] {
+  return gatesFor(todo, policy, gates).filter((need) => {
+    const gate = gates.find((g) => g.id === need.id);
+    return !gate || !approvalCovers(gate, todo);
+  });
+}
+
+/** The todos that need a gate: those whose `gatesFor` includes it, in the order given. */
+export function todosGuardedBy(
+  gateId: string,
+  todos: readonly Todo[],
+  policy: Policy,
+  gates: readonly Gate[] = [],
+): Todo[] {
+  return todos.filter((t) => gatesFor(t, policy, gates).some((x) => x.id === gateId));
+}
+
+/** The work a decision on a gate is about: the open or claimed todos that need it. */
+export function openWorkGuardedBy(
+  gateId: string,
+  todos: readonly Todo[],
+  policy: Policy,
+  gates: readonly Gate[] = [],
+): Todo[] {
+  return todosGuardedBy(gateId, todos, policy, gates).filter(
+    (t) => t.status === 'open' || t.status === 'claimed',
+  );
+}
+
+// -------------------------------------------------------------------------------------------
+// Contracts
+
+type ContractWork = Pick<Contract, 'actions' | 'judgment'>;
+
+/** Every todo a contract lets its agent work on: the command actions' todos, then the judgment todos. */
+export function contractTodoIds(contract: ContractWork): string[] {
+  return [...contract.actions.map((a) => a.todoId), ...contract.judgment];
+}
+
+/** Whether a contract lists a todo, as a command action or as a judgment todo. */
+export function contractCovers(contract: ContractWork, todoId: string): boolean {
+  return contractTodoIds(contract).includes(todoId);
+}
+
+/** The command action a contract lists for a todo, if any. */
+export function contractActionFor(
+  contract: ContractWork,
+  todoId: string,
+): Contract['actions'][number] | undefined {
+  return contract.actions.find((a) => a.todoId === todoId);
+}

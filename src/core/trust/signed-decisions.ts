@@ -1,0 +1,188 @@
+/**
+ * A person's decisions: approving or rejecting a gate, a reward, a quota grant, and a quota change
+ * that loosens a budget. Each is an event carrying an Ed25519 signature (`sig`) over its canonical
+ * statement. Replay gives it effect only when the signature verifies against a key pinned on this
+ * machine; otherwise it stays in the log, with no effect, and is reported as ignored.
+ */
+import { sign, verify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { canonicalJson, sha256 } from '../store/json-file';
+import { refused } from '../model/errors';
+import { fileStamp } from '../store/file-stamp';
+import { BUDGET_NAMES } from '../model/goal-state';
+import type { Actor, DecisionSig, GoalState, Quota } from '../model/goal-state';
+import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
+import type { PublicKeyFile } from './keys';
+
+export const DECISION_TYPES = ['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'] as const;
+
+/** What a decision's statement covers: everything in the event but its place in the chain. */
+export interface DecisionFacts {
+  goalId: string;
+  id: string;
+  ts: string;
+  /** The clock stamp that places it among all writers' events (absent on version 1 events). */
+  hlc?: string;
+  writer: string;
+  actor: Actor;
+  type: string;
+  data: unknown;
+}
+
+/** Budgets, cooldown or window that `next` loosens compared with `old` (empty: it only tightens). */
+export function loosenedBy(old: Quota, next: Quota): string[] {
+  const out: string[] = BUDGET_NAMES.filter((k) => {
+    const now = next.budgets[k];
+    const was = old.budgets[k];
+    return now === undefined ? was !== undefined : was !== undefined && now > was;
+  }).map(String);
+  if (next.cooldownSeconds < old.cooldownSeconds) out.push('cooldownSeconds');
+  if (JSON.stringify(next.window) !== JSON.stringify(old.window)) out.push('window');
+  return out;
+}
+
+/** Whether an event is a person's decision, which counts only when signed by a pinned key. */
+export function isDecision(state: GoalState | undefined, ev: { type: string; data: unknown }): boolean {
+  if ((DECISION_TYPES as readonly string[]).includes(ev.type)) return true;
+  if (ev.type === 'quota.set' && state)
+    return loosenedBy(state.quota, (ev.data as { quota: Quota }).quota).length > 0;
+  return false;
+}
+
+export function decisionStatement(f: DecisionFacts): string {
+  return `loopx-decision/1\n${canonicalJson({
+    goal: f.goalId,
+    id: f.id,
+    ts: f.ts,
+    hlc: f.hlc,
+    writer: f.writer,
+    actor: f.actor,
+    type: f.type,
+    data: f.data,
+  })}`;
+}
+
+/** A person's private key, unlocked for one call (a terminal passphrase, VS Code's secret storage). */
+export interface Signer {
+  keyId: string;
+  name: string;
+  sign(statement: string): string;
+}
+
+export function signerFor(privateKey: KeyObject, keyId: string, name: string): Signer {
+  return {
+    keyId,
+    name,
+    sign: (statement) => sign(null, Buffer.from(statement), privateKey).toString('base64'),
+  };
+}
+
+const HOW_TO_SIGN =
+  'at a terminal, make your key once with `loopx key create`, then give its passphrase when asked; in VS Code, use the LoopX commands';
+
+/**
+ * Signs a person's statement (`what` names it in messages), refusing when there is no key, or
+ * when the signature would not count here (the key is not pinned): a decision that would be
+ * ignored must not be written.
+ */
+export function signStatement(
+  what: string,
+  statement: string,
+  signer: Signer | undefined,
+  trust: Trust,
+  details: Record<string, unknown> = {},
+): DecisionSig {
+  if (!signer) {
+    throw refused(`${what} is a person's decision and must be signed with the person's key: ${HOW_TO_SIGN}`, {
+      ...details,
+      reason: 'unsigned_decision',
+    });
+  }
+  const sig = { keyId: signer.keyId, sig: signer.sign(statement) };
+  const why = trust.rejectsStatement(statement, sig);
+  if (why) {
+    throw refused(
+      `${what} would have no effect: ${why}. Pin the key with \`loopx approvers trust ${signer.keyId.slice(0, 16)}\``,
+      { ...details, reason: 'untrusted_signer', keyId: signer.keyId },
+    );
+  }
+  return sig;
+}
+
+/** Signs a person's decision about a goal (see signStatement). */
+export function signDecision(
+  goalId: string,
+  ev: Omit<DecisionFacts, 'goalId'>,
+  signer: Signer | undefined,
+  trust: Trust,
+): DecisionSig {
+  return signStatement(ev.type, decisionStatement({ goalId, ...ev }), signer, trust, { goalId });
+}
+
+/** Which keys count on this machine, and how a decision is checked against them. */
+export interface Trust {
+  /** Changes when the pinned keys change: a snapshot built under other keys is replayed. */
+  readonly fingerprint: string;
+  /** Why a decision has no effect, or undefined when its signature verifies against a pinned key. */
+  rejects(f: DecisionFacts, sig: DecisionSig | undefined): string | undefined;
+  /** The same check for any signed statement (a decision, a policy). */
+  rejectsStatement(statement: string, sig: DecisionSig | undefined): string | undefined;
+  /** The pinned key with this id, if any. */
+  key(keyId: string): PublicKeyFile | undefined;
+}
+
+export function trustOf(keys: readonly PublicKeyFile[]): Trust {
+  const byId = new Map(keys.map((k) => [k.keyId, k]));
+  const objects = new Map<string, KeyObject>();
+  const rejectsStatement = (statement: string, sig: DecisionSig | undefined): string | undefined => {
+    if (!sig) return 'it is not signed';
+    const k = byId.get(sig.keyId);
+    if (!k) return `it is signed by key ${fingerprint(sig.keyId)}, which is not pinned on this machine`;
+    let obj = objects.get(k.keyId);
+    if (!obj) objects.set(k.keyId, (obj = publicKeyObject(k)));
+    try {
+      if (verify(null, Buffer.from(statement), obj, Buffer.from(sig.sig, 'base64'))) return undefined;
+    } catch {
+      /* a malformed signature is a bad signature */
+    }
+    return `its signature by key ${fingerprint(sig.keyId)} does not verify`;
+  };
+  return {
+    fingerprint: sha256([DECISION_RULES, ...[...byId.keys()].sort()].join('\n')).slice(0, 16),
+    key: (id) => byId.get(id),
+    rejects: (f, sig) => rejectsStatement(decisionStatement(f), sig),
+    rejectsStatement,
+  };
+}
+
+/**
+ * The version of the rules that give decisions their effect, folded into the trust fingerprint so
+ * that snapshots and the index built under older rules are replayed (2: an approval covers the
+ * work listed in it).
+ */
+const DECISION_RULES = 'loopx-decision-rules/2';
+
+/** Trusts nothing: every decision is ignored. */
+export const NO_TRUST: Trust = trustOf([]);
+
+/**
+ * The pinned keys of `configDir`, re-read when the folder changes (a person pins a key while the
+ * editor runs).
+ */
+export class PinnedTrust {
+  private cached?: { stamp: string; trust: Trust };
+  constructor(private readonly configDir: string) {}
+
+  current(): Trust {
+    const stamp = fileStamp(trustedDir(this.configDir));
+    if (this.cached?.stamp !== stamp) this.cached = { stamp, trust: trustOf(pinnedKeys(this.configDir)) };
+    return this.cached.trust;
+  }
+}
+
+/** One line per decision in the log that has no effect here, for status, verify and the editor. */
+export function describeIgnored(goal: GoalState): string[] {
+  return (goal.ignored ?? []).map(
+    (i) => `${i.type} ${i.eventId} by ${i.actor.kind} ${i.actor.id} at ${i.ts} is ignored: ${i.reason}`,
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * Reading and signing the workspace policy: `policy.json` (hand-edited), `policy.signed.json`
+ * (committed, the last policy a person signed) and its copy in the config folder. The rules for
+ * which policy applies live in trust/policy-signature.ts; this module only finds the files.
+ */
+import * as path from 'node:path';
+import { canonicalJson, copyJson, parseJsonText, writeFileAtomic, writeJsonAtomic } from '../store/json-file';
+import { refused } from '../model/errors';
+import { ensurePrivateDir } from '../store/config-dir';
+import { readStoreFile } from '../store/safe-path';
+import { DEFAULT_POLICY, Policy } from '../model/policy';
+import { SIGNED_POLICY_FILE, SignedPolicy, resolvePolicy, signPolicy } from './policy-signature';
+import type { PolicyView } from './policy-signature';
+import type { Signer, Trust } from './signed-decisions';
+
+export interface PolicyFiles {
+  /** `.loopx/policy.json` */
+  policy: string;
+  /** `.loopx/policy.signed.json` */
+  signed: string;
+  /** The copy kept in the workspace's folder of the user's config. */
+  copy: string;
+}
+
+export function policyFiles(loopxRoot: string, secretsDir: string): PolicyFiles {
+  return {
+    policy: path.join(loopxRoot, 'policy.json'),
+    signed: path.join(loopxRoot, SIGNED_POLICY_FILE),
+    copy: path.join(secretsDir, SIGNED_POLICY_FILE),
+  };
+}
+
+/** A policy file's text, or why it has none: read like the secrets, a plain file, never through a link. */
+type FileText = { text: string } | { error: NodeJS.ErrnoException };
+
+function readText(file: string): FileText {
+  try {
+    return { text: readStoreFile(file, 'utf8') };
+  } catch (e) {
+    return { error: e as NodeJS.ErrnoException };
+  }
+}
+
+const sameText = (a: FileText, b: FileText) =>
+  'text' in a ? 'text' in b && a.text === b.text : 'error' in b && a.error.code === b.error.code;
+
+/** A signed policy file; a string saying why it is unusable; undefined when there is none. */
+function signedOf(f: FileText): SignedPolicy | string | undefined {
+  if ('error' in f) {
+    if (f.error.code === 'ENOENT') return undefined;
+    return `cannot be read (${f.error.message})`;
+  }
+  try {
+    const r = SignedPolicy.safeParse(JSON.parse(f.text));
+    return r.success ? r.data : `is not a signed policy (${r.error.issues[0]?.message ?? 'invalid'})`;
+  } catch {
+    return 'is not valid JSON';
+  }
+}
+
+/** policy.json's policy; the default when there is none (a link there is refused). */
+function policyOf(f: FileText, file: string): Policy {
+  if ('text' in f) return parseJsonText(f.text, Policy, file);
+  // Missing, as `storePathExists` reads it: the file, or a folder on the way.
+  if (f.error.code === 'ENOENT' || f.error.code === 'ENOTDIR') return DEFAULT_POLICY;
+  throw f.error;
+}
+
+function viewOf(files: PolicyFiles, texts: FileText[], trust: Trust): PolicyView {
+  return resolvePolicy(
+    policyOf(texts[0]!, files.policy),
+    [
+      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: signedOf(texts[1]!) },
+      { where: 'the copy in your LoopX config folder', signed: signedOf(texts[2]!) },
+    ],
+    trust,
+  );
+}
+
+const readTexts = (files: PolicyFiles) => [files.policy, files.signed, files.copy].map(readText);
+
+/** Which policy applies now, and why (throws `corrupt` when policy.json itself does not parse). */
+export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
+  return viewOf(files, readTexts(files), trust);
+}
+
+/**
+ * readPolicyView for a process that reads the policy again and again (a server, the editor, a
+ * writer's every commit): the files are read every time, but parsed and their signatures checked
+ * again only when a text or the pinned keys changed. Each caller gets a copy of its own.
+ */
+export class PolicyViewCache {
+  private cached?: { texts: FileText[]; trust: Trust; view: PolicyView };
+
+  view(files: PolicyFiles, trust: Trust): PolicyView {
+    const texts = readTexts(files);
+    const c = this.cached;
+    if (c && c.trust === trust && texts.every((t, i) => sameText(t, c.texts[i]!))) return copyJson(c.view);
+    this.cached = undefined;
+    const view = viewOf(files, texts, trust);
+    this.cached = { texts, trust, view: copyJson(view) };
+    return view;
+  }
+}
+
+/**
+ * Signs policy.json as it is now, for the workspace (committed) and this machine's copy. With
+ * `shown`, the policy the person reviewed: refused if the file changed since (an agent editing it
+ * between the diff and the signature must not get its edit signed).
+ */
+export function signWorkspacePolicy(
+  files: PolicyFiles,
+  signer: Signer | undefined,
+  trust: Trust,
+  now: Date,
+  shown?: Policy,
+): PolicyView {
+  const policy = policyOf(readText(files.policy), files.policy);
+  if (shown && canonicalJson(shown) !== canonicalJson(policy))
+    throw refused('policy.json changed while you were reviewing it: nothing was signed; review it again', {
+      reason: 'policy_changed',
+    });
+  const signed = signPolicy(policy, signer, trust, now);
+  writeJsonAtomic(files.signed, signed);
+  ensurePrivateDir(path.dirname(files.copy));
+  writeJsonAtomic(files.copy, signed);
+  return readPolicyView(files, trust);
+}
+
+/**
+ * A workspace's first policy is signed with its person's key when the key is first used here,
+ * unless policy.json already holds edits that would loosen the default: those the person
+ * reviews and signs (`review`). Undefined when a signed policy already counts.
+ */
+export function signFirstPolicy(
+  store: { policyView(): PolicyView; signPolicy(signer: Signer, shown?: Policy): unknown },
+  signer: Signer,
+): 'signed' | 'review' | undefined {
+  const v = store.policyView();
+  if (v.state !== 'not_signed') return undefined;
+  if (v.unsigned.length > 0) return 'review';
+  store.signPolicy(signer, v.file);
+  return 'signed';
+}
+
+/**
+ * A person's edit of the policy made by a command (`loopx policy allow`): written to policy.json
+ * and signed at once with the key already unlocked; when the signature is refused, policy.json
+ * is put back as it was, so a failed command leaves no edit behind.
+ */
+export function writeAndSignPolicy(
+  store: { policyPath: string; signPolicy(signer: Signer, shown?: Policy): PolicyView },
+  next: Policy,
+  signer: Signer,
+): PolicyView {
+  let before: string | undefined;
+  try {
+    before = readStoreFile(store.policyPath, 'utf8');
+  } catch {
+    before = undefined;
+  }
+  writeJsonAtomic(store.policyPath, next);
+  try {
+    return store.signPolicy(signer, next);
+  } catch (e) {
+    if (before !== undefined) writeFileAtomic(store.policyPath, before);
+    throw e;
+  }
+}
