@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import loopx from './scripts/lint/subsystem-imports.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'out/**', 'test-results/**', 'bench/results.json'] },
@@ -37,7 +38,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The core is pure: no editor API, no console, no process exit (DESIGN.md, "Layers").
+    // The core is pure: no editor API, no console, no process exit (docs/ARCHITECTURE.md, "Layers").
     files: ['src/core/**/*.ts'],
     rules: {
       'no-console': 'error',
@@ -47,5 +48,11 @@ export default tseslint.config(
       ],
       'no-restricted-properties': ['error', { object: 'process', property: 'exit' }],
     },
+  },
+  {
+    // The folder tree is the architecture: a core subsystem is imported through its index.ts.
+    files: ['src/**/*.ts', 'webview/**/*.ts'],
+    plugins: { loopx },
+    rules: { 'loopx/subsystem-imports': 'error' },
   },
 );

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliShimScript, writeCliTarget } from '../src/core/setup/cli-shim';
+import { cliShimScript, writeCliTarget } from '../src/core/setup';
 
 export const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'loopx.js');

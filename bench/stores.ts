@@ -10,8 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store, invoke, newKeyPair, pinKey, shouldRun, signerFor, summaryAll } from '../src/core/index';
 import type { Actor, EventDraft, ShouldRunOutput, Signer } from '../src/core/index';
-import { draft } from '../src/core/model/events';
-import { writersDir } from '../src/core/store/writers';
+import { draft } from '../src/core/model';
+import { writersDir } from '../src/core/store';
 import { ownConfigDir } from '../scripts/own-config-dir.mjs';
 
 // The bench's stores keep their keys in a config folder of the run's own (as scripts/test.mjs

@@ -13,9 +13,9 @@ import { build } from 'esbuild';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store } from '../src/core/store/store';
-import { invoke } from '../src/core/capabilities/registry';
-import type { Actor } from '../src/core/model/goal-state';
+import { Store } from '../src/core/store';
+import { invoke } from '../src/core/capabilities';
+import type { Actor } from '../src/core/model';
 
 export interface WritersRun {
   /** Writer processes, and the goals they write to (1, or one goal each). */

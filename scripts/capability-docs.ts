@@ -6,8 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import '../src/core/index';
-import { listCapabilities } from '../src/core/capabilities/registry';
+import { listCapabilities } from '../src/core/capabilities';
 import {
   builtinWorkflows,
   workflowCatalogEntry,

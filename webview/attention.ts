@@ -1,5 +1,5 @@
 /** The attention queue ("Needs you"): what waits for a person, with the action that settles it. */
-import type { AttentionEntry, StatusMessage } from '../src/core/views/dashboard-protocol';
+import type { AttentionEntry, StatusMessage } from '../src/core/views/browser';
 import { badge, button, clear, h } from './dom';
 import { actionControl } from './handoff';
 import { withFolder } from './host';

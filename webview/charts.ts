@@ -1,5 +1,5 @@
 /** The goal's charts, quota burn and reward trend: inline SVG, colours from CSS classes. */
-import type { GoalStatusDoc } from '../src/core/views/status-doc';
+import type { GoalStatusDoc } from '../src/core/views/browser';
 import { h, svg } from './dom';
 import { BUDGET_LABEL, fmtBudget, fmtDate, plural } from './format';
 

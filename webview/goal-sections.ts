@@ -3,7 +3,7 @@
  * a team's clones share the goal), gates, todos, what clones' merged work overruled, and what the
  * hooks refused an agent.
  */
-import type { GoalStatusDoc } from '../src/core/views/status-doc';
+import type { GoalStatusDoc } from '../src/core/views/browser';
 import { gateButtons } from './attention';
 import { badge, h, setAttr, tone } from './dom';
 import { fmtBudget, fmtDate, fmtNum, plural } from './format';

@@ -4,8 +4,8 @@
  * the message to VS Code's URI handler (which asks the person there) and the exact CLI command,
  * shown as selectable text with a Copy button. Both come from src/core/views/dashboard-links.ts.
  */
-import { cliCommandFor, DASHBOARD_LINK_PREFIX, vscodeLinkFor } from '../src/core/views/dashboard-links';
-import type { Msg } from '../src/core/views/dashboard-protocol';
+import type { Msg } from '../src/core/views/browser';
+import { cliCommandFor, DASHBOARD_LINK_PREFIX, vscodeLinkFor } from '../src/core/views/browser';
 import { button, h } from './dom';
 import { inBrowser, send } from './host';
 

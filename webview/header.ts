@@ -1,5 +1,5 @@
 /** The page's header (counts by status), the error banner, and the first steps when there are no goals. */
-import type { StatusDoc } from '../src/core/views/status-doc';
+import type { StatusDoc } from '../src/core/views/browser';
 import { append, button, clear, h, type Child } from './dom';
 import { fmtDate } from './format';
 import { bannerEl, emptyEl, headerEl } from './skeleton';

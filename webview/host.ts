@@ -3,7 +3,7 @@
  * see transport.ts): messages both ways (see src/core/views/dashboard-protocol.ts) and the state kept for the
  * page while it is hidden or reloaded.
  */
-import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/views/dashboard-protocol';
+import type { GoalMessage, HostMessage, Msg, StatusMessage } from '../src/core/views/browser';
 import type { Transport } from './transport';
 import { browserTransport } from './transport-browser';
 import { vscodeTransport } from './transport-vscode';

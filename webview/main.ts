@@ -10,7 +10,6 @@
  *   commands to copy (handoff.ts); the page only reads.
  * - The goals list renders only the rows in view (fixed row height), so 1,000 goals cost what 20 do.
  */
-import './zod-jitless';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
@@ -18,8 +17,9 @@ import '@vscode-elements/elements/dist/vscode-divider/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import './zod-jitless';
 // The components above are defined before the modules below create any of them.
-import type { GoalMessage, StatusMessage } from '../src/core/views/dashboard-protocol';
+import type { GoalMessage, StatusMessage } from '../src/core/views/browser';
 import { renderAttention } from './attention';
 import { renderDetails } from './details';
 import { mountGoalsList } from './goals-list';

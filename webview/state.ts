@@ -3,8 +3,7 @@
  * read. The views read it; the message handlers, the selection and the views' own controls
  * (filter, toggles, sections) change it.
  */
-import type { GoalMessage, StatusMessage } from '../src/core/views/dashboard-protocol';
-import type { StatusDoc } from '../src/core/views/status-doc';
+import type { GoalMessage, StatusDoc, StatusMessage } from '../src/core/views/browser';
 import { restoreSelection, type Selected } from './host';
 
 export interface GoalItem {

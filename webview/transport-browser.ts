@@ -7,7 +7,7 @@
  * The selection is kept in `sessionStorage` (per tab, survives a reload, never in the URL a
  * person might paste somewhere).
  */
-import type { Msg } from '../src/core/views/dashboard-protocol';
+import type { Msg } from '../src/core/views/browser';
 import type { Transport } from './transport';
 
 const STATE_KEY = 'loopx.dashboard.state';

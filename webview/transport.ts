@@ -3,7 +3,7 @@
  * state kept by VS Code); in a browser it is the loopback status server (`fetch` and Server-Sent
  * Events, state in `sessionStorage`). Both are read-only: see src/core/views/dashboard-protocol.ts. host.ts picks one.
  */
-import type { Msg } from '../src/core/views/dashboard-protocol';
+import type { Msg } from '../src/core/views/browser';
 
 export interface Transport {
   readonly kind: 'vscode' | 'browser';

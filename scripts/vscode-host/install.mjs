@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Idempotent installer for the offline VS Code host used by the integration tests:
 // code-server (the real VS Code server + workbench) run by Node 24, with the workbench
-// in Debian's Chromium. See shared/REAL-VSCODE-TESTS.md for why it is built this way.
+// in Debian's Chromium. docs/DEVELOPMENT.md says why it is built this way.
 //
 //   node scripts/vscode-host/install.mjs   -> installs if needed, prints the paths as JSON
 //

@@ -2,17 +2,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Actor, StoreOptions } from '../core/index';
 import {
-  Store,
-  LoopxError,
-  DEFAULT_AGENT,
   agentFromEnv,
   configDir,
+  DEFAULT_AGENT,
+  LoopxError,
   notFound,
   sameAgent,
+  Store,
   usageError,
 } from '../core/index';
-import type { Actor, StoreOptions } from '../core/index';
 
 export interface GlobalOptions {
   format?: string;

@@ -1,12 +1,12 @@
 /** What the command files share to define their commands: the action wrapper, option parsers, help examples. */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InvalidArgumentError } from 'commander';
-import type { Command } from 'commander';
 import { quote } from '../core/index';
 import type { CliContext } from './context';
 
-export { VERSION } from '../core/setup/version';
+export { VERSION } from '../core/model';
 
 /** The CLI running now (bin/loopx.js through a PATH link, or dist/cli.js), by its real path. */
 export function runningCli(): string {

@@ -1,10 +1,10 @@
 /** Entry point of the bundled `loopx` command. */
 import * as fs from 'node:fs';
 import { z } from 'zod';
+import { restoreCaCerts } from '../core/setup';
+import { sleepMs } from '../core/store';
 import { run } from './main';
 import { askTerminalLine, readFromTerminal } from './person';
-import { restoreCaCerts } from '../core/setup/shim-target';
-import { sleepMs } from '../core/store/sleep';
 
 // Before anything runs a command: the environment the shim was given (shim-target.ts says why).
 restoreCaCerts(process.env);

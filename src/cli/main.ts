@@ -3,32 +3,32 @@
  * `run` never exits the process itself: it returns the exit code, so tests can call it in-process.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { LoopxError, checkId, errorReport } from '../core/index';
-import { CliContext, EXIT, exitCodeFor } from './context';
-import type { GlobalOptions, Io } from './context';
-import { VERSION, example, fdNumber } from './define';
-import type { Act } from './define';
-import { registerInitCommand } from './commands/init';
-import { registerGoalCommands } from './commands/goal';
-import { registerTodoCommands } from './commands/todo';
-import { registerGateCommands } from './commands/gate';
-import { registerRecordCommands } from './commands/records';
-import { registerRunCommands } from './commands/runs';
-import { registerExportCommand } from './commands/export';
+import type { ParseLoopx } from '../core/index';
+import { checkId, errorReport, LoopxError } from '../core/index';
+import { registerCapabilityCommands } from './commands/capability';
 import { registerCompletionCommand } from './commands/completion';
-import { registerQuotaCommands } from './commands/quota';
 import { registerContractCommands } from './commands/contract';
-import { registerTurnCommand } from './commands/turn';
-import { registerIntegrationCommands } from './commands/integrations';
+import { registerDoctorCommand } from './commands/doctor';
+import { registerExportCommand } from './commands/export';
+import { registerGateCommands } from './commands/gate';
+import { registerGoalCommands } from './commands/goal';
 import { registerHookCommands } from './commands/hooks';
-import { registerStatusCommands } from './commands/status';
+import { registerInitCommand } from './commands/init';
+import { registerInstallCommand } from './commands/install-command';
+import { registerIntegrationCommands } from './commands/integrations';
 import { registerKeyCommands } from './commands/keys';
 import { registerPolicyCommands } from './commands/policy';
-import { registerDoctorCommand } from './commands/doctor';
-import { registerInstallCommand } from './commands/install-command';
-import { registerCapabilityCommands } from './commands/capability';
+import { registerQuotaCommands } from './commands/quota';
+import { registerRecordCommands } from './commands/records';
+import { registerRunCommands } from './commands/runs';
+import { registerStatusCommands } from './commands/status';
+import { registerTodoCommands } from './commands/todo';
+import { registerTurnCommand } from './commands/turn';
+import type { GlobalOptions, Io } from './context';
+import { CliContext, EXIT, exitCodeFor } from './context';
+import type { Act } from './define';
+import { example, fdNumber, VERSION } from './define';
 import { loopxParser } from './parse-loopx';
-import type { ParseLoopx } from '../core/index';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
 const ID_OPTIONS = new Set([

@@ -4,8 +4,8 @@
  * PreToolUse hook uses it, so `loopx todo done ... --summary --contract` means to the hook what it
  * means to the CLI (`--contract` is the summary there; no contract is given).
  */
-import { CommanderError } from 'commander';
 import type { Command } from 'commander';
+import { CommanderError } from 'commander';
 import type { LoopxArgs, ParseLoopx } from '../core/index';
 import type { Act } from './define';
 

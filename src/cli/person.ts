@@ -4,10 +4,10 @@
  * (`--passphrase-fd N`). A terminal that merely looks interactive proves nothing: an agent can
  * fake one, but it does not know the passphrase.
  */
-import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { refused, unlockTerminalKey, terminalKeys, usageError } from '../core/index';
+import * as fs from 'node:fs';
 import type { Actor, Signer } from '../core/index';
+import { refused, terminalKeys, unlockTerminalKey, usageError } from '../core/index';
 import type { CliContext } from './context';
 
 /** Reads one line from the controlling terminal with echo off; undefined when there is none. */

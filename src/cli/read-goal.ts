@@ -1,6 +1,6 @@
 /** What the read commands share: a goal loaded once, with a not-found that names the flag. */
-import { LoopxError, notFound, readHistory } from '../core/index';
 import type { GoalState, Store } from '../core/index';
+import { LoopxError, notFound, readHistory } from '../core/index';
 import type { CliContext } from './context';
 
 export interface ReadGoal {

@@ -4,10 +4,10 @@
  * LoopX config folder (so the person's own decisions count on this machine) and published in
  * `.loopx/approvers/` for teammates to pin.
  */
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import type * as vscode from 'vscode';
-import { generateKeyPairSync, createPrivateKey } from 'node:crypto';
-import { pinKey, publicKeyFileFor, publishKey, signerFor } from '../core/index';
 import type { Signer, Store } from '../core/index';
+import { pinKey, publicKeyFileFor, publishKey, signerFor } from '../core/index';
 
 const SECRET = 'loopx.approver.ed25519';
 

@@ -1,25 +1,25 @@
 /**
  * Asks the person about a teammate's key published in `.loopx/approvers/` and not pinned here:
  * a notification naming it and its fingerprint, with Trust and Ignore. A published key counts on
- * this machine only once a person pins it (DESIGN.md, "Trust"), so Trust pins it after a modal
+ * this machine only once a person pins it (docs/TRUST.md), so Trust pins it after a modal
  * that repeats the fingerprint; Ignore remembers the key in this workspace. Each key is asked once
  * per session. `loopx approvers list|trust` is the same at a terminal.
  */
-import * as vscode from 'vscode';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PublicKeyFile } from '../core/index';
 import {
-  LOOPX_DIR,
   approversDir,
   fileStamp,
   fingerprint,
+  LOOPX_DIR,
   pinKey,
   plainText,
   publishedKeys,
   trustedDir,
 } from '../core/index';
-import type { PublicKeyFile } from '../core/index';
-import { Disposable } from './disposable';
 import { guardTrust, reportFailure } from './commands/shared';
+import { Disposable } from './disposable';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';
 
 /** Where the keys the person chose to ignore are kept (per workspace). */

@@ -3,7 +3,7 @@
  * model needed), with buttons that run LoopX commands. It never decides anything itself.
  */
 import * as vscode from 'vscode';
-import { goalStatus, statusAll, decide, render, effectiveStatus, mdText as esc } from '../core/index';
+import { decide, effectiveStatus, mdText as esc, goalStatus, render, statusAll } from '../core/index';
 import type { LoopxWorkspaces } from './workspaces';
 
 export const CHAT_PARTICIPANT_ID = 'loopx.chat';

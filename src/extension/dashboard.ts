@@ -5,21 +5,21 @@
  * extension's own approve command, which asks the person there. Any other message is dropped
  * and logged.
  */
-import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import {
-  statusAll,
-  goalStatus,
-  attentionFor,
-  attentionChangesWithTime,
-  quotaUse,
-  fileStamp,
-} from '../core/index';
+import * as vscode from 'vscode';
 import type { AttentionItem } from '../core/index';
-import { parseWebviewMessage, statusMessage, dashboardHtml } from '../core/views/dashboard-protocol';
-import type { HostMessage, Msg } from '../core/views/dashboard-protocol';
+import {
+  attentionChangesWithTime,
+  attentionFor,
+  fileStamp,
+  goalStatus,
+  quotaUse,
+  statusAll,
+} from '../core/index';
+import type { HostMessage, Msg } from '../core/views';
+import { dashboardHtml, parseWebviewMessage, statusMessage } from '../core/views';
 import { Disposable } from './disposable';
 import type { GoalRef, LoopxFolder, LoopxWorkspaces } from './workspaces';
 

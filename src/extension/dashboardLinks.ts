@@ -6,8 +6,8 @@
  * Anything else is refused and logged.
  */
 import * as vscode from 'vscode';
-import { parseDashboardLink } from '../core/views/dashboard-links';
 import { forLogLine } from '../core/index';
+import { parseDashboardLink } from '../core/views';
 import type { Dashboard } from './dashboard';
 
 export class DashboardLinkHandler implements vscode.UriHandler {

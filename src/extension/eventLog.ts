@@ -1,8 +1,8 @@
 /** A read-only document per goal showing its event history (`loopx-log:` URIs). */
 import * as vscode from 'vscode';
-import type { GoalRef, LoopxWorkspaces } from './workspaces';
-import { Disposable } from './disposable';
 import { historyLines, readHistory } from '../core/index';
+import { Disposable } from './disposable';
+import type { GoalRef, LoopxWorkspaces } from './workspaces';
 
 export const EVENT_LOG_SCHEME = 'loopx-log';
 

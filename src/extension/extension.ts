@@ -4,26 +4,26 @@
  * is shown to the person, never swallowed.
  */
 import * as vscode from 'vscode';
-import { LoopxWorkspaces } from './workspaces';
-import { GoalsTreeProvider } from './tree';
-import type { Node } from './tree';
-import { GateNotifier } from './notifier';
-import { ApproverKeyNotifier } from './approverKeys';
-import { PolicySignNotifier } from './policySigning';
-import { LoopxStatusBar } from './statusBar';
-import { LoopxCommands, person } from './commands';
-import { decideGate } from './commands/gates';
-import { EventLogProvider, EVENT_LOG_SCHEME } from './eventLog';
 import { Approver } from './approver';
-import { StatusServerControl } from './statusServerControl';
-import { registerLanguageModelTools } from './lm/tools';
-import { registerMcpProvider } from './lm/mcpProvider';
-import { configureTerminals } from './terminal';
-import { registerChatParticipant, chatHandler } from './chat';
+import { ApproverKeyNotifier } from './approverKeys';
+import { chatHandler, registerChatParticipant } from './chat';
+import { LoopxCommands, person } from './commands';
+import { refreshCliTarget } from './commands/cliInstall';
+import { decideGate } from './commands/gates';
 import { Dashboard } from './dashboard';
 import { DashboardLinkHandler } from './dashboardLinks';
+import { EVENT_LOG_SCHEME, EventLogProvider } from './eventLog';
 import { prepareHookShim } from './hooksInstaller';
-import { refreshCliTarget } from './commands/cliInstall';
+import { registerMcpProvider } from './lm/mcpProvider';
+import { registerLanguageModelTools } from './lm/tools';
+import { GateNotifier } from './notifier';
+import { PolicySignNotifier } from './policySigning';
+import { LoopxStatusBar } from './statusBar';
+import { StatusServerControl } from './statusServerControl';
+import { configureTerminals } from './terminal';
+import type { Node } from './tree';
+import { GoalsTreeProvider } from './tree';
+import { LoopxWorkspaces } from './workspaces';
 
 export interface LoopxApi {
   /** How long `activate` took, in milliseconds (printed by the integration tests). */

@@ -3,10 +3,10 @@
  * once a hook refused an agent something) and their items. Store text reaches a tooltip only
  * through markdown.ts.
  */
-import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { describeActor, denialSubject, latestDenials, TRUST_DENY_CODES } from '../core/index';
-import type { Denial, GoalState, Todo, Gate, Evidence, Run } from '../core/index';
+import * as vscode from 'vscode';
+import type { Denial, Evidence, Gate, GoalState, Run, Todo } from '../core/index';
+import { denialSubject, describeActor, latestDenials, TRUST_DENY_CODES } from '../core/index';
 import { appendCode, appendPlain, tooltip } from './markdown';
 import type { GoalRef } from './workspaces';
 

@@ -9,17 +9,17 @@
  * `prepareHookShim` records next to it on every activation. Until then (the old version removed
  * and the editor not yet reopened) the shim blocks with a reason instead of letting tools run.
  */
-import type * as vscode from 'vscode';
 import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import type { HookPlan } from '../core/index';
 import {
-  LoopxError,
   applyHooks,
   describeHookChanges,
   hookCommandsFor,
+  LoopxError,
   planHooks as planHooksFor,
   writeHookShim,
 } from '../core/index';
-import type { HookPlan } from '../core/index';
 
 export { applyHooks, describeHookChanges };
 

@@ -6,11 +6,11 @@
  * text an agent wrote goes only into the decision's modal, as plain text, with the full commands.
  */
 import * as vscode from 'vscode';
-import { Disposable } from './disposable';
-import { reportFailure } from './commands/shared';
-import type { GoalRef, LoopxWorkspaces } from './workspaces';
-import { describeActor, plainText } from '../core/index';
 import type { Gate, GateDecision } from '../core/index';
+import { describeActor, plainText } from '../core/index';
+import { reportFailure } from './commands/shared';
+import { Disposable } from './disposable';
+import type { GoalRef, LoopxWorkspaces } from './workspaces';
 
 export interface PendingGate {
   ref: GoalRef;

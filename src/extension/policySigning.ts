@@ -1,15 +1,15 @@
 /**
- * The policy is a person's decision (DESIGN.md, "Trust"): an edit of `policy.json` has no effect
+ * The policy is a person's decision (docs/TRUST.md): an edit of `policy.json` has no effect
  * until a person signs it. When a folder's policy.json holds such an edit, a notification says so
  * with Review and Sign / Show Diff; signing always shows the diff first (policy in force against
  * the edit), then asks in a modal, and signs only the text that was shown.
  */
 import * as vscode from 'vscode';
-import { LOOPX_DIR, canonicalJson, describeUnsignedPolicy, prettyPolicy } from '../core/index';
 import type { PolicyView } from '../core/index';
-import { Disposable } from './disposable';
-import { confirmModal, guardTrust, reportFailure } from './commands/shared';
+import { canonicalJson, describeUnsignedPolicy, LOOPX_DIR, prettyPolicy } from '../core/index';
 import type { Approver } from './approver';
+import { confirmModal, guardTrust, reportFailure } from './commands/shared';
+import { Disposable } from './disposable';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';
 
 const SCHEME = 'loopx-policy';

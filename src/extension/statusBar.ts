@@ -1,8 +1,8 @@
 /** The status bar item: gates waiting for the person, and the active goal's quota left. */
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
-import type { LoopxWorkspaces } from './workspaces';
 import { quotaBadge } from './tree';
+import type { LoopxWorkspaces } from './workspaces';
 
 export class LoopxStatusBar extends Disposable {
   private readonly item = this._register(

@@ -3,10 +3,10 @@
  * "Open Dashboard in Browser", which starts it when needed and opens a one-time login link.
  */
 import * as vscode from 'vscode';
-import { Disposable } from './disposable';
-import type { LoopxWorkspaces } from './workspaces';
 import { LoopxError } from '../core/index';
 import type { StatusServer } from '../server/status-server';
+import { Disposable } from './disposable';
+import type { LoopxWorkspaces } from './workspaces';
 
 export class StatusServerControl extends Disposable {
   private running: StatusServer | undefined;

@@ -3,9 +3,9 @@
  * (Claude Code, Codex, a script) started there talks to the same control plane. The shim runs
  * the CLI with the editor's own runtime when there is no global Node.
  */
-import type * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type * as vscode from 'vscode';
 import type { LoopxWorkspaces } from './workspaces';
 
 export function configureTerminals(context: vscode.ExtensionContext, workspaces: LoopxWorkspaces): void {

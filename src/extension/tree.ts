@@ -3,13 +3,13 @@
  * items. What is under a goal is in goalChildren.ts.
  */
 import * as vscode from 'vscode';
-import { describeUnsignedPolicy, quotaUse } from '../core/index';
 import type { GoalState, IndexEntry } from '../core/index';
+import { describeUnsignedPolicy, quotaUse } from '../core/index';
 import { Disposable } from './disposable';
-import { goalChildItem, goalGroups, groupChildren, icon } from './goalChildren';
 import type { GoalChild } from './goalChildren';
+import { goalChildItem, goalGroups, groupChildren, icon } from './goalChildren';
 import { appendPlain, tooltip } from './markdown';
-import type { GoalRef, LoopxWorkspaces, LoopxFolder } from './workspaces';
+import type { GoalRef, LoopxFolder, LoopxWorkspaces } from './workspaces';
 
 export type Node =
   | { kind: 'folder'; folder: LoopxFolder }

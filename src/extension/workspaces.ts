@@ -3,11 +3,11 @@
  * by a file watcher: any writer (this window, a CLI in a terminal, an agent, the MCP server)
  * shows up within a second.
  */
-import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Store, LOOPX_DIR, indexJournal } from '../core/index';
+import * as vscode from 'vscode';
 import type { IndexEntry, PolicyView } from '../core/index';
+import { indexJournal, LOOPX_DIR, Store } from '../core/index';
 import { Disposable } from './disposable';
 import { ReadStamps } from './read-stamps';
 

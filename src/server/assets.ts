@@ -4,8 +4,8 @@
  * need no session.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type * as http from 'node:http';
+import * as path from 'node:path';
 import { SECURITY_HEADERS, sendError } from './responses';
 
 /** Served name -> where it lives under the package root, and its type. */

@@ -4,8 +4,8 @@
  * a client is connected.
  */
 import type * as http from 'node:http';
-import { statusAll, errorReport } from '../core/index';
 import type { Store } from '../core/index';
+import { errorReport, statusAll } from '../core/index';
 import { SECURITY_HEADERS, sendError } from './responses';
 import { createStoreWatcher } from './store-watcher';
 

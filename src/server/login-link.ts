@@ -5,8 +5,8 @@
  * /status` with the token); both on loopback only.
  */
 import * as http from 'node:http';
-import { LoopxError, notFound, refused } from '../core/index';
 import type { Store } from '../core/index';
+import { LoopxError, notFound, refused } from '../core/index';
 import { LOGIN_CODE_TTL_MS, loginUrl } from './login';
 import { readOrCreateToken } from './token';
 

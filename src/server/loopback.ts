@@ -2,9 +2,9 @@
  * Which addresses and Host header values count as this machine: the bind check before and after
  * `listen`, and the Host/Origin values the request guard accepts once the port is known.
  */
+import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import * as os from 'node:os';
-import type { AddressInfo } from 'node:net';
 
 /** True for 127.0.0.0/8, ::1 (also written out or IPv4-mapped) and `localhost`. */
 export function isLoopbackHost(host: string): boolean {

@@ -14,22 +14,22 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Actor, Store } from '../core/index';
 import {
   AGENT_TOOLS,
   callAgentTool,
-  toolInputJsonSchema,
-  goalStatus,
-  statusAll,
   checkId,
-  LoopxError,
-  errorReport,
-  randomSuffix,
   cleanAgentName,
-  hostSessionAgent,
-  sessionAgentId,
+  errorReport,
   forLogLine,
+  goalStatus,
+  hostSessionAgent,
+  LoopxError,
+  randomSuffix,
+  sessionAgentId,
+  statusAll,
+  toolInputJsonSchema,
 } from '../core/index';
-import type { Actor, Store } from '../core/index';
 
 export const MCP_SERVER_NAME = 'loopx';
 const STATUS_URI = 'loopx://status';

@@ -4,9 +4,9 @@
  * and `/assets/<name>` (assets.ts). The pages of fixed text here say what to do next; no
  * workspace data, no token and no session id is ever written into a page.
  */
-import type * as http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { browserDashboardCsp, dashboardHtml } from '../core/views/dashboard-protocol';
+import type * as http from 'node:http';
+import { browserDashboardCsp, dashboardHtml } from '../core/views';
 import { sendAsset } from './assets';
 import type { LoginRefusal, LoginVerifier, Sessions } from './login';
 import { sendError, sendHtml } from './responses';

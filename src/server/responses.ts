@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { LoopxError, errorReport } from '../core/index';
+import { errorReport, LoopxError } from '../core/index';
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',

@@ -4,12 +4,12 @@
  * `/login` and `/assets/*` are the dashboard page's (page-routes.ts).
  */
 import type * as http from 'node:http';
-import { statusAll, goalStatus, checkId, forLogLine } from '../core/index';
 import type { Store } from '../core/index';
+import { checkId, forLogLine, goalStatus, statusAll } from '../core/index';
 import type { EventStream } from './event-stream';
 import type { PageRoutes } from './page-routes';
-import { requestPath } from './request-guard';
 import type { RequestGuard } from './request-guard';
+import { requestPath } from './request-guard';
 import { send, sendCaught, sendError } from './responses';
 
 export function createRequestHandler(

@@ -43,21 +43,21 @@
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { LoopxError, Store, forLogLine, refused, usageError } from '../core/index';
+import { forLogLine, LoopxError, refused, Store, usageError } from '../core/index';
 import { defaultAssetsDir } from './assets';
 import { createEventStream } from './event-stream';
 import { createLoginVerifier, createSessions, loginUrl } from './login';
 import { allowedHostHeaders, boundHostName, isLoopbackHost, isWildcard } from './loopback';
+import { createPageRoutes } from './page-routes';
 import { createRequestGuard, requestPath } from './request-guard';
 import { endWithClientError, sendCaught } from './responses';
-import { createPageRoutes } from './page-routes';
 import { createRequestHandler } from './routes';
 import { checkGivenToken, readOrCreateToken } from './token';
 
+export { LOGIN_CODE_TTL_MS, loginUrl, mintLoginCode } from './login';
 export { isLoopbackHost } from './loopback';
 export { MAX_URL_BYTES } from './request-guard';
 export { TOKEN_FILE, tokenFile } from './token';
-export { loginUrl, mintLoginCode, LOGIN_CODE_TTL_MS } from './login';
 
 export interface StatusServerOptions {
   workspace: string;

@@ -8,8 +8,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ID_PATTERN, fileStamp } from '../core/index';
 import type { Store } from '../core/index';
+import { fileStamp, ID_PATTERN } from '../core/index';
 
 const POLL_MS = 500;
 const MIN_PUSH_INTERVAL_MS = 200;

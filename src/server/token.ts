@@ -5,10 +5,10 @@
  * caller may pass its own instead (then nothing is written). The server writes nothing in the
  * workspace.
  */
-import * as path from 'node:path';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { usageError } from '../core/index';
+import * as path from 'node:path';
 import type { Store } from '../core/index';
+import { usageError } from '../core/index';
 
 export const TOKEN_FILE = 'status-token';
 const TOKEN_RULE = /^[A-Za-z0-9._~+/=-]{16,512}$/;

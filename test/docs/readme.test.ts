@@ -1,8 +1,10 @@
 /**
- * The README, run as written. Its runnable shell blocks (```bash runnable=<name>) are run by a
- * new user: a fresh HOME, a PATH of the system's folders, `loopx` installed by each documented
- * way in turn (the shim of scripts/install.sh, the CLI tarball through npm), and the person's
- * steps typed in a pseudo-terminal. No npx, no LOOPX_* variables, no config folder set.
+ * The README and the docs, run as written. Every runnable shell block (```bash runnable=<name>),
+ * in README.md or in any page under docs/, is run by a new user: a fresh HOME, a PATH of the
+ * system's folders, `loopx` installed by each documented way in turn (the shim of
+ * scripts/install.sh, the CLI tarball through npm), and the person's steps typed in a
+ * pseudo-terminal. No npx, no LOOPX_* variables, no config folder set. The README itself stays a
+ * front page: short, the two commands first, a link to every page of the reference.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,11 +12,24 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { README, REPO, block, runInTerminal, runScript, runnableBlocks, userEnv } from '../helpers/readme';
+import {
+  DOCS,
+  README,
+  REPO,
+  allRunnableBlocks,
+  block,
+  docPages,
+  links,
+  runInTerminal,
+  runScript,
+  userEnv,
+} from '../helpers/readme';
 
 const PASSPHRASE = 'correct horse battery staple';
 const readme = fs.readFileSync(README, 'utf8');
-const blocks = runnableBlocks(readme);
+const blocks = allRunnableBlocks();
+/** What this test does with each runnable block; a block of any other name would never run. */
+const RUNS = ['install-shim', 'install-tarball', 'example', 'agent-loop'];
 const version = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string })
   .version;
 
@@ -49,22 +64,74 @@ const show = (r: { code: number; stdout?: string; stderr?: string; output?: stri
   `exit ${r.code}\n${r.output ?? `--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`}`;
 
 describe('README', () => {
+  it('is a front page: at most 250 lines', () => {
+    const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
+    assert.ok(lines <= 250, `README.md has ${lines} lines; the reference belongs in docs/`);
+  });
+
+  it('opens with the two commands: set up and run the product, set up and run every test', () => {
+    assert.ok(
+      readme.startsWith(
+        [
+          '# LoopX for VS Code',
+          '',
+          '```bash',
+          'npm run setup && npm start    # set up, then run LoopX in a real VS Code on a demo workspace',
+          'npm run setup && npm test     # set up, then build and pass every test',
+          '```',
+          '',
+        ].join('\n'),
+      ),
+      `README.md must open with its title and the two commands, as CI and the tests run them:\n${readme.slice(0, 400)}`,
+    );
+    const scripts = (
+      JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    for (const s of ['setup', 'start', 'test']) assert.ok(scripts[s], `package.json has no "${s}" script`);
+  });
+
+  it('links every page of the reference in docs/', () => {
+    const linked = new Set(
+      links(readme)
+        .map((l) => l.target.split('#')[0]!)
+        .filter((t) => t.startsWith('docs/'))
+        .map((t) => path.normalize(t)),
+    );
+    const pages = [
+      ...fs
+        .readdirSync(DOCS)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+      'docs/capabilities/README.md',
+    ];
+    for (const p of pages) assert.ok(linked.has(p), `README.md does not link ${p}`);
+  });
+
   it('marks its runnable blocks, and each is valid bash', () => {
-    for (const name of ['install-shim', 'install-tarball', 'example', 'agent-loop']) block(blocks, name);
+    for (const name of RUNS) block(blocks, name);
     for (const b of blocks) {
+      assert.ok(
+        RUNS.includes(b.name),
+        `${b.file}:${b.line} is marked runnable=${b.name}, which no test runs (known: ${RUNS.join(', ')})`,
+      );
       const r = spawnSync('bash', ['-n'], { input: b.code, encoding: 'utf8' });
-      assert.equal(r.status, 0, `README.md:${b.line} (runnable=${b.name}) is not valid bash: ${r.stderr}`);
+      assert.equal(r.status, 0, `${b.file}:${b.line} (runnable=${b.name}) is not valid bash: ${r.stderr}`);
     }
   });
 
   it('never sends a user to a package name we do not own (npx loopx)', () => {
-    const lines = readme
-      .split('\n')
-      .flatMap((l, i) => (/\bnpx\s+(-\S+\s+)*loopx\b/.test(l) ? [`${i + 1}: ${l}`] : []));
+    const lines = docPages().flatMap((f) =>
+      fs
+        .readFileSync(path.join(REPO, f), 'utf8')
+        .split('\n')
+        .flatMap((l, i) => (/\bnpx\s+(-\S+\s+)*loopx\b/.test(l) ? [`${f}:${i + 1}: ${l}`] : [])),
+    );
     assert.deepEqual(
       lines,
       [],
-      'README.md runs `npx loopx`, which fetches whatever is published under that name',
+      'the docs run `npx loopx`, which fetches whatever is published under that name',
     );
   });
 
@@ -92,7 +159,12 @@ describe('README', () => {
         cwd: REPO,
         env: userEnv(home, [], npmOffline),
       });
-      assert.equal(install.code, 0, `the README's ${way} block failed: ${show(install)}`);
+      const installBlock = block(blocks, way);
+      assert.equal(
+        install.code,
+        0,
+        `${installBlock.file}:${installBlock.line} (${way}) failed: ${show(install)}`,
+      );
 
       const bin = way === 'install-shim' ? path.join(home, '.local', 'bin') : path.join(prefix, 'bin');
       const env = userEnv(home, [bin]);

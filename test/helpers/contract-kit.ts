@@ -8,7 +8,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { invoke } from '../../src/core/capabilities/registry';
 import { LoopxError } from '../../src/core/model/errors';

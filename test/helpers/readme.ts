@@ -1,9 +1,11 @@
 /**
- * What the README doc test needs: the README's runnable shell blocks, a clean user environment,
- * and a pseudo-terminal in which a person answers the passphrase prompts.
+ * What the doc tests need: the runnable shell blocks of README.md and of every Markdown page
+ * under docs/, the links between those pages, a clean user environment, and a pseudo-terminal
+ * in which a person answers the passphrase prompts.
  *
  * A block is runnable when its fence says so: ```bash runnable=<name>. The name says what the
- * test does with it (`install-shim`, `install-tarball`, `example`, `agent-loop`).
+ * test does with it (`install-shim`, `install-tarball`, `example`, `agent-loop`). A plain
+ * ```bash block is illustrative: it is never run.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,16 +13,34 @@ import * as path from 'node:path';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const README = path.join(REPO, 'README.md');
+export const DOCS = path.join(REPO, 'docs');
 
 export interface Block {
   name: string;
   code: string;
+  /** The page it is on, relative to the repository (README.md, docs/....md). */
+  file: string;
   /** 1-based line of the opening fence, for messages. */
   line: number;
 }
 
+/** README.md and every Markdown page under docs/, relative to the repository, README first. */
+export function docPages(): string[] {
+  const pages: string[] = [];
+  (function walk(dir: string) {
+    for (const e of fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.md')) pages.push(path.relative(REPO, p));
+    }
+  })(DOCS);
+  return ['README.md', ...pages];
+}
+
 /** Every runnable block of a Markdown text, in order. */
-export function runnableBlocks(markdown: string): Block[] {
+export function runnableBlocks(markdown: string, file = 'README.md'): Block[] {
   const blocks: Block[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -32,19 +52,87 @@ export function runnableBlocks(markdown: string): Block[] {
     let j = i + 1;
     for (; j < lines.length && !/^ *```\s*$/.test(lines[j]!); j++)
       body.push(lines[j]!.startsWith(indent) ? lines[j]!.slice(indent.length) : lines[j]!);
-    if (j === lines.length) throw new Error(`README.md:${i + 1}: the runnable block is never closed`);
-    blocks.push({ name: open[2]!, code: body.join('\n') + '\n', line: i + 1 });
+    if (j === lines.length) throw new Error(`${file}:${i + 1}: the runnable block is never closed`);
+    blocks.push({ name: open[2]!, code: body.join('\n') + '\n', file, line: i + 1 });
     i = j;
   }
   return blocks;
 }
 
-/** The one block of that name; a test fails clearly when the README lost or doubled it. */
+/** The runnable blocks of README.md and of every page under docs/, wherever they live. */
+export function allRunnableBlocks(): Block[] {
+  return docPages().flatMap((f) => runnableBlocks(fs.readFileSync(path.join(REPO, f), 'utf8'), f));
+}
+
+/** The one block of that name; a test fails clearly when the docs lost or doubled it. */
 export function block(blocks: Block[], name: string): Block {
   const found = blocks.filter((b) => b.name === name);
   if (found.length !== 1)
-    throw new Error(`README.md has ${found.length} blocks marked runnable=${name}; expected exactly one`);
+    throw new Error(
+      `the docs have ${found.length} blocks marked runnable=${name}` +
+        (found.length ? ` (${found.map((b) => `${b.file}:${b.line}`).join(', ')})` : '') +
+        '; expected exactly one',
+    );
   return found[0]!;
+}
+
+/** A Markdown text without its fenced code blocks (their lines blanked, so line numbers hold). */
+function withoutFences(markdown: string): string[] {
+  let fence: string | null = null;
+  return markdown.split('\n').map((l) => {
+    const m = /^ *(`{3,}|~{3,})/.exec(l);
+    if (fence === null && m) {
+      fence = m[1]!;
+      return '';
+    }
+    if (fence !== null) {
+      if (m && m[1]!.startsWith(fence[0]!) && m[1]!.length >= fence.length && l.trim() === m[1]) fence = null;
+      return '';
+    }
+    return l;
+  });
+}
+
+export interface Link {
+  /** The link as written: a path, maybe with a #fragment. */
+  target: string;
+  line: number;
+}
+
+/** Every inline link and image of a Markdown text, outside code blocks and code spans. */
+export function links(markdown: string): Link[] {
+  const out: Link[] = [];
+  withoutFences(markdown).forEach((l, i) => {
+    const text = l.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (m) => ' '.repeat(m.length));
+    for (const m of text.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      out.push({ target: m[1]!, line: i + 1 });
+  });
+  return out;
+}
+
+/** Whether a link leaves the repository (a URL, a mail address, an editor command). */
+export function isExternal(target: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(target);
+}
+
+/** The anchors GitHub gives the headings of a Markdown text (its slug rule, with -1, -2 for repeats). */
+export function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const l of withoutFences(markdown)) {
+    const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(l);
+    if (!h) continue;
+    const base = h[1]!
+      .replace(/`/g, '')
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
 }
 
 /**

@@ -16,7 +16,6 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { invoke } from '../../src/core/capabilities/registry';
 import { shouldRun } from '../../src/core/contract/issue';

@@ -13,7 +13,6 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { parseLog } from '../../src/core/store/event-log';
 import { invoke } from '../../src/core/capabilities/registry';

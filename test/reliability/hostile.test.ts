@@ -21,7 +21,6 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { invoke } from '../../src/core/capabilities/registry';
 import { AGENT_TOOLS, callAgentTool } from '../../src/core/agent-tools/tools';

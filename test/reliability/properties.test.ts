@@ -21,7 +21,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { invoke, capabilityIds, listCapabilities } from '../../src/core/capabilities/registry';
 import { LoopxError } from '../../src/core/model/errors';

@@ -18,7 +18,6 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { invoke } from '../../src/core/capabilities/registry';
 import {

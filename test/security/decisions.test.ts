@@ -1,7 +1,7 @@
 /**
  * "Only a person decides": each attack an agent with a shell could try on a person's decision,
  * through the built CLI, and the person who still can. A decision counts only when signed by a
- * key pinned in the user's config folder (DESIGN.md, "Trust").
+ * key pinned in the user's config folder (docs/TRUST.md).
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,11 +1,11 @@
 /** `loopx capability`: running, showing and describing workflow capabilities. */
 import type { Command } from 'commander';
-import { WORKFLOW_RUN, findWorkflow, invoke, quote, usageError, workflowJsonSchema } from '../../core/index';
 import type { PreparedWorkflowRun } from '../../core/index';
-import { example } from '../define';
+import { findWorkflow, invoke, quote, usageError, WORKFLOW_RUN, workflowJsonSchema } from '../../core/index';
 import type { Act } from '../define';
-import { workflowRunText, workflowShowText } from '../text';
+import { example } from '../define';
 import type { WorkflowRunOut } from '../text';
+import { workflowRunText, workflowShowText } from '../text';
 
 /** The repeatable `--param k=v`, kept raw: checked once all are known. */
 const collect = (v: string, prev: string[] = []) => [...prev, v];

@@ -3,10 +3,10 @@
  * (every command, alias and option `buildProgram` defines), so it is never out of date. Goal ids
  * after `--goal-id` come from `loopx project_prompt list --json`, run only when completing one.
  */
-import { Argument } from 'commander';
 import type { Command, Option } from 'commander';
-import { example } from '../define';
+import { Argument } from 'commander';
 import type { Act } from '../define';
+import { example } from '../define';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];

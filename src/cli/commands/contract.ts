@@ -1,8 +1,8 @@
 /** Working under a contract: `loopx exec` runs what it lists, `loopx contract verify` checks without running. */
 import type { Command } from 'commander';
-import { execUnderContract, verifyCommand, checkContract } from '../../core/index';
-import { example } from '../define';
+import { checkContract, execUnderContract, verifyCommand } from '../../core/index';
 import type { Act } from '../define';
+import { example } from '../define';
 
 export function registerContractCommands(program: Command, act: Act) {
   example(

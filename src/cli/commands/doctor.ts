@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { doctor } from '../../core/index';
 import { EXIT } from '../context';
-import { example, runningCli } from '../define';
 import type { Act } from '../define';
+import { example, runningCli } from '../define';
 import { doctorText } from '../text/doctor';
 
 export function registerDoctorCommand(program: Command, act: Act) {

@@ -3,11 +3,11 @@
  * (`--json`, `--format json`: the global output option, so no second `--format`) is the whole
  * history, the goal's status document and every event.
  */
-import * as path from 'node:path';
 import type { Command } from 'commander';
+import * as path from 'node:path';
 import { exportDoc, goalStatus, writeExportFile } from '../../core/index';
-import { example } from '../define';
 import type { Act } from '../define';
+import { example } from '../define';
 import { readGoal, readGoalHistory } from '../read-goal';
 import { exportMarkdown } from '../text/export';
 

@@ -5,8 +5,8 @@
  * a HistoryTail hands out each event once, so events of two writers appended between two polls,
  * or pulled in from another clone with earlier stamps, are each printed exactly once.
  */
-import { HistoryTail, historyLines, logEventOut } from '../../core/index';
 import type { Store } from '../../core/index';
+import { historyLines, HistoryTail, logEventOut } from '../../core/index';
 import type { CliContext } from '../context';
 import { EXIT } from '../context';
 import { readGoalHistory } from '../read-goal';

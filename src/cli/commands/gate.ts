@@ -1,14 +1,14 @@
 /** `loopx gate`: approval gates, work that waits for a person. */
 import type { Command } from 'commander';
-import { invoke, gateDoc, gateFacts, goalStatus } from '../../core/index';
 import type { InvokeResult } from '../../core/index';
-import { person } from '../person';
+import { gateDoc, gateFacts, goalStatus, invoke } from '../../core/index';
 import type { CliContext } from '../context';
-import { example, list } from '../define';
 import type { Act } from '../define';
+import { example, list } from '../define';
+import { person } from '../person';
 import { readGoal, readGoalHistory } from '../read-goal';
-import { gateShowText } from '../text/records';
 import { gateListText } from '../text';
+import { gateShowText } from '../text/records';
 
 const gateResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
   const g = res.state.gates.find((x) => x.id === res.input.gateId);

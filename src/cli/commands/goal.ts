@@ -1,9 +1,9 @@
-/** Goal lifecycle, under two names: `project_prompt` is the brief's spelling, `goal` has every transition. */
+/** Goal lifecycle, under two names: `project_prompt` is an alias kept for scripts that use it, `goal` has every transition. */
 import type { Command } from 'commander';
-import { invoke, goalStatus, statusAll } from '../../core/index';
+import { goalStatus, invoke, statusAll } from '../../core/index';
 import type { CliContext } from '../context';
-import { example, num } from '../define';
 import type { Act } from '../define';
+import { example, num } from '../define';
 import { goalText, statusText } from '../text';
 
 const createGoal = (
@@ -61,7 +61,9 @@ export function registerGoalCommands(program: Command, act: Act) {
       program
         .command(name)
         .description(
-          name === 'goal' ? 'goal lifecycle' : 'create, list and close goals (the product brief’s spelling)',
+          name === 'goal'
+            ? 'goal lifecycle'
+            : 'create, list and close goals (as goal does; kept for scripts that use this name)',
         ),
       `loopx ${name} create --title "Refactor Payment Module" --description "Extract retry logic" --json | jq -r .id`,
       `loopx ${name} list --json`,

@@ -4,32 +4,32 @@
  */
 import type { Command } from 'commander';
 import * as path from 'node:path';
+import type { Actor, HookAnswer, HookEvent, HookPlan, ParseLoopx, Store } from '../../core/index';
 import {
+  applyHooks,
+  deny,
+  describeHookChanges,
+  forLogLine,
   HOOK_EVENTS,
   HOOK_SHIM,
-  HookPayload,
-  deny,
-  preToolUse,
-  recordDenial,
-  sessionStart,
-  stop,
-  quote,
-  usageError,
-  applyHooks,
-  describeHookChanges,
   hookCommandsFor,
+  HookPayload,
   hookShimChanges,
   planHooks,
+  preToolUse,
+  quote,
+  recordDenial,
   refused,
+  sessionStart,
   shellQuote,
+  stop,
+  usageError,
   writeHookShim,
-  forLogLine,
 } from '../../core/index';
-import type { Actor, HookAnswer, HookEvent, HookPlan, ParseLoopx, Store } from '../../core/index';
-import { askTerminalLine } from '../person';
-import { example, runningCli } from '../define';
-import type { Act } from '../define';
 import type { CliContext } from '../context';
+import type { Act } from '../define';
+import { example, runningCli } from '../define';
+import { askTerminalLine } from '../person';
 
 /** `PreToolUse`, `pre_tool_use` and `pre-tool-use` are one event; undefined when it is none. */
 function hookEvent(name: string): HookEvent | undefined {

@@ -1,8 +1,8 @@
 /** `loopx init`: the workspace itself. */
 import type { Command } from 'commander';
 import { Store, terminalKeys } from '../../core/index';
-import { example } from '../define';
 import type { Act } from '../define';
+import { example } from '../define';
 
 export function registerInitCommand(program: Command, act: Act) {
   example(

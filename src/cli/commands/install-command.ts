@@ -9,7 +9,9 @@ import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import cliFiles from '../../../packaging/cli/files.json';
 import { notFound, usageError } from '../../core/index';
+import type { ShimOrigin } from '../../core/setup';
 import {
   CLI_TARGET,
   cliShimScript,
@@ -17,15 +19,13 @@ import {
   onPath,
   pathHint,
   replaceableCliShim,
+  shimTargetText,
   writeCliTarget,
-} from '../../core/setup/cli-shim';
-import type { ShimOrigin } from '../../core/setup/cli-shim';
-import { fileDiffers, writeIfChanged } from '../../core/store/json-file';
-import { shimTargetText } from '../../core/setup/shim-target';
+} from '../../core/setup';
+import { fileDiffers, writeIfChanged } from '../../core/store';
 import type { CliContext } from '../context';
-import { VERSION, example, runningCli } from '../define';
 import type { Act } from '../define';
-import cliFiles from '../../../packaging/cli/files.json';
+import { example, runningCli, VERSION } from '../define';
 
 /**
  * What the CLI needs at run time (packaging/cli/files.json, the one list the tarball, this

@@ -1,8 +1,8 @@
 /** How other programs reach LoopX: the status server (HTTP) and the MCP server (stdio); hooks.ts has the agent-host hooks. */
 import type { Command } from 'commander';
 import { LoopxError } from '../../core/index';
-import { VERSION, example, num } from '../define';
 import type { Act } from '../define';
+import { example, num, VERSION } from '../define';
 
 export function registerIntegrationCommands(program: Command, act: Act) {
   example(

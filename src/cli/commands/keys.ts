@@ -1,26 +1,26 @@
 /**
  * `loopx key` and `loopx approvers`: the person's own keys, and which teammates' keys count on
- * this machine. A decision counts only when signed by a pinned key (DESIGN.md, "Trust").
+ * this machine. A decision counts only when signed by a pinned key (docs/TRUST.md).
  */
 import type { Command } from 'commander';
+import type { PublicKeyFile } from '../../core/index';
 import {
-  Store,
   createTerminalKey,
   fingerprint,
   notFound,
   pinKey,
   pinnedKeys,
-  publishKey,
   publishedKeys,
+  publishKey,
   signFirstPolicy,
+  Store,
   terminalKeys,
   usageError,
 } from '../../core/index';
-import type { PublicKeyFile } from '../../core/index';
 import type { CliContext } from '../context';
 import { safeUser } from '../context';
-import { example } from '../define';
 import type { Act } from '../define';
+import { example } from '../define';
 import { passphrase, person } from '../person';
 
 function keyJson<E extends object>(k: PublicKeyFile, extra: E = {} as E) {

@@ -1,9 +1,10 @@
 /**
  * `loopx policy`: which policy LoopX enforces, a person signing an edit of `policy.json` so that it
  * counts, and a person allowing agents a command (`policy allow`: an edit signed at once). The
- * policy is a person's decision (DESIGN.md, "Trust").
+ * policy is a person's decision (docs/TRUST.md).
  */
 import type { Command } from 'commander';
+import type { PolicyView } from '../../core/index';
 import {
   describeUnsignedPolicy,
   fingerprint,
@@ -14,9 +15,8 @@ import {
   withAllowedCommand,
   writeAndSignPolicy,
 } from '../../core/index';
-import type { PolicyView } from '../../core/index';
-import { example } from '../define';
 import type { Act } from '../define';
+import { example } from '../define';
 import { person } from '../person';
 
 function policyJson(v: PolicyView) {

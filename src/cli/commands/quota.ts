@@ -1,20 +1,20 @@
 /** `loopx quota`: the interaction contract (should-run) and the budgets. */
 import type { Command } from 'commander';
+import type { CommitResult, Quota, Store } from '../../core/index';
 import {
-  LoopxError,
-  invoke,
-  loosenedBy,
-  shouldRun,
   goalStatus,
   goalStatusDoc,
+  invoke,
+  LoopxError,
+  loosenedBy,
   quote,
+  shouldRun,
   usageError,
 } from '../../core/index';
-import type { CommitResult, Quota, Store } from '../../core/index';
 import type { CliContext } from '../context';
-import { person } from '../person';
-import { example, list, num } from '../define';
 import type { Act } from '../define';
+import { example, list, num } from '../define';
+import { person } from '../person';
 import { quotaText, shouldRunText } from '../text';
 
 /** The budget flags `quota set` and `quota grant` share. */

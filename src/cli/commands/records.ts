@@ -1,12 +1,12 @@
 /** What runs leave behind: `loopx evidence` and `loopx reward` (runs themselves: runs.ts). */
-import { Option } from 'commander';
 import type { Command } from 'commander';
-import { assertOwnRun, evidenceList, invoke, rewardList } from '../../core/index';
+import { Option } from 'commander';
 import type { Store } from '../../core/index';
-import { person } from '../person';
+import { assertOwnRun, evidenceList, invoke, rewardList } from '../../core/index';
 import type { CliContext } from '../context';
-import { example, num } from '../define';
 import type { Act } from '../define';
+import { example, num } from '../define';
+import { person } from '../person';
 import { readGoal } from '../read-goal';
 import { evidenceListText, rewardListText } from '../text/records';
 

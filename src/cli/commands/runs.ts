@@ -1,12 +1,12 @@
 /** `loopx run`: runs (agent turns): list them, show one in full, report what one spent. */
 import type { Command } from 'commander';
 import { invoke, runDoc, runList } from '../../core/index';
-import { count, example, num } from '../define';
 import type { Act } from '../define';
+import { count, example, num } from '../define';
 import { readGoal } from '../read-goal';
-import { ownRun } from './records';
 import { spendWords } from '../text/format';
 import { runListText, runShowText } from '../text/records';
+import { ownRun } from './records';
 
 export function registerRunCommands(program: Command, act: Act) {
   const runCmd = example(

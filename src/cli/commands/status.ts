@@ -1,27 +1,27 @@
 /** Reading a workspace: status, summaries, the event log and its checks, the capability list. */
 import type { Command } from 'commander';
 import {
+  builtinWorkflows,
+  capabilityCatalog,
   goalStatus,
-  statusAll,
-  summaryAll,
-  runOfContract,
-  usageError,
-  repair,
+  historyLines,
   listCapabilities,
   policyStatus,
-  verifyGoal,
-  readHistory,
-  historyLines,
-  capabilityCatalog,
-  builtinWorkflows,
-  workflowCatalogEntry,
   problemText,
+  readHistory,
+  repair,
+  runOfContract,
+  statusAll,
+  summaryAll,
+  usageError,
+  verifyGoal,
+  workflowCatalogEntry,
 } from '../../core/index';
 import { EXIT } from '../context';
-import { followLog } from './follow';
-import { count, example } from '../define';
 import type { Act } from '../define';
-import { goalText, statusText, summaryText, repairText, catalogText, verifyText } from '../text';
+import { count, example } from '../define';
+import { catalogText, goalText, repairText, statusText, summaryText, verifyText } from '../text';
+import { followLog } from './follow';
 
 export function registerStatusCommands(program: Command, act: Act) {
   example(

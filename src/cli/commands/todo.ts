@@ -1,13 +1,13 @@
 /** `loopx todo`: a goal's todo list. */
-import { Option } from 'commander';
 import type { Command } from 'commander';
-import { invoke, goalStatus, checkJudgment, sameAgent, todoDoc, gateDecisionCommand } from '../../core/index';
+import { Option } from 'commander';
 import type { InvokeResult } from '../../core/index';
+import { checkJudgment, gateDecisionCommand, goalStatus, invoke, sameAgent, todoDoc } from '../../core/index';
 import type { CliContext } from '../context';
-import { example, list } from '../define';
 import type { Act } from '../define';
-import { todoLines } from '../text';
+import { example, list } from '../define';
 import { readGoal, readGoalHistory } from '../read-goal';
+import { todoLines } from '../text';
 import { todoShowText } from '../text/records';
 
 const todoResult = (ctx: CliContext, res: InvokeResult, verb: string) => {

@@ -1,8 +1,8 @@
 /** `loopx turn`: should-run, the contract's commands through exec, summary_all, in one process. */
 import type { Command } from 'commander';
 import { takeTurn, usageError } from '../../core/index';
-import { example, num } from '../define';
 import type { Act } from '../define';
+import { example, num } from '../define';
 import { turnText } from '../text';
 
 export function registerTurnCommand(program: Command, act: Act) {

@@ -1,5 +1,5 @@
 /** The text of `loopx verify`, `loopx self-repair` and `loopx capabilities`. */
-import type { RepairReport, CapabilityDeclaration, GoalCheck, PolicyStatus } from '../../core/index';
+import type { CapabilityDeclaration, GoalCheck, PolicyStatus, RepairReport } from '../../core/index';
 import { columns, plural } from './format';
 
 export function repairText(r: RepairReport): string {

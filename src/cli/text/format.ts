@@ -4,10 +4,10 @@
  */
 import type { UsageOut } from '../../core/index';
 
-import { budgetAmount, budgetLabel, num } from '../../core/views/people-text';
+import { budgetAmount, budgetLabel, num } from '../../core/views';
 
-export { columns, plural, num, duration, spendWords, listWords, usd } from '../../core/views/people-text';
-export type { Align, ColumnsOptions } from '../../core/views/people-text';
+export { columns, duration, listWords, num, plural, spendWords, usd } from '../../core/views';
+export type { Align, ColumnsOptions } from '../../core/views';
 
 /** `2026-11-30 10:04 UTC`: the minute is enough to find it in `loopx log`. */
 export function atMinute(iso: string): string {

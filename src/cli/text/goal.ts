@@ -1,5 +1,5 @@
 /** The text of one goal (`loopx status --goal-id`, `goal show`, `todo list`, `gate list`). */
-import type { GoalStatusDoc, DeniedOut } from '../../core/index';
+import type { DeniedOut, GoalStatusDoc } from '../../core/index';
 import { denialSubject, oneLine } from '../../core/index';
 import { atMinute, columns, plural, quotaLine, usageLine } from './format';
 

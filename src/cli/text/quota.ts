@@ -1,6 +1,6 @@
 /** The text of `loopx quota show`: the budgets as a table, and the spend in words. */
 import type { GoalStatusDoc } from '../../core/index';
-import { budgetAmount, budgetLabel } from '../../core/views/people-text';
+import { budgetAmount, budgetLabel } from '../../core/views';
 import { columns, duration, spendWords } from './format';
 
 type QuotaOut = GoalStatusDoc['quota'];

@@ -4,19 +4,34 @@
  * act only inside the caller's current contract, and say what to do next when they refuse.
  */
 import { z } from 'zod';
-import { invoke } from '../capabilities/registry';
-import { LoopxError, refused, notFound, usageError } from '../model/errors';
-import { describeIssues } from '../store/json-file';
-import { Id, Line, Text, Priority, Owner, EvidenceKind } from '../model/goal-state';
-import type { Actor } from '../model/goal-state';
-import { shouldRun } from '../contract/issue';
-import { assertJudgment, checkContract } from '../contract/exec';
-import { sameAgent } from '../trust/identity';
-import { SPEND_REPORT_MAX, SpendReportFields } from '../rules/quota-math';
-import { contractActionFor, contractCovers, contractTodoIds } from '../rules/gate-rules';
-import { goalStatus, statusAll } from '../views/status';
-import type { Store } from '../store/store';
-import { lazy, lazyArray } from '../model/lazy';
+import { invoke } from '../capabilities';
+import { assertJudgment, checkContract, shouldRun } from '../contract';
+import type { Actor } from '../model';
+import {
+  EvidenceKind,
+  Id,
+  lazy,
+  lazyArray,
+  Line,
+  LoopxError,
+  notFound,
+  Owner,
+  Priority,
+  refused,
+  Text,
+  usageError,
+} from '../model';
+import {
+  contractActionFor,
+  contractCovers,
+  contractTodoIds,
+  SPEND_REPORT_MAX,
+  SpendReportFields,
+} from '../rules';
+import type { Store } from '../store';
+import { describeIssues } from '../store';
+import { sameAgent } from '../trust';
+import { goalStatus, statusAll } from '../views';
 
 export interface AgentToolResult {
   /** Short text a model can act on. */

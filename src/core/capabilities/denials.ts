@@ -1,10 +1,8 @@
 /** Recording what a hook refused an agent, so that the person sees every attempt in the goal's history. */
 import { z } from 'zod';
-import { Denial } from '../model/goal-state';
-import { draft } from '../model/events';
-import type { DefineCapability } from './types';
+import { Denial, draft, lazy } from '../model';
 import { goalId } from './shared';
-import { lazy } from '../model/lazy';
+import type { DefineCapability } from './types';
 
 export function defineDenialCapabilities(define: DefineCapability): void {
   define({

@@ -1,12 +1,8 @@
 /** The evidence capability: recording what shows that work was done. */
 import { z } from 'zod';
-import { refused } from '../model/errors';
-import { newId } from '../model/ids';
-import { Id, Line, Text, EvidenceKind, Artifact } from '../model/goal-state';
-import { draft } from '../model/events';
+import { Artifact, draft, EvidenceKind, Id, lazy, Line, newId, refused, Text } from '../model';
+import { AllActors, findRun, findTodo, goalId } from './shared';
 import type { DefineCapability } from './types';
-import { goalId, AllActors, findTodo, findRun } from './shared';
-import { lazy } from '../model/lazy';
 
 export function defineEvidenceCapabilities(define: DefineCapability): void {
   define({

@@ -1,16 +1,12 @@
 /** Gate capabilities: asking a person for approval, and the approval's outcome. */
 import { z } from 'zod';
-import { refused } from '../model/errors';
-import { GuardedWork, Id, Line, Text } from '../model/goal-state';
-import type { Actor, Gate, GoalState, Todo } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import { draft } from '../model/events';
+import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
+import { draft, GuardedWork, Id, lazy, Line, refused, Text } from '../model';
+import { approvalCovers, guardedWork, openWorkGuardedBy } from '../rules';
+import { canonicalJson } from '../store';
+import { gateTitle } from '../views';
+import { AllActors, findGate, findTodo, goalId, Humans } from './shared';
 import type { DefineCapability } from './types';
-import { goalId, AllActors, Humans, findTodo, findGate } from './shared';
-import { approvalCovers, guardedWork, openWorkGuardedBy } from '../rules/gate-rules';
-import { canonicalJson } from '../store/json-file';
-import { gateTitle } from '../views/people-text';
-import { lazy } from '../model/lazy';
 
 /**
  * An agent may hold back only agents' work: a gate it asks to guard a person's todo would let its

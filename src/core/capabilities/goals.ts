@@ -1,13 +1,19 @@
 /** Goal capabilities: creating a goal and moving it through its lifecycle. */
 import { z } from 'zod';
-import { refused } from '../model/errors';
-import { goalIdFromTitle } from '../model/ids';
-import { DEFAULT_QUOTA, Line, Text, Quota, effectiveStatus } from '../model/goal-state';
-import type { GoalState, GoalStatus } from '../model/goal-state';
-import { draft } from '../model/events';
+import type { GoalState, GoalStatus } from '../model';
+import {
+  DEFAULT_QUOTA,
+  draft,
+  effectiveStatus,
+  goalIdFromTitle,
+  lazy,
+  Line,
+  Quota,
+  refused,
+  Text,
+} from '../model';
+import { AllActors, goalId } from './shared';
 import type { DefineCapability } from './types';
-import { goalId, AllActors } from './shared';
-import { lazy } from '../model/lazy';
 
 // Goal lifecycle: a state machine with its transitions written down.
 

@@ -1,15 +1,11 @@
 /** Quota capabilities: setting a goal's quota and granting it more budget. */
 import { z } from 'zod';
-import { refused, usageError } from '../model/errors';
-import { Budgets, Text, Quota, BUDGET_NAMES } from '../model/goal-state';
-import { draft } from '../model/events';
+import type { BudgetName, GoalState } from '../model';
+import { BUDGET_NAMES, Budgets, draft, lazy, Quota, refused, Text, usageError } from '../model';
+import { loosenedBy } from '../trust';
+import { BUDGET_FLAG, budgetAmount, budgetLabel, duration, quotaGrantCommand } from '../views';
+import { AllActors, goalId, Humans } from './shared';
 import type { DefineCapability } from './types';
-import { loosenedBy } from '../trust/signed-decisions';
-import { goalId, AllActors, Humans } from './shared';
-import type { BudgetName, GoalState } from '../model/goal-state';
-import { BUDGET_FLAG, quotaGrantCommand } from '../views/next-commands';
-import { budgetAmount, budgetLabel, duration } from '../views/people-text';
-import { lazy } from '../model/lazy';
 
 const windowWords = (w: Quota['window']) => (w.kind === 'life' ? 'the goal’s life' : `the last ${w.hours} h`);
 

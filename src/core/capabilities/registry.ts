@@ -4,54 +4,32 @@
  * current state and returns the events to append, or throws to refuse. The CLI, LM tools, MCP
  * tools and extension commands all go through `invoke`.
  */
-import { z } from 'zod';
-import { refused, usageError, quote } from '../model/errors';
-import { describeIssues } from '../store/json-file';
-import { HUMAN_CHANNELS, effectiveStatus } from '../model/goal-state';
-import type { Actor, GoalState } from '../model/goal-state';
-import type { Policy } from '../model/policy';
 import { createHmac } from 'node:crypto';
-import type { Store, CommitResult } from '../store/store';
-import type { Signer } from '../trust/signed-decisions';
+import { z } from 'zod';
+import type { Actor, GoalState, Policy } from '../model';
+import { effectiveStatus, HUMAN_CHANNELS, quote, refused, usageError } from '../model';
+import type { CommitResult, Store } from '../store';
+import { describeIssues, withFolderChecksShared } from '../store';
+import type { Signer } from '../trust';
+import { allCapabilities } from './list';
 import type { Capability, CapabilityContext, CapabilityDeclaration } from './types';
-import { defineGoalCapabilities } from './goals';
-import { defineTodoCapabilities } from './todos';
-import { defineGateCapabilities } from './gates';
-import { defineEvidenceCapabilities } from './evidence';
-import { defineRunCapabilities } from './runs';
-import { defineQuotaCapabilities } from './quota';
-import { defineDenialCapabilities } from './denials';
-import { defineWorkflowCapabilities } from '../workflows/capability';
-import { withFolderChecksShared } from '../store/safe-path';
 
-export { GOAL_TRANSITIONS } from './goals';
-export type { GoalTransition } from './goals';
-export { findTodo, findGate } from './shared';
-
-export type { CapabilityContext, CapabilityDeclaration, Capability, DefineCapability } from './types';
-
-const registry = new Map<string, Capability>();
-/** Registers a capability. Modules that add capabilities (contract, exec) call it at load. */
-export function define<S extends z.ZodType>(c: Capability<S>) {
-  if (registry.has(c.id)) throw new Error(`capability ${c.id} defined twice`);
-  registry.set(c.id, c as unknown as Capability);
+let built: Map<string, Capability> | undefined;
+/** The registry, built on first use from the one list of capabilities (list.ts). */
+function registry(): Map<string, Capability> {
+  if (built) return built;
+  const map = new Map<string, Capability>();
+  for (const c of allCapabilities()) {
+    if (map.has(c.id)) throw new Error(`capability ${c.id} defined twice`);
+    map.set(c.id, c);
+  }
+  return (built = map);
 }
-
-// The core capabilities, in the order `loopx capabilities` lists them. The domain modules get
-// `define` as an argument rather than importing it: they load before this module's registry exists.
-defineGoalCapabilities(define);
-defineTodoCapabilities(define);
-defineGateCapabilities(define);
-defineEvidenceCapabilities(define);
-defineRunCapabilities(define);
-defineQuotaCapabilities(define);
-defineDenialCapabilities(define);
-defineWorkflowCapabilities(define);
 
 // -------------------------------------------------------------------------------------------
 
 export function listCapabilities(): (CapabilityDeclaration & { kind: 'core' })[] {
-  return [...registry.values()].map((c) => ({
+  return [...registry().values()].map((c) => ({
     kind: 'core' as const,
     id: c.id,
     summary: c.summary,
@@ -65,12 +43,12 @@ export function listCapabilities(): (CapabilityDeclaration & { kind: 'core' })[]
 }
 
 export function capabilityIds(): string[] {
-  return [...registry.keys()];
+  return [...registry().keys()];
 }
 
 /** Why an actor may not call a capability (the message and its reason code), or undefined when it may. */
 function notAllowed(capId: string, actor: Actor): { message: string; reason: string } | undefined {
-  const c = registry.get(capId);
+  const c = registry().get(capId);
   if (!c) return { message: `there is no capability ${quote(capId)}`, reason: 'no_capability' };
   const who = `${actor.kind} ${actor.id} via ${actor.channel}`;
   if (c.humanOnly && (actor.kind !== 'user' || !HUMAN_CHANNELS.includes(actor.channel))) {
@@ -131,7 +109,7 @@ interface Call {
 
 /** Checks a call (capability, caller, input) and makes its plan: the same for a call queued by another process. */
 function callOf(store: Store, capId: string, rawInput: unknown, actor: Actor, given?: Policy): Call {
-  const c = registry.get(capId);
+  const c = registry().get(capId);
   if (!c) throw usageError(`there is no capability ${quote(capId)}; \`loopx capabilities\` lists them`);
   const denied = notAllowed(capId, actor);
   if (denied) throw refused(denied.message, { capability: capId, reason: denied.reason });

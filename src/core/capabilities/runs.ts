@@ -1,15 +1,17 @@
 /** Run capabilities: opening a run, reporting its spend, ending it, and a person's reward for it. */
 import { z } from 'zod';
-import { refused } from '../model/errors';
-import { newId } from '../model/ids';
-import { Id, Line, Text, RunOutcome, Contract, TokenUsage } from '../model/goal-state';
-import { uncounted } from '../rules/apply-event';
-import { costOf, priceOf, totalTokens } from '../rules/prices';
-import { draft } from '../model/events';
-import { SpendReportFields, checkSpendReport, round6 } from '../rules/quota-math';
+import { Contract, draft, Id, lazy, Line, newId, refused, RunOutcome, Text, TokenUsage } from '../model';
+import {
+  checkSpendReport,
+  costOf,
+  priceOf,
+  round6,
+  SpendReportFields,
+  totalTokens,
+  uncounted,
+} from '../rules';
+import { AllActors, findRun, goalId, Humans, openRun } from './shared';
 import type { DefineCapability } from './types';
-import { goalId, AllActors, Humans, findRun, openRun } from './shared';
-import { lazy } from '../model/lazy';
 
 /**
  * What one report adds. Bounds are checked in `plan` (rules/quota-math.ts, checkSpendReport), so that a value
@@ -157,6 +159,34 @@ export function defineRunCapabilities(define: DefineCapability): void {
           reward: { id: i.rewardId!, runId: i.runId, score: i.score, comment: i.comment, lesson: i.lesson },
         }),
       ];
+    },
+  });
+}
+
+// `run.end` refuses on a closed or cancelled goal (read-only), so a run whose contract expired
+// after its goal was closed would stay open forever. Ending it is bookkeeping, not new work (its
+// contract authorises nothing on a finished goal), so this capability allows it there too, and
+// only for a run past its contract's expiry. Self-repair (setup/repair.ts) calls it.
+export function defineRunRepairCapabilities(define: DefineCapability) {
+  define({
+    id: 'run.abandon',
+    summary:
+      'Close a run left open past its contract’s expiry as abandoned (self-repair), also on a closed or cancelled goal.',
+    touches: ['runs'],
+    gates: 'none',
+    quota: 'none',
+    actors: ['system', 'user'],
+    onFinishedGoal: true,
+    input: lazy(() => z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() })),
+    plan: (s, i, ctx) => {
+      const r = openRun(s, i.runId);
+      if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {
+        throw refused(
+          `run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`,
+          { runId: r.id, reason: 'contract_not_expired' },
+        );
+      }
+      return [draft('run.ended', { runId: r.id, outcome: 'abandoned', summary: i.summary })];
     },
   });
 }

@@ -2,9 +2,8 @@
  * What the capability modules share: the common input pieces and actor lists, and lookups that
  * refuse clearly. The policy and gate rules are in rules/gate-rules.ts.
  */
-import { refused, notFound, quote } from '../model/errors';
-import { Id } from '../model/goal-state';
-import type { Actor, GoalState, Todo, Gate } from '../model/goal-state';
+import type { Actor, Gate, GoalState, Todo } from '../model';
+import { Id, notFound, quote, refused } from '../model';
 
 export const goalId = Id;
 

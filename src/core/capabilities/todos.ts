@@ -1,16 +1,24 @@
 /** Todo capabilities: adding work (and the gates it needs), claiming, updating and finishing it. */
 import { z } from 'zod';
-import { refused, notFound, usageError, quote } from '../model/errors';
-import { newId } from '../model/ids';
-import { Id, Line, Text, Priority, Owner } from '../model/goal-state';
-import { draft } from '../model/events';
-import type { EventDraft } from '../model/events';
-import type { GoalState } from '../model/goal-state';
+import type { EventDraft, GoalState } from '../model';
+import {
+  draft,
+  Id,
+  lazy,
+  Line,
+  newId,
+  notFound,
+  Owner,
+  Priority,
+  quote,
+  refused,
+  Text,
+  usageError,
+} from '../model';
+import { deniedBy, policyGatesFor, unapprovedGates } from '../rules';
+import { gateTitle } from '../views';
+import { AllActors, findTodo, goalId, openRun } from './shared';
 import type { CapabilityContext, DefineCapability } from './types';
-import { goalId, AllActors, findTodo, openRun } from './shared';
-import { deniedBy, policyGatesFor, unapprovedGates } from '../rules/gate-rules';
-import { gateTitle } from '../views/people-text';
-import { lazy } from '../model/lazy';
 
 /** The review gate a command proposed by an agent needs (see `reviewAgentActions`), if any. */
 function reviewGateFor(

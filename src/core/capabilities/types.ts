@@ -1,9 +1,7 @@
 /** The shape of a capability, shared by the registry and the modules that declare capabilities. */
 import type { z } from 'zod';
-import type { Actor, GoalState } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import type { EventDraft } from '../model/events';
-import type { Store } from '../store/store';
+import type { Actor, EventDraft, GoalState, Policy } from '../model';
+import type { Store } from '../store';
 
 export interface CapabilityContext {
   actor: Actor;

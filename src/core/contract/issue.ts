@@ -5,100 +5,25 @@
  * renders the compact answer an executor reads. The decision lives in rules/should-run-decision.ts, the answer in
  * views/should-run-doc.ts, the signature and the lookup by id in contract/issued.ts.
  */
-import { z } from 'zod';
-import { define, invoke } from '../capabilities/registry';
-import { todosGuardedBy } from '../rules/gate-rules';
-import { draft } from '../model/events';
-import type { EventDraft } from '../model/events';
-import { newId } from '../model/ids';
-import { Id, Line } from '../model/goal-state';
-import { policyTtlMinutes } from '../model/policy';
-import type { Actor, Contract, GoalState } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import { decide } from '../rules/should-run-decision';
-import type { AgentAbility } from '../rules/should-run-decision';
-import { render } from '../views/should-run-doc';
-import type { ShouldRunOutput } from '../views/should-run-doc';
-import { contractPayload, rememberContract } from './issued';
-import type { Store } from '../store/store';
-import { overruledOut } from '../views/status-doc';
-import { lazy } from '../model/lazy';
+import { invoke } from '../capabilities';
+import type { Actor, Contract, GoalState, Policy } from '../model';
+import { policyTtlMinutes } from '../model';
+import type { AgentAbility } from '../rules';
+import { decide } from '../rules';
+import type { Store } from '../store';
+import type { ShouldRunOutput } from '../views';
+import { overruledOut, render } from '../views';
+import { rememberContract } from './issued';
 
 // What this module exported before its parts moved out.
-export { canonicalJson } from '../store/json-file';
-export { MAX_ACTIONS, sortTodos, decide } from '../rules/should-run-decision';
-export type { Decision, AgentAbility, DecideInput, DecisionResult } from '../rules/should-run-decision';
-export {
-  SHOULD_RUN_SCHEMA,
-  ShouldRunOutput,
-  shellQuote,
-  execCommandFor,
-  render,
-} from '../views/should-run-doc';
+export { decide, MAX_ACTIONS, sortTodos } from '../rules';
+export type { AgentAbility, DecideInput, Decision, DecisionResult } from '../rules';
+export { canonicalJson } from '../store';
+export { execCommandFor, render, shellQuote, SHOULD_RUN_SCHEMA, ShouldRunOutput } from '../views';
 export { contractPayload, contractSignatureValid, findContractGoal } from './issued';
 
 // ---------------------------------------------------------------------------------------------
 // The capability that writes what a decision needs.
-
-define({
-  id: 'contract.issue',
-  summary: 'Decide the next turn (should-run); on `run`, open a run with a signed, expiring contract.',
-  touches: ['runs', 'gates'],
-  gates: 'lists only todos whose gates (own and policy) are approved',
-  quota: 'one turn when a new run opens',
-  actors: ['agent', 'user', 'system'],
-  // A closed or cancelled goal answers `stop` (the first rule of the decision order) instead of
-  // refusing the call; `decide` returns before anything is planned, so nothing is written.
-  onFinishedGoal: true,
-  input: lazy(() =>
-    z.object({
-      goalId: Id,
-      agent: Line(128),
-      abilities: z.array(z.enum(['exec', 'judgment'])).optional(),
-      ttlMinutes: z
-        .number()
-        .positive()
-        .max(24 * 60)
-        .optional(),
-    }),
-  ),
-  plan: (s, i, ctx) => {
-    const d = decide(s, ctx.policy, ctx.now, {
-      agent: i.agent,
-      abilities: i.abilities,
-      writer: ctx.writer,
-    });
-    const events: EventDraft[] = d.toEnd.map((e) =>
-      draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
-    );
-    // A gate the policy requires but nobody requested yet: ask the person now.
-    for (const g of d.gates.filter((x) => x.status === 'missing')) {
-      const guards = todosGuardedBy(g.id, s.todos, ctx.policy, s.gates).map((t) => t.id);
-      events.push(draft('gate.requested', { gate: { id: g.id, title: g.title, reason: g.reason, guards } }));
-    }
-    if (d.decision === 'run' && !d.reuse) {
-      // Never longer than the policy allows: a longer --ttl-minutes is capped (shouldRun says so).
-      const limit = policyTtlMinutes(ctx.policy);
-      const ttl = Math.min(i.ttlMinutes ?? limit, limit);
-      const runId = newId('run', 8);
-      const unsigned: Omit<Contract, 'sig'> = {
-        v: 1,
-        id: newId('c', 10),
-        goalId: s.id,
-        runId,
-        agent: i.agent,
-        issuedAt: ctx.now.toISOString(),
-        expiresAt: new Date(ctx.now.getTime() + ttl * 60_000).toISOString(),
-        actions: d.actions.map((a) => ({ todoId: a.todo.id, command: a.command })),
-        judgment: d.judgment.map((t) => t.id),
-        writer: ctx.writer,
-      };
-      const contract = { ...unsigned, sig: ctx.sign(contractPayload(unsigned)) };
-      events.push(draft('run.started', { run: { id: runId, agent: i.agent, contract } }));
-    }
-    return events;
-  },
-});
 
 export interface ShouldRunOptions {
   goalId: string;

@@ -2,19 +2,14 @@
  * A contract once issued: the payload its signature covers, checking that signature, and finding
  * it again by id.
  */
-import * as path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
-import { signPayload } from '../capabilities/registry';
-import { canonicalJson } from '../store/json-file';
-import { Contract as ContractSchema } from '../model/goal-state';
-import { policyTtlMinutes } from '../model/policy';
-import type { Contract, GoalState, Run } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import type { Store } from '../store/store';
-import { refused } from '../model/errors';
-import type { LoopxError } from '../model/errors';
-import { assertOwnContract } from '../trust/identity';
-import { mkdirStore, readStoreFile, writeStoreFile } from '../store/safe-path';
+import * as path from 'node:path';
+import { signPayload } from '../capabilities';
+import type { Contract, GoalState, LoopxError, Policy, Run } from '../model';
+import { Contract as ContractSchema, policyTtlMinutes, refused } from '../model';
+import type { Store } from '../store';
+import { canonicalJson, mkdirStore, readStoreFile, writeStoreFile } from '../store';
+import { assertOwnContract } from '../trust';
 
 /**
  * Why a contract lasts longer than the policy allows (expires - issued above contractTtlMinutes),

@@ -1,13 +1,12 @@
 /** summary_all: end the caller's open run(s), summarise their evidence, and give the goal's progress. */
-import type { Actor } from '../model/goal-state';
-import type { Store } from '../store/store';
-import { invoke } from '../capabilities/registry';
-import { LoopxError, notFound, quote } from '../model/errors';
-import { checkId } from '../model/ids';
+import { invoke } from '../capabilities';
+import type { Actor } from '../model';
+import { checkId, LoopxError, notFound, quote } from '../model';
+import type { Store } from '../store';
+import { ownOpenRuns } from '../trust';
+import type { AttentionItem, GoalStatusDoc } from '../views';
+import { goalStatus } from '../views';
 import { authenticContract } from './issued';
-import { goalStatus } from '../views/status';
-import type { AttentionItem, GoalStatusDoc } from '../views/status-doc';
-import { ownOpenRuns } from '../trust/identity';
 
 export const SUMMARY_SCHEMA = 'loopx.summary/1';
 export interface SummaryDoc {

@@ -5,14 +5,14 @@
  * makes as three or more `loopx` processes, with the same checks (each command is verified
  * against the contract by exec itself), in one.
  */
-import type { Actor } from '../model/goal-state';
-import type { Store } from '../store/store';
-import { openTurn } from './issue';
-import { execUnderContract } from './exec';
+import type { Actor } from '../model';
+import type { Store } from '../store';
+import type { ShouldRunOutput } from '../views';
 import type { ExecOptions } from './exec';
-import { summaryAll } from './summary';
+import { execUnderContract } from './exec';
+import { openTurn } from './issue';
 import type { SummaryDoc } from './summary';
-import type { ShouldRunOutput } from '../views/should-run-doc';
+import { summaryAll } from './summary';
 
 export const TURN_SCHEMA = 'loopx.turn/1';
 

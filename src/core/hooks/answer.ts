@@ -1,7 +1,7 @@
 /** What every hook event reads and answers: the host's JSON payload and LoopX's reply. */
 import { z } from 'zod';
-import type { DenyCode } from '../model/goal-state';
-import { lazy } from '../model/lazy';
+import type { DenyCode } from '../model';
+import { lazy } from '../model';
 
 export const HOOK_EVENTS = ['pre-tool-use', 'session-start', 'stop'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];

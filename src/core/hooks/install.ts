@@ -7,9 +7,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LoopxError } from '../model/errors';
-import { writeFileAtomic } from '../store/json-file';
-import { shellWords } from '../shell/lexer';
+import { LoopxError } from '../model';
+import { shellWords } from '../shell';
+import { writeFileAtomic } from '../store';
 import { hookShimCommand } from './shim';
 
 const HOST_EVENTS = [

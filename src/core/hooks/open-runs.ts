@@ -3,10 +3,10 @@
  * which contracts authorise a command (PreToolUse), which goal and run a refusal concerns, which
  * runs a Stop ends. Another clone's runs are that clone's business (trust/identity.ts, ownOpenRuns).
  */
-import { ownOpenRuns } from '../trust/identity';
-import type { GoalState, Run } from '../model/goal-state';
-import type { Store } from '../store/store';
-import { compareText } from '../model/order';
+import type { GoalState, Run } from '../model';
+import { compareText } from '../model';
+import type { Store } from '../store';
+import { ownOpenRuns } from '../trust';
 
 export interface GoalRuns {
   goalId: string;

@@ -18,20 +18,17 @@
  * in every mode, or observing would open them to the agent.
  */
 import * as os from 'node:os';
-import { checkJudgment, verifyCommand } from '../contract/exec';
-import { shellWords } from '../shell/lexer';
-import { DEFAULT_AGENT } from '../trust/identity';
-import { openRunsByGoal } from './open-runs';
-import { runOfContract } from '../contract/summary';
-import { CONTRACT_DENY_CODES, effectiveStatus } from '../model/goal-state';
-import type { Contract, DenyCode } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import { allowedCommand } from '../shell/allow-commands';
-import { configDir } from '../store/config-dir';
-import type { Store } from '../store/store';
+import { checkJudgment, runOfContract, verifyCommand } from '../contract';
+import type { Contract, DenyCode, Policy } from '../model';
+import { CONTRACT_DENY_CODES, effectiveStatus } from '../model';
+import { allowedCommand, shellWords } from '../shell';
+import type { Store } from '../store';
+import { configDir } from '../store';
+import { DEFAULT_AGENT } from '../trust';
 import type { DeniedCall, HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
-import { loopxStateScanner } from './loopx-state';
 import type { StateHit } from './loopx-state';
+import { loopxStateScanner } from './loopx-state';
+import { openRunsByGoal } from './open-runs';
 
 export interface PreToolUseOptions {
   /** The CLI's parser for `loopx` argument lists (src/cli/parse-loopx.ts). */

@@ -7,23 +7,22 @@
  * Hosts call them through a shim (hooks/shim.ts) that blocks when LoopX cannot answer;
  * hooks/install.ts writes the hosts' settings.
  */
-import { shouldRun } from '../contract/issue';
-import { summaryAll } from '../contract/summary';
-import { invoke } from '../capabilities/registry';
-import { uncounted } from '../rules/apply-event';
-import type { Actor } from '../model/goal-state';
-import type { Store } from '../store/store';
+import { invoke } from '../capabilities';
+import { shouldRun, summaryAll } from '../contract';
+import type { Actor } from '../model';
+import { withoutUnsafeCharacters } from '../model';
+import { uncounted } from '../rules';
+import type { Store } from '../store';
+import { DEFAULT_AGENT, ownOpenRuns } from '../trust';
 import type { DeniedCall, HookAnswer } from './answer';
-import { DEFAULT_AGENT, ownOpenRuns } from '../trust/identity';
 import { openRunsByGoal } from './open-runs';
-import { withoutUnsafeCharacters } from '../model/text-rules';
 import { transcriptUsage } from './transcript';
 
 export * from './answer';
-export { preToolUse, deny } from './pre-tool-use';
+export * from './install';
+export { deny, preToolUse } from './pre-tool-use';
 export type { PreToolUseOptions } from './pre-tool-use';
 export * from './shim';
-export * from './install';
 export { transcriptUsage, usageKey } from './transcript';
 
 const SYSTEM_HOOK: Actor = { kind: 'system', id: 'loopx-hook', channel: 'hook' };

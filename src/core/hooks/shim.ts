@@ -9,11 +9,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { shellQuote } from '../views/should-run-doc';
-import { fileDiffers, writeIfChanged } from '../store/json-file';
-import { SET_CA_CERTS_ASIDE, readShimTarget, shimTargetText } from '../setup/shim-target';
-import type { ShimTarget } from '../setup/shim-target';
-import { ensurePrivateDir } from '../store/config-dir';
+import type { ShimTarget } from '../setup';
+import { readShimTarget, SET_CA_CERTS_ASIDE, shimTargetText } from '../setup';
+import { ensurePrivateDir, fileDiffers, writeIfChanged } from '../store';
+import { shellQuote } from '../views';
 
 export const HOOK_SHIM = 'loopx-hook';
 const HOOK_SHIM_TARGET = 'loopx-hook.target';

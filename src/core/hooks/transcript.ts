@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TokenUsage } from '../model/goal-state';
-import { withoutUnsafeCharacters } from '../model/text-rules';
+import type { TokenUsage } from '../model';
+import { withoutUnsafeCharacters } from '../model';
 
 /** Larger transcripts are read only up to this many bytes (a week-long session stays far below). */
 export const MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024;

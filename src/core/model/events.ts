@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import {
   Actor,
-  DecisionSig,
   Budgets,
+  DecisionSig,
   Denial,
   Evidence,
   Gate,

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { ID_PATTERN, ID_RULE } from './ids';
-import { textProblem } from './text-rules';
 import { lazy } from './lazy';
+import { textProblem } from './text-rules';
 
 export const Id = lazy(() => z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` }));
 

@@ -3,8 +3,8 @@
  * so it depends on nothing but zod.
  */
 import { z } from 'zod';
-import { lazy } from './lazy';
 import { Actor, Id, Line, Text, Timestamp } from './fields';
+import { lazy } from './lazy';
 import { Denial, IgnoredDecision, Overruled } from './outcomes';
 
 export * from './fields';

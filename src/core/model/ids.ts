@@ -1,6 +1,6 @@
 // No `node:crypto` here: model/goal-state.ts imports this module and the webview (a browser) imports model/goal-state.ts.
 // Web Crypto's `getRandomValues` is there in both Node (>= 19) and browsers.
-import { usageError, quote } from './errors';
+import { quote, usageError } from './errors';
 
 /**
  * Ids name folders on disk and appear in shell commands an executor will `eval`, so they are

@@ -4,8 +4,8 @@
  * refused. Part of the goal model (model/goal-state.ts re-exports it).
  */
 import { z } from 'zod';
-import { lazy } from './lazy';
 import { Actor, Id, Line, Text, Timestamp } from './fields';
+import { lazy } from './lazy';
 
 export const IgnoredDecision = lazy(() =>
   z.object({

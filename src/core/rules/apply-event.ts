@@ -4,15 +4,14 @@
  * clones holding the same events compute the same state. What two clones did without knowing of
  * each other is settled by rules/merge-rules.ts.
  */
-import { BUDGET_NAMES, MAX_DENIALS_KEPT } from '../model/goal-state';
-import type { Gate, GoalState as GoalStateT, Run, Spend } from '../model/goal-state';
-import { NO_TRUST, isDecision } from '../trust/signed-decisions';
-import { addCapped, grantedAfter, runsInWindow, spendOf } from './quota-math';
+import type { Gate, GoalState as GoalStateT, LoopxEvent, Run, Spend } from '../model';
+import { BUDGET_NAMES, MAX_DENIALS_KEPT } from '../model';
+import type { Trust } from '../trust';
+import { isDecision, NO_TRUST } from '../trust';
 import { approvalCovers, guardedWork } from './gate-rules';
-import { overruleOf } from './merge-rules';
 import type { Overrule } from './merge-rules';
-import type { LoopxEvent } from '../model/events';
-import type { Trust } from '../trust/signed-decisions';
+import { overruleOf } from './merge-rules';
+import { addCapped, grantedAfter, runsInWindow, spendOf } from './quota-math';
 
 function todoIn(goal: GoalStateT, id: string) {
   const t = goal.todos.find((x) => x.id === id);

@@ -5,9 +5,8 @@
  * should-run decision, exec and the agent tools all ask these functions, so the rules cannot drift
  * apart. Pure: no I/O, no clock, no store.
  */
-import type { Contract, Gate, GuardedWork, Todo } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import { commandMatch, commandMatches } from '../shell/command-reader';
+import type { Contract, Gate, GuardedWork, Policy, Todo } from '../model';
+import { commandMatch, commandMatches } from '../shell';
 
 /** A gate a todo needs; `pattern` is set when a policy rule for its action requires it. */
 export interface NeededGate {

@@ -4,9 +4,9 @@
  * files were read or pulled in. The same event held by two logs (two clones that each migrated one
  * older `events.jsonl`) counts once.
  */
-import { canonicalJson } from '../store/json-file';
-import type { LoopxEvent } from '../model/events';
-import type { ParsedLog } from '../store/event-log';
+import type { LoopxEvent } from '../model';
+import type { ParsedLog } from '../store';
+import { canonicalJson } from '../store';
 
 export interface MergedEvent {
   ev: LoopxEvent;

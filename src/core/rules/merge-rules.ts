@@ -5,8 +5,7 @@
  * and is listed as overruled, naming the rule. The same rules keep a hand-made event that points
  * at nothing from breaking the goal: it is overruled, not applied.
  */
-import type { Gate, GoalState, OverruleRule, Todo } from '../model/goal-state';
-import type { LoopxEvent } from '../model/events';
+import type { Gate, GoalState, LoopxEvent, OverruleRule, Todo } from '../model';
 
 export interface Overrule {
   rule: OverruleRule;

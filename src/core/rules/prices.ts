@@ -6,10 +6,9 @@
  * USD per million tokens, list prices as their vendors published them (late 2026). A cache write
  * costs 1.25x input and a cache read 0.1x input unless the entry says otherwise.
  */
-import { matchesGlob } from '../shell/pattern';
+import type { ModelPrice, Policy, TokenUsage } from '../model';
+import { matchesGlob } from '../shell';
 import { round6 } from './quota-math';
-import type { TokenUsage } from '../model/goal-state';
-import type { ModelPrice, Policy } from '../model/policy';
 
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-opus-4-1*': { inputPerMTok: 15, outputPerMTok: 75 },

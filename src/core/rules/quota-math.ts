@@ -5,10 +5,8 @@
  * be above and JSON prints as `null`. A log edited by hand with huge values still replays finite.
  */
 import { z } from 'zod';
-import { refused } from '../model/errors';
-import { BUDGET_NAMES } from '../model/goal-state';
-import type { BudgetName, GoalState, Run, Spend } from '../model/goal-state';
-import { lazy } from '../model/lazy';
+import type { BudgetName, GoalState, Run, Spend } from '../model';
+import { BUDGET_NAMES, lazy, refused } from '../model';
 
 /**
  * The most one spend report may add (`loopx run spend`, loopx_report_spend, `run.end`): far above

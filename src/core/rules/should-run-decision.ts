@@ -1,18 +1,17 @@
 /**
  * The should-run decision: pure, state, policy, time and agent in, a decision out. The order of
- * the rules is the one written down in DESIGN.md ("The interaction contract").
+ * the rules is the one docs/CONTRACT.md writes down.
  */
-import { deniedBy, unapprovedGates, contractTodoIds } from './gate-rules';
-import { effectiveStatus } from '../model/goal-state';
-import type { GoalState, Run, Todo, GoalStatus } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import { quotaUse, exhaustedBudget, cooldownLeft, BUDGET_LABEL } from './quota-math';
-import { contractTooLong } from '../contract/issued';
+import { contractTooLong } from '../contract';
+import type { GoalState, GoalStatus, Policy, Run, Todo } from '../model';
+import { effectiveStatus } from '../model';
+import { ownOpenRuns } from '../trust';
+import { gateTitle, plural } from '../views';
+import type { BlockedWorkflow } from '../workflows';
+import { blockedWorkflows, overBudgetMessage } from '../workflows';
+import { contractTodoIds, deniedBy, unapprovedGates } from './gate-rules';
 import type { QuotaUse } from './quota-math';
-import { ownOpenRuns } from '../trust/identity';
-import { gateTitle, plural } from '../views/people-text';
-import { blockedWorkflows, overBudgetMessage } from '../workflows/budget';
-import type { BlockedWorkflow } from '../workflows/budget';
+import { BUDGET_LABEL, cooldownLeft, exhaustedBudget, quotaUse } from './quota-math';
 
 /** How many actions one contract lists: enough for a turn, small enough to read. */
 export const MAX_ACTIONS = 5;

@@ -11,12 +11,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { shellQuote } from '../views/should-run-doc';
-import { shellWords } from '../shell/lexer';
-import { writeIfChanged } from '../store/json-file';
-import { SET_CA_CERTS_ASIDE, readShimTarget, shimTargetText } from './shim-target';
+import { refused, usageError } from '../model';
+import { shellWords } from '../shell';
+import { writeIfChanged } from '../store';
+import { shellQuote } from '../views';
 import type { ShimTarget } from './shim-target';
-import { refused, usageError } from '../model/errors';
+import { readShimTarget, SET_CA_CERTS_ASIDE, shimTargetText } from './shim-target';
 
 export const CLI_SHIM = 'loopx';
 export const CLI_TARGET = 'cli.target';

@@ -4,21 +4,16 @@
  * (a doctor that wrote would hide what it is asked to find). The caller passes the process facts
  * (entry script, runtime, environment), so the checks run the same in a unit test.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
-import { LoopxError } from '../model/errors';
-import { Store } from '../store/store';
-import { GITATTRIBUTES_LINES, LOOPX_DIR, findWorkspace } from '../store/workspace';
-import { policyStatus } from '../views/status';
-import { shellQuote } from '../views/should-run-doc';
-import { fingerprint, pinnedKeys, publishedKeys } from '../trust/keys';
-import { terminalKeys } from '../trust/terminal-key';
-import { installedHooks } from '../hooks/install';
-import { readHookShimTarget } from '../hooks/shim';
+import { installedHooks, readHookShimTarget } from '../hooks';
+import { lazy, LoopxError } from '../model';
+import { findWorkspace, GITATTRIBUTES_LINES, LOOPX_DIR, Store } from '../store';
+import { fingerprint, pinnedKeys, publishedKeys, terminalKeys } from '../trust';
+import { policyStatus, shellQuote } from '../views';
 import { cliShimTarget } from './cli-shim';
-import { lazy } from '../model/lazy';
 
 export const DOCTOR_SCHEMA = 'loopx.doctor/1';
 

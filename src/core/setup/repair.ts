@@ -5,24 +5,21 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
-import { define, invoke } from '../capabilities/registry';
-import { openRun } from '../capabilities/shared';
-import { canonicalJson } from '../store/json-file';
-import { refused } from '../model/errors';
-import type { LoopxError } from '../model/errors';
-import { draft } from '../model/events';
-import { Id, Text } from '../model/goal-state';
-import { LEGACY_LOG } from '../store/goal-logs';
-import { indexEntryOf, readIndexFile, shownEntry } from '../store/goal-index';
-import type { IndexEntry } from '../store/goal-index';
-import type { Store } from '../store/store';
-import { breakLock, staleLocks } from '../store/lock';
-import { locksDir } from '../store/local-dir';
-import { storePathExists } from '../store/safe-path';
-import { LEGACY_LOCAL_SECRETS } from '../store/workspace';
-import type { Actor, GoalState } from '../model/goal-state';
-import { lazy } from '../model/lazy';
+import { invoke } from '../capabilities';
+import type { Actor, GoalState, LoopxError } from '../model';
+import type { IndexEntry, Store } from '../store';
+import {
+  breakLock,
+  canonicalJson,
+  indexEntryOf,
+  LEGACY_LOCAL_SECRETS,
+  LEGACY_LOG,
+  locksDir,
+  readIndexFile,
+  shownEntry,
+  staleLocks,
+  storePathExists,
+} from '../store';
 
 export type FindingKind =
   | 'torn-tail'
@@ -53,32 +50,6 @@ export interface RepairReport {
 
 export const SELF_REPAIR_ACTOR: Actor = { kind: 'system', id: 'self-repair', channel: 'system' };
 const DEFAULT_CLAIM_TIMEOUT_MINUTES = 120;
-
-// `run.end` refuses on a closed or cancelled goal (read-only), so a run whose contract expired
-// after its goal was closed would stay open forever. Ending it is bookkeeping, not new work (its
-// contract authorises nothing on a finished goal), so this capability allows it there too, and
-// only for a run past its contract's expiry.
-define({
-  id: 'run.abandon',
-  summary:
-    'Close a run left open past its contract’s expiry as abandoned (self-repair), also on a closed or cancelled goal.',
-  touches: ['runs'],
-  gates: 'none',
-  quota: 'none',
-  actors: ['system', 'user'],
-  onFinishedGoal: true,
-  input: lazy(() => z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() })),
-  plan: (s, i, ctx) => {
-    const r = openRun(s, i.runId);
-    if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {
-      throw refused(
-        `run ${r.id} has no expired contract: only a run past its contract's expiry can be abandoned`,
-        { runId: r.id, reason: 'contract_not_expired' },
-      );
-    }
-    return [draft('run.ended', { runId: r.id, outcome: 'abandoned', summary: i.summary })];
-  },
-});
 
 function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor, findings: Finding[]) {
   const add = (kind: FindingKind, message: string, fixed: boolean) =>

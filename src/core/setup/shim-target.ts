@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { usageError } from '../model/errors';
+import { usageError } from '../model';
 
 export interface ShimTarget {
   /** The runtime: a node, or an Electron binary (run with ELECTRON_RUN_AS_NODE=1). */

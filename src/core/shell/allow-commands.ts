@@ -13,12 +13,11 @@
  * A denied or gated command of the policy is never allowed by a pattern: those rules come first.
  * Pure: no I/O.
  */
+import type { AllowRule, Policy } from '../model';
+import { DEFAULT_ALLOW_COMMANDS, quote, usageError } from '../model';
 import { commandMatches } from './command-reader';
-import { quote, usageError } from '../model/errors';
-import { matchesGlob } from './pattern';
 import { shellWords } from './lexer';
-import { DEFAULT_ALLOW_COMMANDS } from '../model/policy';
-import type { AllowRule, Policy } from '../model/policy';
+import { matchesGlob } from './pattern';
 
 /** The rules in force: the policy's, or the default list when it names none. */
 export function allowRulesOf(policy: Policy): AllowRule[] {

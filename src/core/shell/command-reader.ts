@@ -38,25 +38,25 @@
  *
  * Pure: no I/O.
  */
-import { matchesGlob } from './pattern';
-import { lex } from './lexer';
 import type { Tok } from './lexer';
+import { lex } from './lexer';
+import { matchesGlob } from './pattern';
 import {
   ASSIGNMENT,
   KEYWORDS,
   MAX_DEPTH,
   OTHER_SHELLS,
+  programName,
   RUNNERS,
   SAFE_SET_ARG,
   SAFE_SET_OPTION,
-  SHELLS,
   SHELL_FLAGS,
   SHELL_LONG,
+  SHELLS,
+  skipOptions,
   STEERING_BUILTINS,
   STEERING_VARS,
   WRAPPERS,
-  programName,
-  skipOptions,
 } from './program-table';
 
 // -------------------------------------------------------------------------------------------

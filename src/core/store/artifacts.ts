@@ -1,8 +1,8 @@
 /** Evidence files: command output and files kept in a goal's `artifacts/`, named by evidence id. */
 import * as path from 'node:path';
-import { checkId } from '../model/ids';
+import type { Artifact } from '../model';
+import { checkId } from '../model';
 import { sha256, writeFileAtomic } from './json-file';
-import type { Artifact } from '../model/goal-state';
 import { lstatStore, mkdirStore } from './safe-path';
 
 /** A goal's `artifacts/` folder; refuses when it (or a folder above it in .loopx) is a link. */

@@ -1,32 +1,30 @@
 /**
- * Write protocol (see DESIGN.md): lock the goal, load its current state (all writers' logs,
+ * Write protocol (docs/ARCHITECTURE.md, "The write protocol"): lock the goal, load its current state (all writers' logs,
  * merged), let the caller plan the events against it, append them to this writer's own log in one
  * write + fsync (the acknowledgement), then rewrite the snapshot and the index entry through temp
  * file + rename, then unlock. A crash anywhere leaves logs whose complete lines are every
  * acknowledged event; derived files are rebuilt from them.
  */
 import * as fs from 'node:fs';
-import type { LoopxError } from '../model/errors';
-import { conflict } from '../model/errors';
-import { copyJson } from './json-file';
-import type { Actor, GoalState } from '../model/goal-state';
-import type { LoopxEvent, EventDraft } from '../model/events';
-import { chainEvents } from './event-log';
-import { SNAPSHOT_EVERY } from './snapshot';
-import type { Snapshot } from './snapshot';
-import type { LoadedGoal } from './goal-load';
+import type { Actor, EventDraft, GoalState, LoopxError, LoopxEvent } from '../model';
+import { conflict } from '../model';
+import type { Signer, Trust } from '../trust';
 import type { WriterHead } from './event-log';
+import { chainEvents } from './event-log';
+import type { IndexEntry } from './goal-index';
 import { indexEntryOf } from './goal-index';
-import { mkdirStore } from './safe-path';
-import { LEGACY_LOG, closeLogFiles, openLogFiles } from './goal-logs';
+import type { LoadedGoal } from './goal-load';
 import { resumeFromSnapshot } from './goal-load';
 import type { LogFile } from './goal-logs';
-import type { IndexEntry } from './goal-index';
-import type { Signer, Trust } from '../trust/signed-decisions';
-import { answerBatch, appendBatch, commitQueued, drainQueue, resultLater } from './group-commit';
+import { closeLogFiles, LEGACY_LOG, openLogFiles } from './goal-logs';
 import type { GroupContext, GroupTarget, HeldLock } from './group-commit';
-import { checkedActor, checkedPlan, movedOn } from './plan-check';
+import { answerBatch, appendBatch, commitQueued, drainQueue, resultLater } from './group-commit';
+import { copyJson } from './json-file';
 import type { Plan } from './plan-check';
+import { checkedActor, checkedPlan, movedOn } from './plan-check';
+import { mkdirStore } from './safe-path';
+import type { Snapshot } from './snapshot';
+import { SNAPSHOT_EVERY } from './snapshot';
 
 export interface CommitOptions {
   actor: Actor;

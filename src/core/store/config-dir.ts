@@ -3,12 +3,11 @@
  * the approver keys they pinned, and each workspace's secrets (contract-signing key, snapshot
  * key, status server token). An agent that edits the workspace finds no secret there.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { corrupt } from '../model/errors';
-import { checkId } from '../model/ids';
+import { checkId, corrupt } from '../model';
 import { createFileOnce, sha256 } from './json-file';
 import { readStoreFile, storePathExists } from './safe-path';
 

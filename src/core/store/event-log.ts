@@ -6,17 +6,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { corrupt, usageError } from '../model/errors';
-import { newId } from '../model/ids';
-import { sha256, describeIssues } from './json-file';
-import type { Actor, GoalState } from '../model/goal-state';
-import { EVENT_VERSION, safeParseEvent } from '../model/events';
-import type { EventDraft, LoopxEvent } from '../model/events';
-import { applyInPlace } from '../rules/apply-event';
-import { nextHlc } from '../model/hlc';
+import type { Actor, EventDraft, GoalState, LoopxEvent } from '../model';
+import { corrupt, EVENT_VERSION, newId, nextHlc, safeParseEvent, usageError } from '../model';
+import { applyInPlace } from '../rules';
+import type { Signer, Trust } from '../trust';
+import { isDecision, NO_TRUST, signDecision } from '../trust';
+import { describeIssues, sha256 } from './json-file';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
-import { NO_TRUST, isDecision, signDecision } from '../trust/signed-decisions';
-import type { Signer, Trust } from '../trust/signed-decisions';
 
 export interface ParsedLog {
   events: LoopxEvent[];

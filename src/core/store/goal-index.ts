@@ -12,16 +12,14 @@
  * index applies the journal over it, the last line of a goal winning; a listing that writes the
  * index folds the journal in, and so does a commit once the journal is past JOURNAL_MAX.
  */
-import { z } from 'zod';
 import * as fs from 'node:fs';
-import { readJsonFile, writeJsonAtomic } from './json-file';
 import * as path from 'node:path';
+import { z } from 'zod';
+import type { GoalState } from '../model';
+import { compareText, effectiveStatus, GoalStatus, Id, lazy, Timestamp } from '../model';
 import { folderStamp, sameFolderTime, stampSettled } from './file-stamp';
-import { effectiveStatus, Id, GoalStatus, Timestamp } from '../model/goal-state';
-import type { GoalState } from '../model/goal-state';
-import { lazy } from '../model/lazy';
+import { readJsonFile, writeJsonAtomic } from './json-file';
 import { openStoreFile, readStoreFile } from './safe-path';
-import { compareText } from '../model/order';
 
 export const IndexEntry = lazy(() =>
   z.object({

@@ -4,18 +4,16 @@
  * else replayed in full from every writer's log, merged.
  */
 import * as fs from 'node:fs';
-import { corrupt } from '../model/errors';
-import type { GoalState } from '../model/goal-state';
-import { applyInPlace } from '../rules/apply-event';
-import { parseLog, lastLineMatches, tornWarning } from './event-log';
+import type { GoalState } from '../model';
+import { corrupt, maxHlc } from '../model';
+import { applyInPlace, distinctEvents, mergeLogs } from '../rules';
+import type { Trust } from '../trust';
+import { NO_TRUST } from '../trust';
 import type { ParsedLog, WriterHead } from './event-log';
-import { distinctEvents, mergeLogs } from '../rules/merge-order';
+import { lastLineMatches, parseLog, tornWarning } from './event-log';
 import type { OpenLog } from './goal-logs';
 import { LEGACY_LOG, writerOf } from './goal-logs';
 import type { Snapshot } from './snapshot';
-import { maxHlc } from '../model/hlc';
-import { NO_TRUST } from '../trust/signed-decisions';
-import type { Trust } from '../trust/signed-decisions';
 
 export interface LoadedGoal {
   state: GoalState;

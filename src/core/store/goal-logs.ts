@@ -5,11 +5,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ID_PATTERN } from '../model/ids';
-import { corrupt, notFound } from '../model/errors';
-import type { LoopxError } from '../model/errors';
-import { parseLog } from './event-log';
+import type { LoopxError } from '../model';
+import { corrupt, ID_PATTERN, notFound } from '../model';
 import type { ParsedLog } from './event-log';
+import { parseLog } from './event-log';
 import { fileStamp } from './file-stamp';
 import { openStoreFile, readdirStore, storePathExists } from './safe-path';
 

@@ -18,18 +18,18 @@
  * everything else a plan depends on, the holder reads from the same workspace.
  */
 import * as fs from 'node:fs';
-import { LoopxError } from '../model/errors';
-import type { Actor, GoalState } from '../model/goal-state';
-import { chainEvents } from './event-log';
+import type { Actor, GoalState } from '../model';
+import { LoopxError } from '../model';
+import type { Trust } from '../trust';
 import type { LogHead } from './event-log';
+import { chainEvents } from './event-log';
+import type { GroupAnswer, GroupQueue, GroupRequest, JournalEntry } from './group-queue';
 import { sha256 } from './json-file';
 import { lockBusy, STALE_CHECK_MS } from './lock';
+import type { Plan } from './plan-check';
+import { checkedActor, checkedPlan, movedOn } from './plan-check';
 import { openStoreFile } from './safe-path';
 import { sleepMs } from './sleep';
-import type { GroupAnswer, GroupQueue, GroupRequest, JournalEntry } from './group-queue';
-import { checkedActor, checkedPlan, movedOn } from './plan-check';
-import type { Plan } from './plan-check';
-import type { Trust } from '../trust/signed-decisions';
 
 /** At most this many queued calls go into one batch, besides the holder's own. */
 const BATCH_MAX = 64;

@@ -17,14 +17,13 @@
  * the files matter only to processes that are running, and a machine that crashes takes those
  * with it.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { ErrorKind } from '../model/errors';
-import { lazy } from '../model/lazy';
+import type { ErrorKind, LoopxEvent } from '../model';
+import { lazy } from '../model';
 import { sha256 } from './json-file';
-import type { LoopxEvent } from '../model/events';
 import { lstatStore, mkdirStore, openStoreFile } from './safe-path';
 
 /** A call as the process that made it hands it to the lock holder. */

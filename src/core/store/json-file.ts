@@ -1,10 +1,10 @@
 /** Reading and writing the small JSON files of the store: validated reads, atomic writes. */
-import * as fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import type { z } from 'zod';
-import { corrupt } from '../model/errors';
-import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
+import { corrupt } from '../model';
 import { placeOf, syntaxErrorOffset } from './json-locate';
+import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 

@@ -5,16 +5,16 @@
  * write, and a failure to write a cache is no error.
  */
 import * as path from 'node:path';
-import { checkId } from '../model/ids';
-import { withLock } from './lock';
-import { readSnapshotFile, readSnapshotHead, writeSnapshotFile } from './snapshot';
+import { checkId } from '../model';
 import { fileStamp } from './file-stamp';
-import type { Snapshot } from './snapshot';
-import type { LoadedGoal } from './goal-load';
-import { listGoalEntries, logsFolderStamp, upsertIndexEntry } from './goal-index';
 import type { GoalListSource, IndexEntry } from './goal-index';
+import { listGoalEntries, logsFolderStamp, upsertIndexEntry } from './goal-index';
+import type { LoadedGoal } from './goal-load';
 import { lockFile } from './local-dir';
+import { withLock } from './lock';
 import { mkdirStore, storePathExists } from './safe-path';
+import type { Snapshot } from './snapshot';
+import { readSnapshotFile, readSnapshotHead, writeSnapshotFile } from './snapshot';
 
 export interface LocalCacheOptions {
   localDir: string;

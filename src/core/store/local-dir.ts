@@ -5,8 +5,7 @@
  * once like the writer id (`createFileOnce`).
  */
 import * as path from 'node:path';
-import { corrupt } from '../model/errors';
-import { ID_PATTERN, ID_RULE, newId } from '../model/ids';
+import { corrupt, ID_PATTERN, ID_RULE, newId } from '../model';
 import { createFileOnce } from './json-file';
 import { mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 

@@ -10,12 +10,12 @@
  * two processes that both found it stale only one removes it; the other sees ENOENT and retries.
  * `self-repair` reports and clears stale locks too (`staleLocks`, `breakLock`).
  */
-import * as fs from 'node:fs';
-import * as nodePath from 'node:path';
-import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { LoopxError, conflict } from '../model/errors';
-import { openStoreFile, readStoreFile, readdirStore, lstatStore } from './safe-path';
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import * as nodePath from 'node:path';
+import { conflict, LoopxError } from '../model';
+import { lstatStore, openStoreFile, readdirStore, readStoreFile } from './safe-path';
 import { sleepMs } from './sleep';
 
 /**

@@ -6,8 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { draft } from '../model/events';
-import type { EventDraft } from '../model/events';
+import type { EventDraft } from '../model';
+import { draft } from '../model';
 import type { WriterHead } from './event-log';
 import { writeFileAtomic } from './json-file';
 import { mkdirStore, readStoreFile } from './safe-path';

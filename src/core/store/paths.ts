@@ -4,15 +4,14 @@
  * through these; nothing here parses a log.
  */
 import * as path from 'node:path';
-import { LoopxError } from '../model/errors';
-import { ID_PATTERN, checkId } from '../model/ids';
-import { listLogFiles, logsDir, logsStamp, missingGoal, readLogFile, writerLogPath } from './goal-logs';
+import { checkId, ID_PATTERN, LoopxError } from '../model';
+import { workspaceId } from './config-dir';
 import type { ParsedLog } from './event-log';
 import type { LogFile } from './goal-logs';
-import { LOOPX_DIR } from './workspace';
+import { listLogFiles, logsDir, logsStamp, missingGoal, readLogFile, writerLogPath } from './goal-logs';
 import { ensureLocalDir, lockFile, peekWriterId, readOrCreateWriterId } from './local-dir';
-import { workspaceId } from './config-dir';
 import { readdirStore } from './safe-path';
+import { LOOPX_DIR } from './workspace';
 import { writerNames } from './writers';
 
 export class StoreFiles {

@@ -1,10 +1,7 @@
 /** What every commit checks of a plan, its own or one queued by another process (store/group-commit.ts). */
-import { conflict, usageError } from '../model/errors';
+import type { EventDraft, GoalState, LoopxError } from '../model';
+import { Actor, conflict, usageError } from '../model';
 import { describeIssues } from './json-file';
-import { Actor } from '../model/goal-state';
-import type { LoopxError } from '../model/errors';
-import type { GoalState } from '../model/goal-state';
-import type { EventDraft } from '../model/events';
 
 /** A plan sees the goal's current state (undefined for a new goal) and returns the events to append; it throws to refuse. */
 export type Plan = (state: GoalState | undefined, revision: number) => EventDraft[];

@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { refused } from '../model/errors';
+import { refused } from '../model';
 
 /** The store's folder in a workspace (store/workspace.ts re-exports it). */
 export const LOOPX_DIR = '.loopx';

@@ -4,11 +4,11 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson, writeFileAtomic, parseJsonText } from './json-file';
-import { readStoreFile } from './safe-path';
-import type { GoalState } from '../model/goal-state';
+import type { GoalState } from '../model';
+import { lazy } from '../model';
 import type { WriterHead } from './event-log';
-import { lazy } from '../model/lazy';
+import { canonicalJson, parseJsonText, writeFileAtomic } from './json-file';
+import { readStoreFile } from './safe-path';
 
 /**
  * The file is two lines: a header (revision, where each writer's log ended, the highest clock

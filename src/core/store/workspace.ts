@@ -1,8 +1,8 @@
 /** Where a LoopX workspace is and what `loopx init` puts in it. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DEFAULT_POLICY } from '../model';
 import { writeJsonAtomic } from './json-file';
-import { DEFAULT_POLICY } from '../model/policy';
 import { ensureLocalDir } from './local-dir';
 import { LOOPX_DIR, mkdirStore, readStoreFile, storePathExists, writeStoreFile } from './safe-path';
 

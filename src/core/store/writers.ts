@@ -6,11 +6,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { ID_PATTERN } from '../model/ids';
-import { plainText } from '../model/text-rules';
+import { ID_PATTERN, lazy, plainText } from '../model';
 import { createFileOnce, parseJsonText } from './json-file';
 import { mkdirStore, readdirStore, readStoreFile, storePathExists } from './safe-path';
-import { lazy } from '../model/lazy';
 
 const WriterFile = lazy(() => z.object({ v: z.literal(1), writer: z.string(), name: z.string().max(80) }));
 

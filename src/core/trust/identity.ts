@@ -1,6 +1,6 @@
 /**
  * Who is calling. An agent's identity comes from the channel it calls through, never from a field
- * the agent fills in (DESIGN, Trust):
+ * the agent fills in (docs/TRUST.md):
  * - MCP (`loopx mcp`): the name the person configured for the server (`--agent`, or LOOPX_AGENT in
  *   the server's environment), as it is; else the client's own name plus a session id minted when
  *   the server starts (`claude-code-7k2f9x`), so no client can take another's identity by naming
@@ -18,9 +18,8 @@
  * With an identity, a caller works only under its own contracts and on its own runs.
  */
 import { createHash } from 'node:crypto';
-import { refused, quote } from '../model/errors';
-import { withoutUnsafeCharacters } from '../model/text-rules';
-import type { Contract, GoalState, Run } from '../model/goal-state';
+import type { Contract, GoalState, Run } from '../model';
+import { quote, refused, withoutUnsafeCharacters } from '../model';
 
 /** The agent a CLI caller with no identity (no LOOPX_AGENT, no --agent) acts as. */
 export const DEFAULT_AGENT = 'agent';

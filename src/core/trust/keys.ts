@@ -3,16 +3,13 @@
  * the user's LoopX config folder (`trusted/<keyId>.json`), never because a file in the workspace
  * names it. `.loopx/approvers/` is where teammates publish their keys for others to pin.
  */
+import type { KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { sha256, writeJsonAtomic } from '../store/json-file';
-import { ensurePrivateDir } from '../store/config-dir';
-import { LoopxError, usageError } from '../model/errors';
-import { mkdirStore, readStoreFile, readdirStore } from '../store/safe-path';
-import { lazy } from '../model/lazy';
+import { lazy, LoopxError, usageError } from '../model';
+import { ensurePrivateDir, mkdirStore, readdirStore, readStoreFile, sha256, writeJsonAtomic } from '../store';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
 /** The name of a key's file: `<keyId>.json`. */

@@ -7,14 +7,12 @@
  * file (a rollback by an agent) does not bring back what a person has since tightened.
  */
 import { z } from 'zod';
-import { canonicalJson } from '../store/json-file';
-import { DEFAULT_QUOTA } from '../model/goal-state';
-import { DEFAULT_POLICY, Policy, policyTtlMinutes } from '../model/policy';
-import { formatDiff, lineDiff } from '../views/text-diff';
-import { loosenedBy, signStatement } from './signed-decisions';
-import { allowRulesOf } from '../shell/allow-commands';
+import { DEFAULT_POLICY, DEFAULT_QUOTA, lazy, lazyArray, Policy, policyTtlMinutes } from '../model';
+import { allowRulesOf } from '../shell';
+import { canonicalJson } from '../store';
+import { formatDiff, lineDiff } from '../views';
 import type { Signer, Trust } from './signed-decisions';
-import { lazy, lazyArray } from '../model/lazy';
+import { loosenedBy, signStatement } from './signed-decisions';
 
 export const SIGNED_POLICY_FILE = 'policy.signed.json';
 

@@ -4,15 +4,13 @@
  * statement. Replay gives it effect only when the signature verifies against a key pinned on this
  * machine; otherwise it stays in the log, with no effect, and is reported as ignored.
  */
-import { sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { canonicalJson, sha256 } from '../store/json-file';
-import { refused } from '../model/errors';
-import { fileStamp } from '../store/file-stamp';
-import { BUDGET_NAMES } from '../model/goal-state';
-import type { Actor, DecisionSig, GoalState, Quota } from '../model/goal-state';
-import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
+import { sign, verify } from 'node:crypto';
+import type { Actor, DecisionSig, GoalState, Quota } from '../model';
+import { BUDGET_NAMES, refused } from '../model';
+import { canonicalJson, fileStamp, sha256 } from '../store';
 import type { PublicKeyFile } from './keys';
+import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
 
 export const DECISION_TYPES = ['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'] as const;
 
@@ -147,8 +145,15 @@ export function trustOf(keys: readonly PublicKeyFile[]): Trust {
     }
     return `its signature by key ${fingerprint(sig.keyId)} does not verify`;
   };
+  let fingerprintMemo: string | undefined;
   return {
-    fingerprint: sha256([DECISION_RULES, ...[...byId.keys()].sort()].join('\n')).slice(0, 16),
+    // Computed on first use: NO_TRUST is built while the store (which hashes) may still be loading.
+    get fingerprint() {
+      return (fingerprintMemo ??= sha256([DECISION_RULES, ...[...byId.keys()].sort()].join('\n')).slice(
+        0,
+        16,
+      ));
+    },
     key: (id) => byId.get(id),
     rejects: (f, sig) => rejectsStatement(decisionStatement(f), sig),
     rejectsStatement,

@@ -3,18 +3,15 @@
  * passphrase (scrypt, then AES-256-GCM) in the user's config folder. A terminal without the
  * passphrase is not a person, however interactive it looks.
  */
+import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, scryptSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, scryptSync } from 'node:crypto';
 import { z } from 'zod';
-import { writeFileAtomic } from '../store/json-file';
-import { ensurePrivateDir } from '../store/config-dir';
-import { notFound, refused, usageError } from '../model/errors';
-import { KEY_FILE_NAME, PublicKeyFile, newKeyPair, pinKey } from './keys';
-import { signerFor } from './signed-decisions';
+import { compareText, lazy, notFound, refused, usageError } from '../model';
+import { ensurePrivateDir, writeFileAtomic } from '../store';
+import { KEY_FILE_NAME, newKeyPair, pinKey, PublicKeyFile } from './keys';
 import type { Signer } from './signed-decisions';
-import { lazy } from '../model/lazy';
-import { compareText } from '../model/order';
+import { signerFor } from './signed-decisions';
 
 /** scrypt cost: about 0.1 s and 32 MiB here, so a guessed passphrase costs as much. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;

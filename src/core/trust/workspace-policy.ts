@@ -4,13 +4,18 @@
  * which policy applies live in trust/policy-signature.ts; this module only finds the files.
  */
 import * as path from 'node:path';
-import { canonicalJson, copyJson, parseJsonText, writeFileAtomic, writeJsonAtomic } from '../store/json-file';
-import { refused } from '../model/errors';
-import { ensurePrivateDir } from '../store/config-dir';
-import { readStoreFile } from '../store/safe-path';
-import { DEFAULT_POLICY, Policy } from '../model/policy';
-import { SIGNED_POLICY_FILE, SignedPolicy, resolvePolicy, signPolicy } from './policy-signature';
+import { DEFAULT_POLICY, Policy, refused } from '../model';
+import {
+  canonicalJson,
+  copyJson,
+  ensurePrivateDir,
+  parseJsonText,
+  readStoreFile,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from '../store';
 import type { PolicyView } from './policy-signature';
+import { resolvePolicy, SIGNED_POLICY_FILE, SignedPolicy, signPolicy } from './policy-signature';
 import type { Signer, Trust } from './signed-decisions';
 
 export interface PolicyFiles {

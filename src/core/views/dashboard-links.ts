@@ -7,9 +7,9 @@
  *
  * The webview bundles this module: no node imports.
  */
-import { parseWebviewMessage } from './dashboard-protocol';
+import { shellQuote } from '../shell';
 import type { Msg } from './dashboard-protocol';
-import { shellQuote } from '../shell/quote';
+import { parseWebviewMessage } from './dashboard-protocol';
 import { gateDecisionCommand } from './next-commands';
 
 /** The extension's URI authority: `<publisher>.<name>` of package.json. */

@@ -8,10 +8,8 @@
  * which asks the person there). Anything else fails `parseWebviewMessage` and is dropped.
  */
 import { z } from 'zod';
-import { Id } from '../model/goal-state';
-import { textProblem } from '../model/text-rules';
+import { Id, lazy, textProblem } from '../model';
 import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
-import { lazy } from '../model/lazy';
 
 // ---------------------------------------------------------------------------------------------
 // Extension -> webview

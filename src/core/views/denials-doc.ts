@@ -3,9 +3,9 @@
  * is shown them: the latest first, what was tried on one line, and when they need a look. Status
  * documents (and so the dashboard and the CLI) and the tree read them through here.
  */
-import type { Denial, DenyCode, GoalState } from '../model/goal-state';
+import type { Denial, DenyCode, GoalState } from '../model';
+import { oneLine } from '../model';
 import type { AttentionItem } from './status-doc';
-import { oneLine } from '../model/text-rules';
 
 /** How many refusals, the newest, a goal's status and its tree list (the state keeps more). */
 export const DENIALS_SHOWN = 20;

@@ -2,8 +2,8 @@
  * One event in words, for a person reading a goal's history (`loopx log`, the editor's event
  * log): what happened, to what, and why, on one line. The JSON of `loopx log --json` keeps the data.
  */
-import type { LoopxEvent } from '../model/events';
-import { oneLine } from '../model/text-rules';
+import type { LoopxEvent } from '../model';
+import { oneLine } from '../model';
 import { budgetAmount, budgetLabel, duration, listWords, plural, spendWords } from './people-text';
 
 /** `: why` after a sentence, or nothing. */

@@ -4,9 +4,8 @@
  * every todo the decision is about with its command in full. The same work list goes into the
  * capability as `shown`, so the signed decision covers exactly what was read.
  */
-import { guardedWork, openWorkGuardedBy } from '../rules/gate-rules';
-import type { Actor, Gate, GoalState, GuardedWork } from '../model/goal-state';
-import type { Policy } from '../model/policy';
+import type { Actor, Gate, GoalState, GuardedWork, Policy } from '../model';
+import { guardedWork, openWorkGuardedBy } from '../rules';
 
 export type GateDecision = 'approve' | 'reject';
 

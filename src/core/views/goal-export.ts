@@ -5,18 +5,16 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { quote, usageError } from '../model/errors';
-import { writeFileAtomic } from '../store/json-file';
-import type { Store } from '../store/store';
-import { LOOPX_DIR } from '../store/workspace';
-import type { GoalState } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import type { MergedEvent } from '../rules/merge-order';
-import { sameEvent } from '../rules/merge-order';
-import type { GoalStatusDoc } from './status-doc';
-import { EXPORT_SCHEMA } from './records-doc';
-import type { ExportDoc } from './records-doc';
+import type { GoalState, Policy } from '../model';
+import { quote, usageError } from '../model';
+import type { MergedEvent } from '../rules';
+import { sameEvent } from '../rules';
+import type { Store } from '../store';
+import { LOOPX_DIR, writeFileAtomic } from '../store';
 import { evidenceOut, gateDoc, rewardOut, runList } from './records';
+import type { ExportDoc } from './records-doc';
+import { EXPORT_SCHEMA } from './records-doc';
+import type { GoalStatusDoc } from './status-doc';
 
 /** An event as `loopx log --json` prints it: the event, the log it came from, its writer's name. */
 export function logEventOut(m: MergedEvent, names: ReadonlyMap<string, string>): Record<string, unknown> {

@@ -3,19 +3,15 @@
  * (`loopx verify`): every writer's events merged in replay order, each with its writer, and each
  * writer's chain checked on its own, so a broken or cut log is named with the clone that wrote it.
  */
-import { canonicalJson, sha256 } from '../store/json-file';
-import { LoopxError } from '../model/errors';
-import type { GoalState } from '../model/goal-state';
-import type { LoopxEvent } from '../model/events';
-import { distinctEvents, mergeLogs } from '../rules/merge-order';
-import type { MergedEvent } from '../rules/merge-order';
-import { missingGoal, readLogFile } from '../store/goal-logs';
-import type { ParsedLog } from '../store/event-log';
-import { describeIgnored } from '../trust/signed-decisions';
-import { logCut, logGone } from '../store/goal-load';
-import type { Store } from '../store/store';
-import { columns } from './people-text';
+import type { GoalState, LoopxEvent } from '../model';
+import { LoopxError } from '../model';
+import type { MergedEvent } from '../rules';
+import { distinctEvents, mergeLogs } from '../rules';
+import type { ParsedLog, Store } from '../store';
+import { canonicalJson, logCut, logGone, missingGoal, readLogFile, sha256 } from '../store';
+import { describeIgnored } from '../trust';
 import { eventWords } from './event-sentences';
+import { columns } from './people-text';
 
 /** A digest of a goal's state: clones holding the same events (and pinning the same keys) agree on it. */
 export const stateHash = (state: GoalState): string => sha256(canonicalJson(state));

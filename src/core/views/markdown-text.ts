@@ -4,7 +4,7 @@
  * and HTML punctuation is backslash-escaped, and commands are code spans, so a title cannot add a
  * link, an image, a heading or HTML of its own.
  */
-import { forLogLine, oneLine } from '../model/text-rules';
+import { forLogLine, oneLine } from '../model';
 
 /** One line of untrusted text, inert in Markdown. */
 export function mdText(s: string, max = 2000): string {

@@ -3,8 +3,8 @@
  * rejecting a gate, granting budget. One spelling for the contract's user channel, the CLI's
  * text, refusals and the browser dashboard's copy buttons. No node imports: the webview bundles it.
  */
-import { shellQuote } from '../shell/quote';
-import type { BudgetName } from '../model/goal-state';
+import type { BudgetName } from '../model';
+import { shellQuote } from '../shell';
 
 /** The `quota grant` / `quota set` flag of each budget. */
 export const BUDGET_FLAG: Record<BudgetName, string> = {

@@ -4,7 +4,7 @@
  * lines (views/goal-history.ts) directly, so both line up and count the same way.
  */
 
-import { oneLine } from '../model/text-rules';
+import { oneLine } from '../model';
 
 export type Align = 'left' | 'right';
 

@@ -5,8 +5,8 @@
  * script reads `.status` of `todo show` as it reads `.[0].status` of `todo list`.
  */
 import { z } from 'zod';
+import { lazy } from '../model';
 import { GoalStatusDoc } from './status-doc';
-import { lazy } from '../model/lazy';
 
 export const TODO_SCHEMA = 'loopx.todo/1';
 export const GATE_SCHEMA = 'loopx.gate/1';

@@ -3,15 +3,14 @@
  * Pure functions of a goal's state (and, for histories, its merged events), so the CLI and any
  * other adapter show the same facts. Shapes are in views/records-doc.ts.
  */
-import { notFound, quote } from '../model/errors';
-import type { Actor, Evidence, Gate, GoalState, Reward, Todo } from '../model/goal-state';
-import type { Policy } from '../model/policy';
-import type { MergedEvent } from '../rules/merge-order';
-import { approvalCovers, gatesFor, todosGuardedBy } from '../rules/gate-rules';
+import type { Actor, Evidence, Gate, GoalState, Policy, Reward, Todo } from '../model';
+import { notFound, quote } from '../model';
+import type { MergedEvent } from '../rules';
+import { approvalCovers, gatesFor, todosGuardedBy } from '../rules';
 import { describeActor, gateFacts, reasonWhose } from './gate-facts';
-import { goalStatusDoc, runOut } from './status';
-import { GATE_SCHEMA, RUN_SCHEMA, TODO_SCHEMA } from './records-doc';
 import type { EvidenceOut, GateDoc, HistoryEntry, RewardOut, RunDoc, RunItem, TodoDoc } from './records-doc';
+import { GATE_SCHEMA, RUN_SCHEMA, TODO_SCHEMA } from './records-doc';
+import { goalStatusDoc, runOut } from './status';
 
 const who = (a: Actor) => `${a.kind}:${a.id}`;
 

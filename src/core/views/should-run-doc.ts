@@ -2,14 +2,13 @@
  * The answer an executor reads. Field names are snake_case, as in the product brief.
  */
 import { z } from 'zod';
-import { Id } from '../model/goal-state';
-import type { GoalState } from '../model/goal-state';
-import { PRIORITY_ORDER, stillOpenFor } from '../rules/should-run-decision';
-import type { DecisionResult } from '../rules/should-run-decision';
-import { OverruledOut } from './status-doc';
-import { shellQuote } from '../shell/quote';
+import type { GoalState } from '../model';
+import { Id, lazy } from '../model';
+import type { DecisionResult } from '../rules';
+import { PRIORITY_ORDER, stillOpenFor } from '../rules';
+import { shellQuote } from '../shell';
 import { gateDecisionCommand } from './next-commands';
-import { lazy } from '../model/lazy';
+import { OverruledOut } from './status-doc';
 
 export const SHOULD_RUN_SCHEMA = 'loopx.should-run/1';
 
@@ -82,7 +81,7 @@ export const ShouldRunOutput = lazy(() =>
 );
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 
-export { shellQuote } from '../shell/quote';
+export { shellQuote } from '../shell';
 
 export function execCommandFor(contractId: string, todoId: string, command: string): string {
   return `loopx exec --contract ${contractId} --todo ${todoId} -- ${shellQuote(command)}`;

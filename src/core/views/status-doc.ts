@@ -3,9 +3,8 @@
  * they receive): one goal's status and the list of all goals.
  */
 import { z } from 'zod';
-import { Id, GoalStatus, OverruleRule, DenyCode } from '../model/goal-state';
-import type { Denial, Overruled, TokenUsage } from '../model/goal-state';
-import { lazy } from '../model/lazy';
+import type { Denial, Overruled, TokenUsage } from '../model';
+import { DenyCode, GoalStatus, Id, lazy, OverruleRule } from '../model';
 
 export const GOAL_STATUS_SCHEMA = 'loopx.goal-status/1';
 export const STATUS_SCHEMA = 'loopx.status/1';

@@ -3,21 +3,18 @@
  * show. One goal reads that goal; all goals read the index (cost follows what is asked). Its
  * shapes are in views/status-doc.ts; summary_all is in contract/summary.ts.
  */
-import { effectiveStatus, BUDGET_NAMES } from '../model/goal-state';
-import type { GoalState, Run } from '../model/goal-state';
-import { quotaUse, spendOf } from '../rules/quota-math';
-import type { QuotaUse } from '../rules/quota-math';
-import { describeIgnored } from '../trust/signed-decisions';
-import { describeUnsignedPolicy } from '../trust/policy-signature';
-import type { PolicyView } from '../trust/policy-signature';
 import * as path from 'node:path';
-import { LoopxError, errorReport } from '../model/errors';
-import type { Store } from '../store/store';
-import type { IndexEntry } from '../store/goal-index';
-import { GOAL_STATUS_SCHEMA, STATUS_SCHEMA, deniedOut, overruledOut, usageOut } from './status-doc';
-import type { AttentionItem, GoalStatusDoc, HumanRewardOut, PolicyStatus, StatusDoc } from './status-doc';
+import type { GoalState, Run } from '../model';
+import { BUDGET_NAMES, effectiveStatus, errorReport, LoopxError } from '../model';
+import type { QuotaUse } from '../rules';
+import { quotaUse, spendOf } from '../rules';
+import type { IndexEntry, Store } from '../store';
+import type { PolicyView } from '../trust';
+import { describeIgnored, describeUnsignedPolicy } from '../trust';
+import { denialAttention, deniedRecently, latestDenials } from './denials-doc';
 import { stateHash } from './goal-history';
-import { deniedRecently, denialAttention, latestDenials } from './denials-doc';
+import type { AttentionItem, GoalStatusDoc, HumanRewardOut, PolicyStatus, StatusDoc } from './status-doc';
+import { deniedOut, GOAL_STATUS_SCHEMA, overruledOut, STATUS_SCHEMA, usageOut } from './status-doc';
 
 /** A budget counts as nearly exhausted from this share on. */
 export const QUOTA_WARNING_RATIO = 0.8;

@@ -3,12 +3,11 @@
  * that has not started yet and declares more than the goal has left may not start. The one rule,
  * used by `capability run` (refused up front) and by should-run (its todos left out).
  */
-import { refused } from '../model/errors';
-import { quotaUse } from '../rules/quota-math';
-import type { QuotaUse } from '../rules/quota-math';
-import type { GoalState, WorkflowInstance } from '../model/goal-state';
-import { budgetAmount, budgetLabel } from '../views/people-text';
-import { quotaGrantCommand } from '../views/next-commands';
+import type { GoalState, WorkflowInstance } from '../model';
+import { refused } from '../model';
+import type { QuotaUse } from '../rules';
+import { quotaUse } from '../rules';
+import { budgetAmount, budgetLabel, quotaGrantCommand } from '../views';
 
 export const WORKFLOW_BUDGETS = ['turns', 'tokens', 'costUsd'] as const;
 export type WorkflowBudget = (typeof WORKFLOW_BUDGETS)[number];

@@ -5,19 +5,15 @@
  * own rules.
  */
 import { z } from 'zod';
-import { refused } from '../model/errors';
-import { Id } from '../model/goal-state';
-import { draft } from '../model/events';
-import type { EventDraft } from '../model/events';
-import type { DefineCapability } from '../capabilities/types';
-import { goalId } from '../capabilities/shared';
-import { todoAddEvents } from '../capabilities/todos';
-import { PARAM_NAME } from './schema';
-import { findWorkflow } from './load';
-import { expandWorkflow } from './expand';
-import type { ExpandedWorkflow } from './expand';
+import type { DefineCapability } from '../capabilities';
+import { goalId, todoAddEvents } from '../capabilities';
+import type { EventDraft } from '../model';
+import { draft, Id, lazy, refused } from '../model';
 import { checkWorkflowBudget } from './budget';
-import { lazy } from '../model/lazy';
+import type { ExpandedWorkflow } from './expand';
+import { expandWorkflow } from './expand';
+import { findWorkflow } from './load';
+import { PARAM_NAME } from './schema';
 
 export const WORKFLOW_RUN = 'workflow.run';
 

@@ -3,15 +3,15 @@
  * capabilities and the workflows, each workflow described with the fields a core declaration has
  * (touches, gates, quota, actors, input) where they mean something.
  */
-import { listCapabilities, whyNotAllowed } from '../capabilities/registry';
-import type { CapabilityDeclaration } from '../capabilities/types';
-import { budgetAmount, budgetLabel } from '../views/people-text';
+import type { CapabilityDeclaration } from '../capabilities';
+import { listCapabilities, whyNotAllowed } from '../capabilities';
+import { budgetAmount, budgetLabel } from '../views';
+import { WORKFLOW_BUDGETS } from './budget';
+import { WORKFLOW_RUN } from './capability';
+import { anchoredPattern, PARAM_VALUE_MAX, paramRequired } from './expand';
+import type { WorkflowStore } from './load';
 import { listWorkflows } from './load';
 import type { WorkflowEntry, WorkflowProblem, WorkflowQuota, WorkflowSource } from './schema';
-import type { WorkflowStore } from './load';
-import { WORKFLOW_RUN } from './capability';
-import { WORKFLOW_BUDGETS } from './budget';
-import { PARAM_VALUE_MAX, anchoredPattern, paramRequired } from './expand';
 
 export interface WorkflowCatalogEntry extends CapabilityDeclaration {
   kind: 'workflow';

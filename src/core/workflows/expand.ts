@@ -3,11 +3,9 @@
  * (shell-quoted, so a value is always exactly one word), and fresh ids for its todos and gates.
  * Pure but for the random ids (`ids` lets a test fix them): no file, no store.
  */
-import { usageError, quote } from '../model/errors';
-import { newId } from '../model/ids';
-import { textProblem } from '../model/text-rules';
-import { shellQuote } from '../shell/quote';
-import type { Owner, Priority } from '../model/goal-state';
+import type { Owner, Priority } from '../model';
+import { newId, quote, textProblem, usageError } from '../model';
+import { shellQuote } from '../shell';
 import type { WorkflowEntry, WorkflowFile, WorkflowParam, WorkflowQuota, WorkflowSource } from './schema';
 
 /** `{name}` is a placeholder; `{{` and `}}` are a literal brace. */

@@ -5,17 +5,21 @@
  * others; running it is refused as `corrupt`, like a bad hand-edited policy.json.
  */
 import * as path from 'node:path';
-import { corrupt, notFound, quote } from '../model/errors';
-import { readStoreFile, readdirStore } from '../store/safe-path';
-import { issueField } from '../store/json-file';
-import { WorkflowFile } from './schema';
-import type { WorkflowEntry, WorkflowProblem, WorkflowSource } from './schema';
-import { fieldPlaces, placeOfField, syntaxErrorPlace } from '../store/json-locate';
-import type { Place } from '../store/json-locate';
-import { paramRegex, placeholders, quotedPlaceholder } from './expand';
+import { compareText, corrupt, notFound, quote } from '../model';
+import type { Place } from '../store';
+import {
+  fieldPlaces,
+  issueField,
+  placeOfField,
+  readdirStore,
+  readStoreFile,
+  syntaxErrorPlace,
+} from '../store';
 import issueFix from './builtin/issue-fix.json';
 import release from './builtin/release.json';
-import { compareText } from '../model/order';
+import { paramRegex, placeholders, quotedPlaceholder } from './expand';
+import type { WorkflowEntry, WorkflowProblem, WorkflowSource } from './schema';
+import { WorkflowFile } from './schema';
 
 /** The workspace's folder of workflow files, under `.loopx/`. */
 export const WORKFLOWS_DIR = 'capabilities';

@@ -5,8 +5,7 @@
  * field silently ignored.
  */
 import { z } from 'zod';
-import { Id, Line, Text, Owner, Priority } from '../model/goal-state';
-import { lazy } from '../model/lazy';
+import { Id, lazy, Line, Owner, Priority, Text } from '../model';
 
 /** A parameter name, as `{name}` placeholders use it. */
 export const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;

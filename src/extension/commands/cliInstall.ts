@@ -7,11 +7,12 @@
  * Tests and automation pass the folder: `executeCommand('loopx.installCli', { dir })`; then no
  * picker is shown and a `loopx` that is not ours is refused instead of offering another folder.
  */
-import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LoopxError, usageError } from '../../core/model/errors';
+import * as vscode from 'vscode';
+import { LoopxError, usageError } from '../../core/model';
+import type { ShimInstall } from '../../core/setup';
 import {
   cliShimState,
   installCliShim,
@@ -19,10 +20,9 @@ import {
   pathHint,
   uninstallCliShim,
   writeCliTarget,
-} from '../../core/setup/cli-shim';
-import type { ShimInstall } from '../../core/setup/cli-shim';
-import { Cancelled, argsOf } from './shared';
+} from '../../core/setup';
 import type { Arg, CommandTable } from './shared';
+import { argsOf, Cancelled } from './shared';
 
 /** Where installed shims are remembered (globalState), so Uninstall finds one in any folder. */
 const INSTALLED_KEY = 'loopx.cliShimFolders';

@@ -6,8 +6,8 @@
  * title and whole command, the goal, the files written.
  */
 import { textProblem } from '../../core/index';
-import { calledWithArguments, confirmModal } from './shared';
 import type { Arg } from './shared';
+import { calledWithArguments, confirmModal } from './shared';
 
 export interface Decision {
   /** The question, one line: store text in it goes through `plainText`. */

@@ -5,10 +5,11 @@
  * modal that shows the full facts (`decideGate`).
  */
 import * as vscode from 'vscode';
-import { LoopxError, checkId, findGate, gateFacts, plainText, refused } from '../../core/index';
 import type { GateDecision, GoalState } from '../../core/index';
+import { checkId, findGate, gateFacts, LoopxError, plainText, refused } from '../../core/index';
 import type { GoalRef } from '../workspaces';
 import { confirmDecision } from './decisionModal';
+import type { Arg, CommandDeps, CommandTable } from './shared';
 import {
   argsOf,
   calledWithArguments,
@@ -19,7 +20,6 @@ import {
   isNode,
   pickGoal,
 } from './shared';
-import type { Arg, CommandDeps, CommandTable } from './shared';
 
 export function gateCommands(deps: CommandDeps): CommandTable {
   return {

@@ -2,24 +2,24 @@
  * Goal commands: create one, pause, resume or close it, request an agent's contract for it, and
  * open its event log or a piece of its evidence.
  */
-import * as vscode from 'vscode';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { GoalState, ShouldRunOutput } from '../../core/index';
 import {
   BUDGET_LABEL,
   BUDGET_NAMES,
-  GOAL_TRANSITIONS,
-  Store,
   effectiveStatus,
+  GOAL_TRANSITIONS,
   invoke,
   plainText,
   quotaUse,
   shouldRun,
+  Store,
 } from '../../core/index';
-import type { GoalState, ShouldRunOutput } from '../../core/index';
-import { confirmDecision, whole } from './decisionModal';
 import type { Decision } from './decisionModal';
-import { argsOf, guardTrust, input, isNode, lineValidator, person, pickFolder, pickGoal } from './shared';
+import { confirmDecision, whole } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+import { argsOf, guardTrust, input, isNode, lineValidator, person, pickFolder, pickGoal } from './shared';
 
 export function goalCommands(deps: CommandDeps): CommandTable {
   return {

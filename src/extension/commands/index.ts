@@ -4,15 +4,15 @@
  * The commands live by domain in this folder; `LoopxCommands` registers them all.
  */
 import * as vscode from 'vscode';
-import { reportFailure } from './shared';
-import type { Arg, CommandDeps, CommandTable } from './shared';
-import { workspaceCommands } from './workspace';
-import { goalCommands } from './goals';
-import { todoCommands } from './todos';
-import { gateCommands } from './gates';
-import { quotaAndRewardCommands } from './quotaAndRewards';
 import { cliInstallCommands } from './cliInstall';
+import { gateCommands } from './gates';
+import { goalCommands } from './goals';
+import { quotaAndRewardCommands } from './quotaAndRewards';
+import type { Arg, CommandDeps, CommandTable } from './shared';
+import { reportFailure } from './shared';
+import { todoCommands } from './todos';
 import { workflowCommands } from './workflows';
+import { workspaceCommands } from './workspace';
 
 export { person } from './shared';
 

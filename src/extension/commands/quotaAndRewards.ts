@@ -5,6 +5,7 @@
  * arguments (which then only choose the goal and run and fill in the values).
  */
 import * as vscode from 'vscode';
+import type { BudgetName, GoalState } from '../../core/index';
 import {
   BUDGET_NAMES,
   notFound,
@@ -13,10 +14,9 @@ import {
   quotaUseAfterGrant,
   usageError,
 } from '../../core/index';
-import type { BudgetName, GoalState } from '../../core/index';
 import { confirmDecision, whole } from './decisionModal';
-import { argsOf, Cancelled, guardTrust, input, invokeSigned, isNode, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+import { argsOf, Cancelled, guardTrust, input, invokeSigned, isNode, pickGoal } from './shared';
 
 export function quotaAndRewardCommands(deps: CommandDeps): CommandTable {
   return {

@@ -2,14 +2,14 @@
  * What every command uses: the arguments it may be given, its dependencies, the person acting,
  * the trust guard, and the pickers and input boxes that fill in what the arguments leave out.
  */
-import * as vscode from 'vscode';
 import * as os from 'node:os';
-import { LoopxError, effectiveStatus, invoke, refused, signFirstPolicy, textProblem } from '../../core/index';
+import * as vscode from 'vscode';
 import type { Actor, GoalState, InvokeResult } from '../../core/index';
-import type { GoalRef, LoopxWorkspaces } from '../workspaces';
-import type { Node } from '../tree';
+import { effectiveStatus, invoke, LoopxError, refused, signFirstPolicy, textProblem } from '../../core/index';
 import type { Approver } from '../approver';
 import type { EventLogProvider } from '../eventLog';
+import type { Node } from '../tree';
+import type { GoalRef, LoopxWorkspaces } from '../workspaces';
 
 /** What a command may be given: a tree node, or plain arguments (notifications, tests, links). */
 export interface CommandArgs {

@@ -8,22 +8,22 @@
  * output is kept as evidence: the editor refuses to mark it done by hand.
  */
 import * as vscode from 'vscode';
+import type { GoalState, Todo } from '../../core/index';
 import {
-  invoke,
   findTodo,
+  gatesFor,
   ID_PATTERN,
   ID_RULE,
+  invoke,
   Owner,
   plainText,
   Priority,
-  gatesFor,
   refused,
   usageError,
 } from '../../core/index';
-import type { GoalState, Todo } from '../../core/index';
 import { confirmDecision, confirmIfCalledWithArguments, whole } from './decisionModal';
-import { argsOf, Cancelled, guardTrust, input, isNode, lineValidator, person, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+import { argsOf, Cancelled, guardTrust, input, isNode, lineValidator, person, pickGoal } from './shared';
 
 export function todoCommands(deps: CommandDeps): CommandTable {
   return {

@@ -7,25 +7,25 @@
  * as the person's they need no review.
  */
 import * as vscode from 'vscode';
+import type { ExpandedWorkflow, GoalState, WorkflowEntry } from '../../core/index';
 import {
   declaredWords,
   expandWorkflow,
   invoke,
   listWorkflows,
-  plainText,
+  LoopxError,
   paramRequired,
   paramsInActions,
   paramValueProblem,
+  plainText,
   problemText,
   resolveParams,
-  LoopxError,
   WORKFLOW_RUN,
 } from '../../core/index';
-import type { ExpandedWorkflow, GoalState, WorkflowEntry } from '../../core/index';
 import type { GoalRef } from '../workspaces';
 import { confirmDecision, whole } from './decisionModal';
-import { argsOf, Cancelled, guardTrust, input, person, pickGoal } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+import { argsOf, Cancelled, guardTrust, input, person, pickGoal } from './shared';
 
 export function workflowCommands(deps: CommandDeps): CommandTable {
   return { 'loopx.runWorkflow': (a) => runWorkflow(deps, a) };

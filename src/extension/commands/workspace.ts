@@ -2,14 +2,14 @@
  * Workspace-wide commands: initialize a folder, refresh, self-repair, install the agent hooks,
  * and open the dashboard or start and stop the status server.
  */
-import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { Store, repair, LoopxError, plainText } from '../../core/index';
-import { planHooks, applyHooks, describeHookChanges, hookCommands } from '../hooksInstaller';
+import * as vscode from 'vscode';
+import { LoopxError, plainText, repair, Store } from '../../core/index';
+import { applyHooks, describeHookChanges, hookCommands, planHooks } from '../hooksInstaller';
 import { reviewAndSignPolicy } from '../policySigning';
 import { confirmDecision, whole } from './decisionModal';
-import { argsOf, guardTrust, pickFolder } from './shared';
 import type { Arg, CommandDeps, CommandTable } from './shared';
+import { argsOf, guardTrust, pickFolder } from './shared';
 
 export function workspaceCommands(deps: CommandDeps): CommandTable {
   return {

@@ -2,8 +2,8 @@
  * Registers `loopx mcp` with VS Code's MCP support, one server per LoopX folder, so agent mode
  * finds it with no setup. It runs on the editor's own runtime (Electron as Node on desktop).
  */
-import * as vscode from 'vscode';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
 import type { LoopxWorkspaces } from '../workspaces';
 import { sessionSuffix } from './tools';
 

@@ -3,10 +3,10 @@
  * (`contributes.languageModelTools`, kept equal to AGENT_TOOLS by a unit test) and registered
  * here. VS Code does not validate tool input against the schema, so `callAgentTool` does.
  */
-import * as vscode from 'vscode';
 import { createHash } from 'node:crypto';
-import { AGENT_TOOLS, callAgentTool, LoopxError, sessionAgentId } from '../../core/index';
+import * as vscode from 'vscode';
 import type { Actor } from '../../core/index';
+import { AGENT_TOOLS, callAgentTool, LoopxError, sessionAgentId } from '../../core/index';
 import type { LoopxWorkspaces } from '../workspaces';
 
 /**

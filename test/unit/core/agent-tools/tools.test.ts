@@ -8,7 +8,6 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import '../../../../src/core/index';
 import {
   AGENT_TOOLS,
   AGENT_TOOL_NAMES,

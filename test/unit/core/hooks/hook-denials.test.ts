@@ -8,7 +8,6 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import '../../../../src/core/index';
 import { invoke } from '../../../../src/core/capabilities/registry';
 import { shouldRun } from '../../../../src/core/contract/issue';
 import { preToolUse, recordDenial, sessionStart } from '../../../../src/core/hooks/run-hook';

@@ -13,7 +13,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import '../../../../src/core/index';
 import { Store } from '../../../../src/core/store/store';
 import { invoke } from '../../../../src/core/capabilities/registry';
 import { shouldRun, ShouldRunOutput } from '../../../../src/core/contract/issue';

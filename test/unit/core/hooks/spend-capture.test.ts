@@ -6,7 +6,6 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import '../../../../src/core/index';
 import { invoke } from '../../../../src/core/capabilities/registry';
 import { applyInPlace } from '../../../../src/core/rules/apply-event';
 import { transcriptUsage, usageKey } from '../../../../src/core/hooks/transcript';

@@ -22,8 +22,8 @@ import type {
   Gate as GateT,
   GoalStatus as GoalStatusT,
 } from '../../../../src/core/model/goal-state';
-import { GOAL_TRANSITIONS, invoke } from '../../../../src/core/capabilities/registry';
-import type { GoalTransition } from '../../../../src/core/capabilities/registry';
+import { GOAL_TRANSITIONS, invoke } from '../../../../src/core/capabilities';
+import type { GoalTransition } from '../../../../src/core/capabilities';
 import { LoopxError } from '../../../../src/core/model/errors';
 import type { Store } from '../../../../src/core/store/store';
 import { human, agent, tempStore, removeTempDirs } from '../../../helpers/store';

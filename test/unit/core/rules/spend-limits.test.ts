@@ -6,7 +6,6 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import '../../../../src/core/index';
 import { invoke } from '../../../../src/core/capabilities/registry';
 import { shouldRun } from '../../../../src/core/contract/issue';
 import { replay } from '../../../../src/core/rules/apply-event';

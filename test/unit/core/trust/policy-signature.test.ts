@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, it } from 'node:test';
-import '../../../../src/core/index';
 import { DEFAULT_POLICY } from '../../../../src/core/model/policy';
 import type { Policy } from '../../../../src/core/model/policy';
 import { describeUnsignedPolicy, resolvePolicy, tighten } from '../../../../src/core/trust/policy-signature';

@@ -1,0 +1,19 @@
+/**
+ * The read documents every surface shows (status, records, history, export), their shapes, and
+ * text made for people.
+ */
+export * from './dashboard-links';
+export * from './dashboard-protocol';
+export * from './denials-doc';
+export * from './gate-facts';
+export * from './goal-export';
+export * from './goal-history';
+export * from './markdown-text';
+export * from './next-commands';
+export * from './people-text';
+export * from './records';
+export * from './records-doc';
+export * from './should-run-doc';
+export * from './status';
+export * from './status-doc';
+export * from './text-diff';
