@@ -2,10 +2,13 @@
  * `npm run bench`: issue 18's targets, each with its measured figure and met / MISSED. CLI
  * figures are ratios to the floor `node -e 0`, interleaved with it in the same run (these
  * machines are shared and noisy; measure.ts says how). Prints a table, then the results as one
- * JSON line, and writes them to bench/results.json.
+ * JSON line, and writes them to bench/results.json with the run's context (UTC start and end,
+ * cores, Node, load average, the commit). docs/PERFORMANCE.md cites a committed copy of one run,
+ * docs/performance/results.json: the run ends by printing the command that makes it this one.
  *
  *   node --import tsx bench/bench.ts [--quick] [--no-host] [--sizes 1,100,1000,10000]
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -54,10 +57,28 @@ const STATUS_ALL_MS = 500;
 const STATUS_ALL_MB = 150;
 const TURN_MAX = 4;
 
+/** The commit measured, and whether the work tree had changes on top of it (null outside git). */
+function revision(): { commit: string; dirty: boolean } | null {
+  const git = (...a: string[]) => spawnSync('git', a, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', 'HEAD');
+  if (head.status !== 0) return null;
+  return { commit: head.stdout.trim(), dirty: git('status', '--porcelain').stdout.trim() !== '' };
+}
+
 const results: Record<string, unknown> = {
   schema: 'loopx.bench/1',
-  machine: { cpus: os.cpus().length, node: process.version, load: os.loadavg().map((x) => round(x)) },
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model.trim() ?? null,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    /** 1, 5 and 15 minute load averages when the run started. */
+    load: os.loadavg().map((x) => round(x)),
+  },
+  /** UTC, ISO 8601. */
   started: new Date().toISOString(),
+  args,
+  revision: revision(),
   quick,
   reps: REPS,
   ratioMethod: RATIO_METHOD,
@@ -350,6 +371,11 @@ function scale() {
   printTable();
   fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(`\n${JSON.stringify(results)}`);
+  // The docs cite a committed copy of one run; refreshing them is a choice, never a side effect.
+  console.log(
+    '\nTo make this run the one docs/PERFORMANCE.md cites:\n' +
+      '  cp bench/results.json docs/performance/results.json && npm run bench:doc',
+  );
 })().catch((e) => {
   console.error(e);
   process.exit(1);

@@ -2,7 +2,13 @@
 import { z } from 'zod';
 import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
 import { draft, GuardedWork, Id, lazy, Line, refused, Text } from '../model';
-import { approvalCovers, guardedWork, openWorkGuardedBy } from '../rules';
+import {
+  approvalCovers,
+  awaitsDecision,
+  guardedWork,
+  notAwaitingDecision,
+  openWorkGuardedBy,
+} from '../rules';
 import { canonicalJson } from '../store';
 import { gateTitle } from '../views';
 import { AllActors, findGate, findTodo, goalId, Humans } from './shared';
@@ -22,13 +28,6 @@ function checkGuardable(actor: Actor, todo: Todo): void {
   }
 }
 
-function notAwaiting(g: Gate, verb: string): never {
-  throw refused(
-    `gate ${g.id} is ${g.status}${g.decidedBy ? ` (by ${g.decidedBy.id} at ${g.decidedAt})` : ''}: only a pending gate can be ${verb}`,
-    { gateId: g.id, reason: 'gate_not_pending' },
-  );
-}
-
 /**
  * The work a decision on `g` is about (`verb`: approved or rejected), its open guarded work read
  * once. Refused unless the gate waits for a person (pending, or approved without covering all
@@ -42,11 +41,8 @@ function decidedWork(
   shown: GuardedWork[] | undefined,
   verb: string,
 ): GuardedWork[] {
-  const open = openWorkGuardedBy(g.id, s.todos, policy, s.gates);
-  const awaits =
-    g.status === 'pending' || (g.status === 'approved' && open.some((t) => !approvalCovers(g, t)));
-  if (!awaits) notAwaiting(g, verb);
-  const work = open.map(guardedWork);
+  if (!awaitsDecision(g, s, policy)) throw notAwaitingDecision(g, verb);
+  const work = openWorkGuardedBy(g.id, s.todos, policy, s.gates).map(guardedWork);
   if (shown && canonicalJson(shown) !== canonicalJson(work)) {
     throw refused(
       `the work gate ${g.id} guards changed since it was shown (${work.length} todo${work.length === 1 ? '' : 's'} now): look again, then decide`,

@@ -5,7 +5,8 @@
  * should-run decision, exec and the agent tools all ask these functions, so the rules cannot drift
  * apart. Pure: no I/O, no clock, no store.
  */
-import type { Contract, Gate, GuardedWork, Policy, Todo } from '../model';
+import type { Contract, Gate, GuardedWork, LoopxError, Policy, Todo } from '../model';
+import { refused } from '../model';
 import { commandMatch, commandMatches } from '../shell';
 
 /** A gate a todo needs; `pattern` is set when a policy rule for its action requires it. */
@@ -114,6 +115,37 @@ export function openWorkGuardedBy(
 ): Todo[] {
   return todosGuardedBy(gateId, todos, policy, gates).filter(
     (t) => t.status === 'open' || t.status === 'claimed',
+  );
+}
+
+/**
+ * Whether a gate waits for a person's decision: it is pending, or it is approved but its approval
+ * does not cover all the open work it guards (work added under it, or a command changed, since).
+ * The one rule for the decision capabilities, the CLI and the editor.
+ */
+export function awaitsDecision(
+  gate: Gate,
+  state: { todos: readonly Todo[]; gates: readonly Gate[] },
+  policy: Policy,
+): boolean {
+  if (gate.status === 'pending') return true;
+  if (gate.status !== 'approved') return false;
+  return openWorkGuardedBy(gate.id, state.todos, policy, state.gates).some((t) => !approvalCovers(gate, t));
+}
+
+/** The gates of a goal that wait for a person's decision (see awaitsDecision), in the goal's order. */
+export function gatesAwaitingDecision(
+  state: { todos: readonly Todo[]; gates: readonly Gate[] },
+  policy: Policy,
+): Gate[] {
+  return state.gates.filter((g) => awaitsDecision(g, state, policy));
+}
+
+/** The refusal of a decision on a gate that waits for none (`verb`: approved or rejected). */
+export function notAwaitingDecision(gate: Gate, verb: string): LoopxError {
+  return refused(
+    `gate ${gate.id} is ${gate.status}${gate.decidedBy ? ` (by ${gate.decidedBy.id} at ${gate.decidedAt})` : ''}: only a pending gate can be ${verb}`,
+    { gateId: gate.id, reason: 'gate_not_pending' },
   );
 }
 

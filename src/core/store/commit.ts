@@ -10,7 +10,7 @@ import type { Actor, EventDraft, GoalState, LoopxError, LoopxEvent } from '../mo
 import { conflict } from '../model';
 import type { Signer, Trust } from '../trust';
 import type { WriterHead } from './event-log';
-import { chainEvents } from './event-log';
+import { appendToLog, chainEvents } from './event-log';
 import type { IndexEntry } from './goal-index';
 import { indexEntryOf } from './goal-index';
 import type { LoadedGoal } from './goal-load';
@@ -18,7 +18,7 @@ import { resumeFromSnapshot } from './goal-load';
 import type { LogFile } from './goal-logs';
 import { closeLogFiles, LEGACY_LOG, openLogFiles } from './goal-logs';
 import type { GroupContext, GroupTarget, HeldLock } from './group-commit';
-import { answerBatch, appendBatch, commitQueued, drainQueue, resultLater } from './group-commit';
+import { answerBatch, batchOf, commitQueued, drainQueue, resultLater } from './group-commit';
 import { copyJson } from './json-file';
 import type { Plan } from './plan-check';
 import { checkedActor, checkedPlan, movedOn } from './plan-check';
@@ -204,13 +204,56 @@ function snapshotDue(
   return lagBefore === undefined || lagBefore + added >= SNAPSHOT_EVERY;
 }
 
+/** What the lock holder found: the goal as it is now (`loaded`: undefined for a goal being created). */
+interface Current {
+  files: LogFile[];
+  loaded: LoadedGoal | undefined;
+  /** `loaded`, when it was resumed from this process's last commit rather than read. */
+  fromMemo: LoadedGoal | undefined;
+  revision: number;
+}
+
+/** What one commit appends: the drafts, and this writer's place in the goal before them. */
+interface Appending {
+  drafts: EventDraft[];
+  own: WriterHead | undefined;
+  firstInGoal: boolean;
+  migration: ReturnType<CommitTarget['migrateLegacy']> | undefined;
+}
+
+/** What the append wrote: this call's events chained, and the queued calls' written with them. */
+interface Appended {
+  next: ReturnType<typeof chainEvents>;
+  drained: ReturnType<typeof drainQueue> | undefined;
+  ownRevision: number;
+  /** The goal's index entry before the events (they are applied to the loaded state in place). */
+  indexBefore: string;
+  trust: Trust;
+}
+
+type AfterCommit = { syncLater: (fd: number) => void; keep: (snap: Snapshot) => void };
+
+/** The write protocol under the goal's lock: read, plan, append (the acknowledgement), then the caches. */
 function commitLocked(
   target: CommitTarget,
   plan: Plan,
   opts: CommitOptions,
   actor: Actor,
-  after: { syncLater: (fd: number) => void; keep: (snap: Snapshot) => void },
+  after: AfterCommit,
 ): CommitResult {
+  const cur = readCurrent(target, opts);
+  // Plans only read the state (checkedPlan proves it in the tests): no copy is needed, and the
+  // events below are applied to this same object.
+  const planned = checkedPlan(plan)(cur.loaded?.state, cur.revision);
+  const appending = draftsToAppend(target, cur, planned);
+  if (appending.drafts.length === 0) return unchanged(target, cur, appending, after);
+  const appended = appendToOwnLog(target, opts, actor, cur, appending, after);
+  appending.migration?.cleanup?.();
+  return refreshDerived(target, opts, cur, appending, appended, after);
+}
+
+/** Step 1: the goal as it is now, from this process's memo or its logs; refused if it is not what the call expects. */
+function readCurrent(target: CommitTarget, opts: CommitOptions): Current {
   const { goalId } = target;
   const memo = target.memo?.take();
   const files = target.logFiles();
@@ -218,19 +261,23 @@ function commitLocked(
   if (opts.create && exists)
     throw conflict(`goal ${goalId} already exists`, { goalId, reason: 'goal_exists' });
   if (!opts.create && !exists) throw target.missing();
-  // A torn tail is not part of the state (load leaves it out), so plan against the state first
-  // and quarantine only once the call is not refused: a refusal must change nothing, and the
-  // quarantine is then recorded by the `log.quarantined` event of the write that does it.
   const fromMemo = exists && memo ? resumeFromMemo(target, files, memo) : undefined;
-  const cur: LoadedGoal | undefined = fromMemo ?? (exists ? target.load(files) : undefined);
-  const revision = cur?.revision ?? 0;
+  const loaded = fromMemo ?? (exists ? target.load(files) : undefined);
+  const revision = loaded?.revision ?? 0;
   if (opts.expectRevision !== undefined && opts.expectRevision !== revision)
     throw movedOn(goalId, revision, opts.expectRevision);
-  // Plans only read the state (checkedPlan proves it in the tests): no copy is needed, and the
-  // events below are applied to this same object.
-  const planned = checkedPlan(plan)(cur?.state, revision);
-  const writer = target.writerId();
-  let own: WriterHead | undefined = cur?.heads[writer];
+  return { files, loaded, fromMemo, revision };
+}
+
+/**
+ * Step 2: the drafts to append: a torn tail's quarantine, an older store's migration, then the plan.
+ * A torn tail is not part of the state (load leaves it out), so the plan was made first and the
+ * tail is quarantined only for a call that was not refused: a refusal must change nothing, and the
+ * quarantine is then recorded by the `log.quarantined` event of the write that does it.
+ */
+function draftsToAppend(target: CommitTarget, cur: Current, planned: EventDraft[]): Appending {
+  const { loaded, fromMemo } = cur;
+  let own: WriterHead | undefined = loaded?.heads[target.writerId()];
   const firstInGoal = own === undefined;
   const drafts: EventDraft[] = [];
   // Resumed from memory without a warning, this writer's log ends on a complete line (its size
@@ -239,34 +286,61 @@ function commitLocked(
     const quarantined = target.quarantineTornTail();
     if (quarantined) drafts.push(quarantined);
   }
-  const legacy = cur?.heads[LEGACY_LOG];
+  const legacy = loaded?.heads[LEGACY_LOG];
   const migration = legacy ? target.migrateLegacy(legacy, own !== undefined) : undefined;
   if (migration?.draft) {
     own = legacy;
     drafts.push(migration.draft);
   }
   drafts.push(...planned);
-  if (drafts.length === 0) {
-    migration?.cleanup?.();
-    const { state, heads, hlc } = cur!;
-    if (!migration?.cleanup) after.keep({ revision, heads, hlc, trust: target.trust().fingerprint, state });
-    return { events: [], state, revision };
-  }
-  const indexBefore = cur ? JSON.stringify(indexEntryOf(cur.state)) : '';
+  return { drafts, own, firstInGoal, migration };
+}
+
+/** A call that appends nothing: the goal as it was. */
+function unchanged(
+  target: CommitTarget,
+  cur: Current,
+  appending: Appending,
+  after: AfterCommit,
+): CommitResult {
+  appending.migration?.cleanup?.();
+  const { state, heads, hlc } = cur.loaded!;
+  const revision = cur.revision;
+  if (!appending.migration?.cleanup)
+    after.keep({ revision, heads, hlc, trust: target.trust().fingerprint, state });
+  return { events: [], state, revision };
+}
+
+/**
+ * Step 3: chains the drafts onto this writer's log and appends them, with the calls other
+ * processes queued meanwhile (group commit), in one write. The fsync of that write is the
+ * acknowledgement.
+ */
+function appendToOwnLog(
+  target: CommitTarget,
+  opts: CommitOptions,
+  actor: Actor,
+  cur: Current,
+  { drafts, own, firstInGoal, migration }: Appending,
+  after: AfterCommit,
+): Appended {
+  const { goalId } = target;
+  const state = cur.loaded?.state;
+  const indexBefore = state ? JSON.stringify(indexEntryOf(state)) : '';
   // The snapshot key is needed after the append: a damaged one must refuse the call before
   // anything is written, not report an error for an event that was appended anyway.
   target.snapshotKey();
   const trust = target.trust();
   const now = target.now();
+  const writer = target.writerId();
   const next = chainEvents(
     goalId,
     drafts,
-    { state: cur?.state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: cur?.hlc },
+    { state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: cur.loaded?.hlc },
     { now, writer, actor, signer: opts.signer },
     trust,
   );
-  const ownRevision = revision + next.events.length;
-  // Group commit: the calls other processes queued meanwhile go into the same write.
+  const ownRevision = cur.revision + next.events.length;
   const queue = opts.group?.queue;
   queue?.recover(target.ownLog);
   const drained = opts.group && drainQueue(opts.group, goalId, next, ownRevision, { now, writer }, trust);
@@ -277,7 +351,8 @@ function commitLocked(
     }
     // Nothing is written before this point: a refused call leaves an older store as it was.
     migration?.apply?.();
-    const fd = appendBatch(target.ownLog, next.chunk, drained, queue);
+    const batch = batchOf(target.ownLog, next.chunk, drained, queue);
+    const fd = appendToLog(target.ownLog, batch.chunk, batch.journal);
     // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
     // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
     // fsync flushes everything written to the file before it, so no later event is durable
@@ -291,7 +366,19 @@ function commitLocked(
     if (drained) queue?.recover(target.ownLog);
     throw e;
   }
-  migration?.cleanup?.();
+  return { next, drained, ownRevision, indexBefore, trust };
+}
+
+/** Step 4: the snapshot, the index entry and this process's memo, derived from what was appended. */
+function refreshDerived(
+  target: CommitTarget,
+  opts: CommitOptions,
+  cur: Current,
+  { own, migration }: Appending,
+  { next, drained, ownRevision, indexBefore, trust }: Appended,
+  after: AfterCommit,
+): CommitResult {
+  const { revision } = cur;
   const tip = drained ? drained.head : next;
   const revisionAfter = drained ? drained.revision : ownRevision;
   const added = revisionAfter - revision;
@@ -300,9 +387,9 @@ function commitLocked(
     return resultLater(groupTargetOf(target), { ok: true, events: next.events, revision: ownRevision });
   }
   const state = tip.state!;
-  const heads = { ...cur?.heads };
+  const heads = { ...cur.loaded?.heads };
   if (migration?.cleanup) delete heads[LEGACY_LOG];
-  heads[writer] = {
+  heads[target.writerId()] = {
     seq: tip.seq,
     bytes: (own?.bytes ?? 0) + next.chunk.length + (drained?.bytes ?? 0),
     lastHash: tip.prev,
@@ -313,7 +400,12 @@ function commitLocked(
   // with no tail to validate (a few ms each; reads never write it), while a process that writes
   // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.
   const oneShot = target.memo?.first() ?? true;
-  if (!cur || oneShot || migration?.cleanup || snapshotDue(target, cur, fromMemo, revision, added))
+  if (
+    !cur.loaded ||
+    oneShot ||
+    migration?.cleanup ||
+    snapshotDue(target, cur.loaded, cur.fromMemo, revision, added)
+  )
     target.writeSnapshot(snap);
   const entry = indexEntryOf(state);
   if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)

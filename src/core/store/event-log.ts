@@ -262,10 +262,16 @@ export function chainEvents(
   return { state, seq, prev, hlc, events, chunk };
 }
 
-/** Appends `chunk` in one write and returns the still open, not yet synced descriptor: the caller fsyncs it. */
-export function appendUnsynced(file: string, chunk: Buffer): number {
+/**
+ * The one way lines reach a writer's log: `chunk` (whole lines) in one write, at the end. Returns
+ * the still open descriptor, not yet fsync'd: the caller's fsync is the acknowledgement.
+ * `beforeWrite` learns the offset the chunk will start at, before anything is written (group
+ * commit journals where each queued call's events go).
+ */
+export function appendToLog(file: string, chunk: Buffer, beforeWrite?: (startsAt: number) => void): number {
   const fd = openStoreFile(file, 'a', 0o644);
   try {
+    beforeWrite?.(fs.fstatSync(fd).size);
     fs.writeSync(fd, chunk);
   } catch (e) {
     fs.closeSync(fd);

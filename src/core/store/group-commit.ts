@@ -28,7 +28,6 @@ import { sha256 } from './json-file';
 import { lockBusy, STALE_CHECK_MS } from './lock';
 import type { Plan } from './plan-check';
 import { checkedActor, checkedPlan, movedOn } from './plan-check';
-import { openStoreFile } from './safe-path';
 import { sleepMs } from './sleep';
 
 /** At most this many queued calls go into one batch, besides the holder's own. */
@@ -146,35 +145,33 @@ export function drainQueue(
 }
 
 /**
- * Appends the holder's own events and the drained calls' in one write, the batch journaled first
- * (where each call's events go). Returns the log's open descriptor, not yet synced.
+ * One write's worth: the holder's own events, then the drained calls' events, and `journal`, which
+ * records (before the write) where in the log each call's events will be.
  */
-export function appendBatch(
+export function batchOf(
   ownLog: string,
   own: Buffer,
   drained: Drained | undefined,
   queue?: GroupQueue,
-): number {
-  const fd = openStoreFile(ownLog, 'a', 0o644);
-  try {
-    const chunks = [own];
-    if (drained && queue) {
-      let at = fs.fstatSync(fd).size + own.length;
-      const entries: JournalEntry[] = [];
-      for (const { id, answer, chunk } of drained.answers) {
-        if (!chunk) continue;
-        entries.push({ id, log: ownLog, start: at, end: at + chunk.length, sha: sha256(chunk), answer });
-        at += chunk.length;
-        chunks.push(chunk);
-      }
-      if (entries.length > 0) queue.journal(entries);
-    }
-    fs.writeSync(fd, chunks.length === 1 ? own : Buffer.concat(chunks));
-  } catch (e) {
-    fs.closeSync(fd);
-    throw e;
+): { chunk: Buffer; journal?: (startsAt: number) => void } {
+  if (!drained || !queue) return { chunk: own };
+  const chunks = [own];
+  const placed: { id: string; answer: GroupAnswer; chunk: Buffer }[] = [];
+  for (const { id, answer, chunk } of drained.answers) {
+    if (!chunk) continue;
+    placed.push({ id, answer, chunk });
+    chunks.push(chunk);
   }
-  return fd;
+  const journal = (startsAt: number) => {
+    let at = startsAt + own.length;
+    const entries: JournalEntry[] = [];
+    for (const { id, answer, chunk } of placed) {
+      entries.push({ id, log: ownLog, start: at, end: at + chunk.length, sha: sha256(chunk), answer });
+      at += chunk.length;
+    }
+    if (entries.length > 0) queue.journal(entries);
+  };
+  return { chunk: chunks.length === 1 ? own : Buffer.concat(chunks), journal };
 }
 
 /** Once the batch is written: fsyncs it, then answers every call (the rest go back in the queue). */

@@ -6,7 +6,16 @@
  */
 import * as vscode from 'vscode';
 import type { GateDecision, GoalState } from '../../core/index';
-import { checkId, findGate, gateFacts, LoopxError, plainText, refused } from '../../core/index';
+import {
+  awaitsDecision,
+  checkId,
+  findGate,
+  gateFacts,
+  gatesAwaitingDecision,
+  LoopxError,
+  notAwaitingDecision,
+  plainText,
+} from '../../core/index';
 import type { GoalRef } from '../workspaces';
 import { confirmDecision } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
@@ -67,14 +76,18 @@ export async function decideGate(
 async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): Promise<boolean> {
   await guardTrust();
   const args = argsOf(a);
-  const hasPending = (s: GoalState) => s.gates.some((g) => g.status === 'pending');
-  const ref = await pickGoal(deps.workspaces, a, hasPending, 'goal with a pending gate');
+  const awaiting = (ref: GoalRef, s: GoalState) => gatesAwaitingDecision(s, ref.store.policy());
+  const ref = await pickGoal(
+    deps.workspaces,
+    a,
+    (s, r) => awaiting(r, s).length > 0,
+    'goal with a gate to decide',
+  );
   const state = ref.store.load(ref.goalId).state;
   let gateId = isNode(a) && a.kind === 'gate' ? a.gate.id : args.gateId;
   if (!gateId) {
-    const pending = state.gates.filter((g) => g.status === 'pending');
     const pick = await vscode.window.showQuickPick(
-      pending.map((g) => ({ label: g.id, description: g.title, detail: g.reason, g })),
+      awaiting(ref, state).map((g) => ({ label: g.id, description: g.title, detail: g.reason, g })),
       { placeHolder: `Which gate to ${decision}?` },
     );
     if (!pick) throw new Cancelled();
@@ -83,13 +96,9 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
   checkId(gateId, 'gate id');
   const gate = state.gates.find((g) => g.id === gateId);
   if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
-  if (gate.status !== 'pending') {
-    // Say so before asking for a note: the capability would refuse it anyway.
-    throw refused(
-      `gate ${gateId} is ${gate.status}${gate.decidedBy ? ` (by ${gate.decidedBy.id} at ${gate.decidedAt})` : ''}: only a pending gate can be ${decision === 'approve' ? 'approved' : 'rejected'}`,
-      { reason: 'gate_not_pending', gateId },
-    );
-  }
+  // Say so before asking for a note: the capability would refuse it anyway (the same rule).
+  if (!awaitsDecision(gate, state, ref.store.policy()))
+    throw notAwaitingDecision(gate, decision === 'approve' ? 'approved' : 'rejected');
   // Arguments from other code only pick the gate (and offer a note): the person decides in the modal.
   const byArguments = calledWithArguments(a);
   const note =

@@ -123,7 +123,7 @@ export async function pickFolder(a: CommandArgs): Promise<vscode.WorkspaceFolder
 export async function pickGoal(
   workspaces: LoopxWorkspaces,
   a: Arg,
-  filter: (s: GoalState) => boolean = () => true,
+  filter: (s: GoalState, ref: GoalRef) => boolean = () => true,
   what = 'goal',
 ): Promise<GoalRef> {
   if (isNode(a) && 'ref' in a) return a.ref;
@@ -137,7 +137,7 @@ export async function pickGoal(
   for (const { ref } of workspaces.goals()) {
     try {
       const state = ref.store.load(ref.goalId).state;
-      if (filter(state)) candidates.push({ ref, state });
+      if (filter(state, ref)) candidates.push({ ref, state });
     } catch {
       /* shown in the tree */
     }

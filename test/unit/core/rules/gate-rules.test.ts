@@ -16,6 +16,9 @@ import {
   contractCovers,
   contractTodoIds,
   contractActionFor,
+  awaitsDecision,
+  gatesAwaitingDecision,
+  notAwaitingDecision,
 } from '../../../../src/core/rules/gate-rules';
 import type { Gate, Todo } from '../../../../src/core/model/goal-state';
 import type { Policy } from '../../../../src/core/model/policy';
@@ -168,6 +171,56 @@ describe('gate rules', () => {
         'not listed in the approval',
       );
       assert.deepEqual(unapprovedGates(t2, NO_POLICY, [{ ...covering, approvedFor: [guardedWork(t2)] }]), []);
+    });
+  });
+
+  describe('awaitsDecision: the one rule for whether a gate waits for a person', () => {
+    const t1 = todo('t1', { gate: 'ok', action: 'npm publish' });
+    const approvedFor = (work: Todo[]) => ({
+      ...gate('ok', 'approved', ['t1']),
+      approvedFor: work.map(guardedWork),
+    });
+    it('a pending gate waits; a rejected or expired one does not', () => {
+      assert.equal(
+        awaitsDecision(gate('ok', 'pending', ['t1']), { todos: [t1], gates: [] }, NO_POLICY),
+        true,
+      );
+      for (const status of ['rejected', 'expired'] as const)
+        assert.equal(
+          awaitsDecision(gate('ok', status, ['t1']), { todos: [t1], gates: [] }, NO_POLICY),
+          false,
+          status,
+        );
+    });
+    it('an approved gate waits only while open work it guards is not covered by the approval', () => {
+      const g = approvedFor([t1]);
+      assert.equal(awaitsDecision(g, { todos: [t1], gates: [g] }, NO_POLICY), false, 'all covered');
+      const added = todo('t2', { gate: 'ok', action: 'npm publish --tag next' });
+      assert.equal(
+        awaitsDecision(g, { todos: [t1, added], gates: [g] }, NO_POLICY),
+        true,
+        'work added under it',
+      );
+      const changed = { ...t1, action: 'npm publish --force' };
+      assert.equal(awaitsDecision(g, { todos: [changed], gates: [g] }, NO_POLICY), true, 'a command changed');
+      const done = { ...added, status: 'done' as const };
+      assert.equal(awaitsDecision(g, { todos: [t1, done], gates: [g] }, NO_POLICY), false, 'finished work');
+    });
+    it("gatesAwaitingDecision lists them in the goal's order; the refusal keeps its reason code", () => {
+      const g = approvedFor([t1]);
+      const added = todo('t2', { gate: 'ok' });
+      const p = gate('p', 'pending', []);
+      const r = gate('r', 'rejected', []);
+      assert.deepEqual(
+        gatesAwaitingDecision({ todos: [t1, added], gates: [r, g, p] }, NO_POLICY).map((x) => x.id),
+        ['ok', 'p'],
+      );
+      const e = notAwaitingDecision(
+        { ...r, decidedBy: { kind: 'user', id: 'bob', channel: 'cli' }, decidedAt: T0 },
+        'approved',
+      );
+      assert.equal(e.reason, 'gate_not_pending');
+      assert.match(e.message, /gate r is rejected \(by bob at .*\): only a pending gate can be approved/);
     });
   });
 
