@@ -2,5 +2,5 @@
  * `loopx hook <event>`: the agent-host hooks (PreToolUse, Stop, ...), their install and shim.
  */
 export * from './install';
-export * from './run-hook';
+export * from './session-events';
 export * from './shim';

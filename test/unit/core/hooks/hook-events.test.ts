@@ -22,7 +22,7 @@ import {
   mergeClaudeSettings,
   preToolUse,
   withoutLoopxHooks,
-} from '../../../../src/core/hooks/run-hook';
+} from '../../../../src/core/hooks/session-events';
 import { parseLoopx } from '../../../../src/cli/main';
 import { configDir } from '../../../../src/core/store/config-dir';
 import type { Actor } from '../../../../src/core/model/goal-state';
