@@ -87,9 +87,9 @@ export function bundles() {
   return out;
 }
 
-/** Activation in the real VS Code host (scripts/integration.mjs), < 50 ms. */
+/** Activation in the real VS Code host (scripts/test/integration.mjs), < 50 ms. */
 export function hostActivation(): number | null {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/integration.mjs')], {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/test/integration.mjs')], {
     cwd: ROOT,
     env: { ...process.env, LOOPX_TEST_GREP: 'activates' },
     encoding: 'utf8',

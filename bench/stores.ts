@@ -12,9 +12,9 @@ import { Store, invoke, newKeyPair, pinKey, shouldRun, signerFor, summaryAll } f
 import type { Actor, EventDraft, ShouldRunOutput, Signer } from '../src/core/index';
 import { draft } from '../src/core/model';
 import { writersDir } from '../src/core/store';
-import { ownConfigDir } from '../scripts/own-config-dir.mjs';
+import { ownConfigDir } from '../scripts/test/own-config-dir.mjs';
 
-// The bench's stores keep their keys in a config folder of the run's own (as scripts/test.mjs
+// The bench's stores keep their keys in a config folder of the run's own (as scripts/test/run-suite.mjs
 // gives the tests), never in the user's ~/.config/loopx; child processes inherit it.
 const config = ownConfigDir('loopx-bench-config-');
 process.env.LOOPX_CONFIG_DIR = config.env.LOOPX_CONFIG_DIR;

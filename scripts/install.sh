@@ -116,7 +116,7 @@ else
   if [ ! -s "$src/dist/cli.js" ] || [ ! -s "$src/dist/mcp.js" ] || [ ! -s "$src/dist/webview.js" ]; then
     [ -d "$src/node_modules" ] || die 3 "the CLI is not built in $src: run \`npm install\` and \`npm run build\` there first"
     say "building the CLI in $src ..."
-    (cd "$src" && node scripts/build.mjs >/dev/null) || die 1 "the build failed: run \`npm run build\` in $src to see why"
+    (cd "$src" && node scripts/build/build.mjs >/dev/null) || die 1 "the build failed: run \`npm run build\` in $src to see why"
   fi
 fi
 if [ -n "$prefix" ]; then set -- install-command --prefix "$prefix"; else set -- install-command; fi

@@ -19,7 +19,7 @@ if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install 
 
 # The real VS Code for the integration tests and the UI checks: code-server and Node 24 from npm,
 # Debian's Chromium (cached under ~/.cache/loopx-vscode-host; a few minutes the first time).
-node scripts/vscode-host/install.mjs >/dev/null
+node scripts/hosts/vscode-host/install.mjs >/dev/null
 
 # The real Claude Code and Codex CLIs (pinned) for the end-to-end agent tests (~/.cache/loopx-agents).
-node scripts/agents/install.mjs >/dev/null
+node scripts/hosts/agents/install.mjs >/dev/null

@@ -4,26 +4,26 @@
  * is shown to the person, never swallowed.
  */
 import * as vscode from 'vscode';
-import { Approver } from './approver';
-import { ApproverKeyNotifier } from './approverKeys';
-import { chatHandler, registerChatParticipant } from './chat';
+import { Approver } from './trust/approver';
+import { ApproverKeyNotifier } from './trust/approverKeys';
+import { chatHandler, registerChatParticipant } from './lm/chat';
 import { LoopxCommands, person } from './commands';
 import { refreshCliTarget } from './commands/cliInstall';
 import { decideGate } from './commands/gates';
-import { Dashboard } from './dashboard';
-import { DashboardLinkHandler } from './dashboardLinks';
-import { EVENT_LOG_SCHEME, EventLogProvider } from './eventLog';
-import { prepareHookShim } from './hooksInstaller';
+import { Dashboard } from './views/dashboard';
+import { DashboardLinkHandler } from './views/dashboardLinks';
+import { EVENT_LOG_SCHEME, EventLogProvider } from './views/eventLog';
+import { prepareHookShim } from './workspace/hooksInstaller';
 import { registerMcpProvider } from './lm/mcpProvider';
 import { registerLanguageModelTools } from './lm/tools';
-import { GateNotifier } from './notifier';
-import { PolicySignNotifier } from './policySigning';
-import { LoopxStatusBar } from './statusBar';
-import { StatusServerControl } from './statusServerControl';
-import { configureTerminals } from './terminal';
-import type { Node } from './tree';
-import { GoalsTreeProvider } from './tree';
-import { LoopxWorkspaces } from './workspaces';
+import { GateNotifier } from './views/notifier';
+import { PolicySignNotifier } from './trust/policySigning';
+import { LoopxStatusBar } from './views/statusBar';
+import { StatusServerControl } from './workspace/statusServerControl';
+import { configureTerminals } from './workspace/terminal';
+import type { Node } from './views/tree';
+import { GoalsTreeProvider } from './views/tree';
+import { LoopxWorkspaces } from './workspace/workspaces';
 
 export interface LoopxApi {
   /** How long `activate` took, in milliseconds (printed by the integration tests). */

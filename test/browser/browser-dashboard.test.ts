@@ -67,7 +67,7 @@ describe('the dashboard in a browser, from the status server', () => {
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO, encoding: 'utf8' });
+    const b = spawnSync(process.execPath, ['scripts/build/build.mjs'], { cwd: REPO, encoding: 'utf8' });
     assert.equal(b.status, 0, `build failed:\n${b.stdout}\n${b.stderr}`);
     assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is needed (apt-get install chromium)`);
     store = buildStore();

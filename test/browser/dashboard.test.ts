@@ -881,7 +881,7 @@ declare global {
 
 describe('dashboard webview in Chromium', { timeout: 180_000 }, () => {
   before(async () => {
-    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO, encoding: 'utf8' });
+    const b = spawnSync(process.execPath, ['scripts/build/build.mjs'], { cwd: REPO, encoding: 'utf8' });
     assert.equal(b.status, 0, `build failed:\n${b.stdout}\n${b.stderr}`);
     assert.ok(fs.existsSync(path.join(REPO, 'dist', 'webview.js')), 'dist/webview.js was built');
     ensureChromium();

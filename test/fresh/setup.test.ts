@@ -54,7 +54,7 @@ describe('a fresh machine: clean clone, fresh HOME, empty host cache', () => {
     const home = path.join(tmp, 'home');
     fs.mkdirSync(home);
     // A person's shell on a new machine: none of this run's npm settings, none of our variables.
-    const { nestedNpmEnv } = await loadScript<NpmEnvModule>('scripts/vscode-host/npm-env.mjs');
+    const { nestedNpmEnv } = await loadScript<NpmEnvModule>('scripts/hosts/vscode-host/npm-env.mjs');
     env = Object.fromEntries(
       Object.entries(nestedNpmEnv(process.env)).filter(
         ([k]) => !/^(npm_config_|LOOPX_|XDG_)/i.test(k) && k !== 'PORT',
@@ -88,7 +88,7 @@ describe('a fresh machine: clean clone, fresh HOME, empty host cache', () => {
 
     // Installed where this run said, from nothing: npm's cache in the fresh HOME, the host in its cache.
     assert.ok(fs.existsSync(path.join(env.HOME!, '.npm')), 'npm used the fresh HOME');
-    const install = await loadScript<InstallModule>('scripts/vscode-host/install.mjs', clone);
+    const install = await loadScript<InstallModule>('scripts/hosts/vscode-host/install.mjs', clone);
     const host = install.hostPaths(env.LOOPX_HOST_CACHE);
     const run24 = (...args: string[]) =>
       execFileSync(host.node24, args, {

@@ -58,7 +58,7 @@ async function startNpmStart(opts: {
  * texts; a screenshot of the window goes to `shotFile`.
  */
 async function checkDemoWorkbench(url: string, shotFile: string, timeoutMs: number): Promise<string[]> {
-  const host = await loadScript<HostModule>('scripts/vscode-host/server.mjs');
+  const host = await loadScript<HostModule>('scripts/hosts/vscode-host/server.mjs');
   const root = host.makeTempRoot();
   const browser = await host.launchChromium({ tmpRoot: root, host: { chromium: '/usr/bin/chromium' } });
   try {

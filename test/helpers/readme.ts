@@ -138,7 +138,7 @@ export function anchors(markdown: string): Set<string> {
 /**
  * A new user's environment: their own HOME, a PATH of the system's folders and `bin` first,
  * nothing of LoopX's or npm's from the test run (npm run sets npm_* variables, and
- * scripts/test.mjs a LOOPX_CONFIG_DIR: the README's commands must work with the defaults).
+ * scripts/test/run-suite.mjs a LOOPX_CONFIG_DIR: the README's commands must work with the defaults).
  */
 export function userEnv(
   home: string,

@@ -1,5 +1,5 @@
 /**
- * The standalone CLI tarball (scripts/package-cli.mjs, made by `npm run package`): exactly the
+ * The standalone CLI tarball (scripts/build/package-cli.mjs, made by `npm run package`): exactly the
  * shim, the bundles, the manifest, README and LICENSE; no dependencies; and the real npm installs
  * it globally with no network (an unreachable registry, --offline) into a fresh prefix, where
  * `loopx` runs from any folder.
@@ -28,7 +28,7 @@ describe('the loopx-cli tarball', () => {
   let mod: PackageCliModule;
   before(async () => {
     mod = (await import(
-      pathToFileURL(path.join(REPO, 'scripts', 'package-cli.mjs')).href
+      pathToFileURL(path.join(REPO, 'scripts', 'build', 'package-cli.mjs')).href
     )) as PackageCliModule;
     out = tempDir('loopx-tgz-');
     const res = mod.packageCli({ out, build: false });

@@ -39,7 +39,7 @@ describe('scripts/install.sh', () => {
   let vsix = '';
   before(async () => {
     const { packageVsix } = (await import(
-      pathToFileURL(path.join(REPO, 'scripts', 'package.mjs')).href
+      pathToFileURL(path.join(REPO, 'scripts', 'build', 'package.mjs')).href
     )) as PackageModule;
     vsix = packageVsix({ out: path.join(tempDir('loopx-vsix-'), 'loopx.vsix'), build: false }).file;
   });

@@ -16,7 +16,7 @@ import { REPO, loadScript, type NpmEnvModule } from '../helpers/workbench';
 
 const PROBE = `
 import { spawnSync } from 'node:child_process';
-import { nestedNpmEnv } from ${JSON.stringify(pathToFileURL(path.join(REPO, 'scripts/vscode-host/npm-env.mjs')).href)};
+import { nestedNpmEnv } from ${JSON.stringify(pathToFileURL(path.join(REPO, 'scripts/hosts/vscode-host/npm-env.mjs')).href)};
 const env = process.argv[2] === 'nested' ? nestedNpmEnv(process.env) : process.env;
 const get = (key) => spawnSync('npm', ['config', 'get', key], { env, encoding: 'utf8' }).stdout.trim();
 console.log(JSON.stringify({
@@ -104,7 +104,7 @@ describe('the nested npm of the host installer', () => {
   });
 
   it("lets the caller's own settings win (Node 24 first on PATH, its headers)", async () => {
-    const { nestedNpmEnv } = await loadScript<NpmEnvModule>('scripts/vscode-host/npm-env.mjs');
+    const { nestedNpmEnv } = await loadScript<NpmEnvModule>('scripts/hosts/vscode-host/npm-env.mjs');
     const env = nestedNpmEnv(
       {
         PATH: '/a/node_modules/.bin:/usr/bin',

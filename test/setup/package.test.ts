@@ -34,7 +34,7 @@ describe('the packaged extension (Marketplace and Open VSX)', () => {
   let required: string[] = [];
   before(async () => {
     need('unzip');
-    const mod = await import(pathToFileURL(path.join(REPO, 'scripts', 'package.mjs')).href);
+    const mod = await import(pathToFileURL(path.join(REPO, 'scripts', 'build', 'package.mjs')).href);
     required = mod.REQUIRED;
     dir = tempDir('loopx-package-');
     res = mod.packageVsix({ out: path.join(dir, 'loopx.vsix'), build: false }) as Packaged;
@@ -44,7 +44,7 @@ describe('the packaged extension (Marketplace and Open VSX)', () => {
   it('packs with no vsce warning, and nothing that hides one', () => {
     assert.match(res.output, /DONE\s+Packaged:/);
     assert.doesNotMatch(res.output, /WARNING/i);
-    const script = fs.readFileSync(path.join(REPO, 'scripts', 'package.mjs'), 'utf8');
+    const script = fs.readFileSync(path.join(REPO, 'scripts', 'build', 'package.mjs'), 'utf8');
     assert.doesNotMatch(script, /--allow-missing-repository|--allow-star-activation|--skip-license/);
   });
 
@@ -53,7 +53,7 @@ describe('the packaged extension (Marketplace and Open VSX)', () => {
     assert.deepEqual(pngSize(fs.readFileSync(path.join(REPO, pkg.icon))), { width: 128, height: 128 });
     assert.ok(required.includes('media/icon.png'));
     assert.ok(res.files.includes('media/icon.png'));
-    assert.ok(fs.existsSync(path.join(REPO, 'scripts', 'make-icon.mjs')), 'the script that made it');
+    assert.ok(fs.existsSync(path.join(REPO, 'scripts', 'build', 'make-icon.mjs')), 'the script that made it');
   });
 
   it('names its repository, bugs, homepage, keywords and banner', () => {

@@ -24,7 +24,7 @@ describe('npm start', () => {
     async () => {
       fs.rmSync(path.dirname(DEMO), { recursive: true, force: true });
       // As from a person's shell, not with the npm_* settings of the `npm test` running this file.
-      const { nestedNpmEnv } = await loadScript<NpmEnvModule>('scripts/vscode-host/npm-env.mjs');
+      const { nestedNpmEnv } = await loadScript<NpmEnvModule>('scripts/hosts/vscode-host/npm-env.mjs');
       const printed = await checkNpmStart({
         cwd: REPO,
         args: [DEMO],

@@ -1,7 +1,7 @@
 /**
  * The packaged extension in a real VS Code, driven like a person would: the .vsix that
  * `npm run package` makes is installed into a fresh code-server (scripts/vscode-host) on a fresh
- * demo workspace (scripts/demo-workspace.ts), and headless Chromium (playwright-core) clicks
+ * demo workspace (scripts/demo/demo-workspace.ts), and headless Chromium (playwright-core) clicks
  * through the workbench: the Command Palette, the LoopX view, the gate notification and the
  * dashboard webview (inside its nested iframes), in the dark and the light theme. What the UI
  * did is checked in the workspace's `.loopx/` with the core.
@@ -10,7 +10,7 @@
  *
  * Screenshots (1280x800): docs/screenshots/{palette,tree,gate-notification,dashboard-dark,
  * dashboard-light}.png (the README shows them) and the same files under test-results/ui/.
- * The first run on a machine installs the host (scripts/vscode-host/install.mjs, minutes);
+ * The first run on a machine installs the host (scripts/hosts/vscode-host/install.mjs, minutes);
  * after that the file takes about a minute and a half.
  */
 import { describe, it, before, after } from 'node:test';
@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { Store } from '../../src/core/index';
-import { prepareDemo } from '../../scripts/demo-workspace';
+import { prepareDemo } from '../../scripts/demo/demo-workspace';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
 import {
   REPO,
@@ -184,10 +184,10 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     async () => {
       const t0 = Date.now();
       // Installs code-server, Node 24 and Chromium when the cache is empty (minutes, once).
-      (await load<InstallModule>('scripts/vscode-host/install.mjs')).ensureHost();
+      (await load<InstallModule>('scripts/hosts/vscode-host/install.mjs')).ensureHost();
       timings.host = Date.now() - t0;
-      const host = await load<HostModule>('scripts/vscode-host/server.mjs');
-      const { packageVsix } = await load<PackageModule>('scripts/package.mjs');
+      const host = await load<HostModule>('scripts/hosts/vscode-host/server.mjs');
+      const { packageVsix } = await load<PackageModule>('scripts/build/package.mjs');
 
       // Failure pictures of an earlier run would mislead.
       for (const f of fs.existsSync(SHOT_DIRS[1]!) ? fs.readdirSync(SHOT_DIRS[1]!) : []) {

@@ -16,7 +16,7 @@ import {
   notAwaitingDecision,
   plainText,
 } from '../../core/index';
-import type { GoalRef } from '../workspaces';
+import type { GoalRef } from '../workspace/workspaces';
 import { confirmDecision } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 import {

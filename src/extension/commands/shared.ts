@@ -6,10 +6,10 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Actor, GoalState, InvokeResult } from '../../core/index';
 import { effectiveStatus, invoke, LoopxError, refused, signFirstPolicy, textProblem } from '../../core/index';
-import type { Approver } from '../approver';
-import type { EventLogProvider } from '../eventLog';
-import type { Node } from '../tree';
-import type { GoalRef, LoopxWorkspaces } from '../workspaces';
+import type { Approver } from '../trust/approver';
+import type { EventLogProvider } from '../views/eventLog';
+import type { Node } from '../views/tree';
+import type { GoalRef, LoopxWorkspaces } from '../workspace/workspaces';
 
 /** What a command may be given: a tree node, or plain arguments (notifications, tests, links). */
 export interface CommandArgs {

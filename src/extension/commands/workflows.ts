@@ -22,7 +22,7 @@ import {
   resolveParams,
   WORKFLOW_RUN,
 } from '../../core/index';
-import type { GoalRef } from '../workspaces';
+import type { GoalRef } from '../workspace/workspaces';
 import { confirmDecision, whole } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 import { argsOf, Cancelled, guardTrust, input, person, pickGoal } from './shared';

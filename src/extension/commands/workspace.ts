@@ -5,8 +5,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LoopxError, plainText, repair, Store } from '../../core/index';
-import { applyHooks, describeHookChanges, hookCommands, planHooks } from '../hooksInstaller';
-import { reviewAndSignPolicy } from '../policySigning';
+import { applyHooks, describeHookChanges, hookCommands, planHooks } from '../workspace/hooksInstaller';
+import { reviewAndSignPolicy } from '../trust/policySigning';
 import { confirmDecision, whole } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 import { argsOf, guardTrust, pickFolder } from './shared';

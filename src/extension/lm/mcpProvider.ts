@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { LoopxWorkspaces } from '../workspaces';
+import type { LoopxWorkspaces } from '../workspace/workspaces';
 import { sessionSuffix } from './tools';
 
 export const MCP_PROVIDER_ID = 'loopx.mcp';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Actor } from '../../core/index';
 import { AGENT_TOOLS, callAgentTool, LoopxError, sessionAgentId } from '../../core/index';
-import type { LoopxWorkspaces } from '../workspaces';
+import type { LoopxWorkspaces } from '../workspace/workspaces';
 
 /**
  * The chat session a tool call comes from, if the host says. The stable API keeps

@@ -1,6 +1,6 @@
 /**
  * Helpers for the end-to-end agent tests: the REAL Claude Code and Codex CLIs (pinned, from
- * scripts/agents/install.mjs), run against a scripted model API on loopback (scripted-messages.ts,
+ * scripts/hosts/agents/install.mjs), run against a scripted model API on loopback (scripted-messages.ts,
  * scripted-responses.ts) in throwaway homes, with the built `loopx` on their PATH.
  *
  * Everything a test file makes lives under one short private temp folder (also the agents'
@@ -24,7 +24,7 @@ interface AgentsModule {
 
 /** The pinned `claude` and `codex`, installed first if missing (so the agent tests never skip). */
 export async function agentBins(): Promise<{ claude: string; codex: string }> {
-  const url = pathToFileURL(path.join(REPO, 'scripts', 'agents', 'install.mjs')).href;
+  const url = pathToFileURL(path.join(REPO, 'scripts', 'hosts', 'agents', 'install.mjs')).href;
   return ((await import(url)) as AgentsModule).ensureAgents();
 }
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, loopxCli, until, withStub, workspaceDir, EXTENSION_ID } from './util';
 import { Store } from '../../../src/core/index';
-import type { Node } from '../../../src/extension/tree';
+import type { Node } from '../../../src/extension/views/tree';
 
 const GOAL = 'refactor-payment-module';
 

@@ -42,7 +42,7 @@ function infoStub(asked: Asked[], answer: (msg: string, items: string[]) => stri
 
 function configDir(): string {
   const dir = process.env.LOOPX_CONFIG_DIR;
-  assert.ok(dir, 'the integration run sets LOOPX_CONFIG_DIR (scripts/own-config-dir.mjs)');
+  assert.ok(dir, 'the integration run sets LOOPX_CONFIG_DIR (scripts/test/own-config-dir.mjs)');
   return dir;
 }
 

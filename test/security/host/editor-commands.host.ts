@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import { api, withStub, workspaceDir } from '../../integration/suite/util';
 import { Store, invoke, shouldRun } from '../../../src/core/index';
 import type { Actor } from '../../../src/core/index';
-import type { Node } from '../../../src/extension/tree';
+import type { Node } from '../../../src/extension/views/tree';
 
 const PERSON: Actor = { kind: 'user', id: 'attack-test-person', channel: 'cli' };
 const AGENT: Actor = { kind: 'agent', id: 'attacker', channel: 'mcp' };

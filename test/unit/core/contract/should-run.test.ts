@@ -627,7 +627,7 @@ describe('runs and contracts', () => {
     addTodo(store, goalId, 'tests', {
       priority: 'P1',
       title: 'Run the unit tests',
-      action: 'node scripts/test.mjs test/unit',
+      action: 'node scripts/test/run-suite.mjs test/unit',
       dependsOn: [],
     });
     addTodo(store, goalId, 'lint', {

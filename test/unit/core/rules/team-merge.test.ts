@@ -11,7 +11,7 @@ import { invoke } from '../../../../src/core/capabilities/registry';
 import { shouldRun } from '../../../../src/core/contract/issue';
 import { checkContract } from '../../../../src/core/contract/exec';
 import { runOfContract, summaryAll } from '../../../../src/core/contract/summary';
-import { stop } from '../../../../src/core/hooks/run-hook';
+import { stop } from '../../../../src/core/hooks/session-events';
 import { nextHlc, maxHlc } from '../../../../src/core/model/hlc';
 import { mergeLogs } from '../../../../src/core/rules/merge-order';
 import { replayLogs } from '../../../../src/core/store/goal-load';

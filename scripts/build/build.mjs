@@ -1,0 +1,119 @@
+// Builds the bundles: the `loopx` CLI, the extension, and (when present) the dashboard webview.
+// Usage: node scripts/build/build.mjs [--watch] [--dev]
+import * as esbuild from 'esbuild';
+import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const watch = process.argv.includes('--watch');
+const dev = process.argv.includes('--dev') || watch;
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+
+const common = {
+  bundle: true,
+  minify: !dev,
+  sourcemap: dev ? 'inline' : false,
+  logLevel: 'info',
+  legalComments: 'none',
+  define: { LOOPX_VERSION: JSON.stringify(pkg.version) },
+};
+
+// The MCP server (and its SDK) is a bundle of its own, loaded only by `loopx mcp` and the
+// extension's MCP provider: every other CLI call starts without parsing it.
+const mcpExternal = {
+  name: 'mcp-external',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]server[\\/]mcp$/ }, () => ({ path: './mcp.js', external: true }));
+  },
+};
+// zod's classic API re-exports every locale (about 260 KB minified); we speak English only.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales-en', namespace: 'zod-locales' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
+common.plugins = [zodEnglishOnly];
+// commander and a few of our modules require child_process when they load, and Node loads net,
+// stream and dgram with it: 4.7% of the instructions of `quota should-run`. Only exec, doctor and
+// the terminal prompts start a process, so in the CLI the module is loaded on its first use
+// (test/cli/startup-load.test.ts).
+const childProcessNames = Object.keys(createRequire(import.meta.url)('node:child_process'));
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.namespace === 'lazy-builtin'
+        ? { path: 'node:child_process', external: true }
+        : { path: 'child_process', namespace: 'lazy-builtin' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, () => ({
+      contents: [
+        "let loaded;\nconst load = () => (loaded ??= require('node:child_process'));",
+        ...childProcessNames.map(
+          (n) =>
+            `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
+        ),
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+// `import('./mcp.js')` stays a require(): bin/loopx.js runs the CLI from V8's code cache through
+// vm.Script, where a real dynamic import has no loader.
+common.supported = { 'dynamic-import': false };
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['src/cli/index.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    plugins: [mcpExternal, zodEnglishOnly, lazyChildProcess],
+  },
+  {
+    ...common,
+    entryPoints: ['src/server/mcp.ts'],
+    outfile: 'dist/mcp.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+];
+if (existsSync('src/extension/extension.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    plugins: [mcpExternal, zodEnglishOnly],
+  });
+}
+if (existsSync('webview/main.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  });
+}
+
+mkdirSync('dist', { recursive: true });
+if (watch) {
+  for (const b of builds) await (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}
