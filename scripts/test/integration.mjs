@@ -25,11 +25,15 @@ const ws = mkdtempSync(join(tmpdir(), 'loopx-it-'));
 const config = ownConfigDir('loopx-it-config-');
 const env = config.env;
 try {
-  const prep = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/demo/demo-workspace.ts'), ws], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env,
-  });
+  const prep = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'scripts/demo/demo-workspace.ts'), ws],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env,
+    },
+  );
   if (prep.status !== 0) process.exit(prep.status ?? 1);
   const r = spawnSync(
     process.execPath,

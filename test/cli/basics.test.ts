@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { StatusDoc, Policy, DEFAULT_ALLOW_COMMANDS } from '../../src/core/index';
 import type { CapabilityDeclaration } from '../../src/core/index';
+import { InitOutput } from '../../src/core/views/output-schemas';
 import {
   REPO,
   Ws,
@@ -292,14 +293,7 @@ describe('the command surface', { concurrency: true }, () => {
   describe('init', { concurrency: 1 }, () => {
     it('creates .loopx/ with its policy, index and a git-ignored local/; a second init keeps a hand-edited policy', async () => {
       const ws = new Ws();
-      const first = z
-        .strictObject({
-          schema: z.literal('loopx.init/1'),
-          workspace: z.string(),
-          root: z.string(),
-          person_key: z.boolean(),
-        })
-        .parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
+      const first = InitOutput.parse(JSON.parse(ok(await ws.run('init', '--json')).stdout));
       assert.deepEqual(first, {
         schema: 'loopx.init/1',
         workspace: ws.dir,

@@ -10,119 +10,20 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { z } from 'zod';
+import { GoalStatusDoc, ShouldRunOutput, LoopxEvent } from '../../src/core/index';
 import {
-  GoalStatusDoc,
-  ShouldRunOutput,
-  Run,
-  LoopxEvent,
-  AttentionItem,
-  PolicyStatus,
-} from '../../src/core/index';
-import type { SummaryDoc, RepairReport } from '../../src/core/index';
+  SummaryOutput,
+  ContractCheckOutput,
+  CommandCheckOutput,
+  VerifyOutput,
+  RepairOutput,
+  RunChangeOutput,
+  EvidenceChangeOutput,
+} from '../../src/core/views/output-schemas';
 import { Ws, removeTempDirs, loopx, sh, loopxOnPath, ok, fails, json } from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
-
-const SummarySchema = z.strictObject({
-  schema: z.literal('loopx.summary/1'),
-  goal_id: z.string(),
-  status: z.string(),
-  ended_runs: z.array(
-    z.strictObject({
-      id: z.string(),
-      outcome: z.string(),
-      evidence: z.array(
-        z.strictObject({
-          todo_id: z.string().optional(),
-          exit_code: z.number().optional(),
-          summary: z.string(),
-        }),
-      ),
-    }),
-  ),
-  progress: z.strictObject({ done: z.number(), total: z.number() }),
-  todos: z.record(z.string(), z.number()),
-  gates: z.record(z.string(), z.number()),
-  quota: GoalStatusDoc.shape.quota.shape.budgets,
-  rewards: z.strictObject({ count: z.number(), mean: z.number().nullable() }),
-  attention: z.array(AttentionItem),
-}) satisfies z.ZodType<SummaryDoc>;
-
-const RepairSchema = z.strictObject({
-  schema: z.literal('loopx.repair/1'),
-  dry_run: z.boolean(),
-  checked_goals: z.number().int(),
-  findings: z.array(
-    z.strictObject({
-      goal_id: z.string().nullable(),
-      kind: z.enum([
-        'torn-tail',
-        'corrupt-log',
-        'snapshot-stale',
-        'run-abandoned',
-        'claim-stale',
-        'gate-expired',
-        'index-stale',
-        'lock-stale',
-        'secret-in-workspace',
-      ]),
-      message: z.string(),
-      fixed: z.boolean(),
-    }),
-  ),
-  changed: z.number().int(),
-}) satisfies z.ZodType<RepairReport>;
-
-const VerifyContract = z.strictObject({
-  schema: z.literal('loopx.contract-verify/1'),
-  valid: z.literal(true),
-  contract_id: z.string(),
-  goal_id: z.string(),
-  run_id: z.string(),
-  expires_at: z.string(),
-  actions: z.array(z.strictObject({ todo_id: z.string(), command: z.string() })),
-  judgment: z.array(z.string()),
-});
-const VerifyCommand = z.strictObject({
-  schema: z.literal('loopx.contract-verify/1'),
-  valid: z.literal(true),
-  contract_id: z.string(),
-  goal_id: z.string(),
-  run_id: z.string(),
-  todo_id: z.string(),
-  command: z.string(),
-  expires_at: z.string(),
-});
-const VerifyDoc = z.strictObject({
-  schema: z.literal('loopx.verify/2'),
-  ok: z.boolean(),
-  goals: z.array(
-    z.strictObject({
-      goal_id: z.string(),
-      ok: z.boolean(),
-      events: z.number().optional(),
-      state_hash: z
-        .string()
-        .regex(/^[0-9a-f]{64}$/)
-        .optional(),
-      writers: z.array(
-        z.strictObject({
-          writer: z.string(),
-          file: z.string(),
-          ok: z.boolean(),
-          events: z.number().optional(),
-          torn_tail_line: z.number().optional(),
-          error: z.string().optional(),
-        }),
-      ),
-      error: z.string().optional(),
-      ignored_decisions: z.array(z.string()).optional(),
-      overruled: z.array(z.string()).optional(),
-    }),
-  ),
-  policy: PolicyStatus,
-});
 
 const STREAM = 'echo first; sleep 1; echo second';
 const FAIL = 'echo out; echo err >&2; exit 7';
@@ -256,7 +157,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('contract', 'verify', '--contract', cid, '--todo', 'gated'),
         ws.run('contract', 'verify', '--contract', 'c-forged0000'),
       ]);
-      const w = json(whole, VerifyContract);
+      const w = json(whole, ContractCheckOutput);
       assert.deepEqual([w.contract_id, w.goal_id, w.run_id], [cid, 'c', runId]);
       assert.deepEqual(
         w.actions.map((a) => a.todo_id),
@@ -267,7 +168,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         ok(todo).stdout,
         new RegExp(`^ok: contract ${cid} allows todo file: touch made-by-exec.txt`),
       );
-      assert.deepEqual(json(cmd, VerifyCommand).todo_id, 'file');
+      assert.deepEqual(json(cmd, CommandCheckOutput).todo_id, 'file');
       fails(other, 4, new RegExp(`contract ${cid} does not list the command "touch pwned.txt"`));
       fails(
         wrong,
@@ -383,11 +284,6 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('run spend reports tokens and cost on the open run; an unknown run is exit 3', async () => {
-      const RunOut = z.strictObject({
-        schema: z.literal('loopx.run-change/1'),
-        goal_id: z.string(),
-        run: Run,
-      });
       const [spent, unknown] = await Promise.all([
         ws.run(
           'run',
@@ -404,7 +300,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         ),
         ws.run('run', 'spend', '--goal-id', 'c', '--run-id', 'run-zzzzzzzz', '--tokens', '1'),
       ]);
-      const s = json(spent, RunOut);
+      const s = json(spent, RunChangeOutput);
       assert.deepEqual(
         [s.run.id, s.run.spend.tokens, s.run.spend.costUsd, s.run.spend.turns],
         [runId, 1200, 0.04, 1],
@@ -413,12 +309,6 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('evidence add records a note or a test result for a run and a todo; bad values are usage errors', async () => {
-      const Added = z.strictObject({
-        schema: z.literal('loopx.evidence-change/1'),
-        goal_id: z.string(),
-        revision: z.number(),
-        evidence_id: z.string().regex(/^ev-[0-9a-z]{8}$/),
-      });
       const [added, kind, code] = await Promise.all([
         ws.run(
           'evidence',
@@ -442,7 +332,8 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('evidence', 'add', '--goal-id', 'c', '--summary', 'x', '--kind', 'rumour'),
         ws.run('evidence', 'add', '--goal-id', 'c', '--summary', 'x', '--exit-code', 'zero'),
       ]);
-      const id = json(added, Added).evidence_id;
+      const id = json(added, EvidenceChangeOutput).evidence_id;
+      assert.match(id, /^ev-[0-9a-z]{8}$/);
       const ev = ws
         .events('c')
         .find((e) => e.type === 'evidence.added' && (e.data.evidence as { id: string }).id === id)!.data
@@ -461,7 +352,7 @@ describe('contract and evidence', { concurrency: true }, () => {
     });
 
     it('summary_all ends the open run, summarising its evidence; the next has no run to end; its contract is then spent', async () => {
-      const s = json(await ws.run('summary_all', '--goal-id', 'c', '--json'), SummarySchema);
+      const s = json(await ws.run('summary_all', '--goal-id', 'c', '--json'), SummaryOutput);
       assert.equal(s.goal_id, 'c');
       assert.deepEqual(
         s.ended_runs.map((r) => [r.id, r.outcome]),
@@ -626,7 +517,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         ws.run('verify', '--goal-id', 'v'),
         ws.run('verify', '--goal-id', 'nope'),
       ]);
-      const doc = json(all, VerifyDoc);
+      const doc = json(all, VerifyOutput);
       const status = await ws.json(z.object({ state_hash: z.string() }), 'status', '--goal-id', 'v');
       const writer = fs.readFileSync(ws.file('.loopx', 'local', 'writer-id'), 'utf8').trim();
       assert.deepEqual(doc, {
@@ -651,7 +542,7 @@ describe('contract and evidence', { concurrency: true }, () => {
       // A derived file deleted by hand (the index and its journal): rebuilt from the log.
       for (const f of ['index.json', 'index.log'])
         fs.rmSync(ws.file('.loopx', 'local', 'cache', f), { force: true });
-      const first = json(await ws.run('self-repair', '--json'), RepairSchema);
+      const first = json(await ws.run('self-repair', '--json'), RepairOutput);
       assert.equal(first.dry_run, false);
       assert.equal(first.checked_goals, 1);
       assert.ok(
@@ -663,7 +554,7 @@ describe('contract and evidence', { concurrency: true }, () => {
         JSON.stringify(first.findings),
       );
       assert.ok(fs.existsSync(ws.file('.loopx', 'local', 'cache', 'index.json')));
-      const second = json(await ws.run('self_repair', '--goal-id', 'v', '--json'), RepairSchema);
+      const second = json(await ws.run('self_repair', '--goal-id', 'v', '--json'), RepairOutput);
       assert.deepEqual(second.findings, []);
       assert.match(
         ok(await ws.run('self-repair', '--goal-id', 'v')).stdout,
@@ -671,7 +562,7 @@ describe('contract and evidence', { concurrency: true }, () => {
       );
       // A dry run reports without fixing.
       fs.rmSync(ws.file('.loopx', 'local', 'cache', 'index.json'));
-      const dry = json(await ws.run('self-repair', '--dry-run', '--json'), RepairSchema);
+      const dry = json(await ws.run('self-repair', '--dry-run', '--json'), RepairOutput);
       assert.equal(dry.dry_run, true);
       assert.ok(dry.findings.some((f) => f.kind === 'index-stale' && !f.fixed));
       assert.equal(fs.existsSync(ws.file('.loopx', 'local', 'cache', 'index.json')), false);

@@ -24,7 +24,7 @@ async function workspace() {
   return ws;
 }
 
-/** The shim in a config folder (by default the tests', from scripts/test.mjs). */
+/** The shim in a config folder (by default the tests', from scripts/test/run-suite.mjs). */
 const shim = (config = process.env.LOOPX_CONFIG_DIR!) => path.join(config, 'bin', 'loopx-hook');
 
 /** The plan as it is shown: every file, the commands with the shim's path, the CLI it runs. */

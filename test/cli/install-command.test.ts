@@ -10,8 +10,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
 import { CLI_SHIM_MARKER, pathHint } from '../../src/core/setup/cli-shim';
+import { InstallCommandOutput } from '../../src/core/views/output-schemas';
 import { REPO, fails, json, listTree, loopx, ok, removeTempDirs, tempDir } from '../helpers/cli';
 
 after(removeTempDirs);
@@ -22,20 +22,6 @@ const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'ut
 const CLI_FILES: readonly string[] = JSON.parse(
   fs.readFileSync(path.join(REPO, 'packaging', 'cli', 'files.json'), 'utf8'),
 ) as string[];
-
-const InstallDoc = z
-  .object({
-    schema: z.literal('loopx.install-command/1'),
-    prefix: z.string(),
-    version: z.string(),
-    source: z.string(),
-    shim: z.string(),
-    target: z.string(),
-    files: z.array(z.object({ path: z.string(), changed: z.boolean() }).strict()),
-    on_path: z.boolean(),
-    dry_run: z.boolean(),
-  })
-  .strict();
 
 /** Every file install-command reports, in order: the copies, their manifest, the target file, the shim. */
 const expectedFiles = (prefix: string) => [
@@ -133,7 +119,7 @@ describe('loopx install-command', () => {
     // The installed copy installs itself just as well: its own files are already there.
     const self = runShim(prefix, pathWithNode(), 'install-command', '--prefix', prefix, '--json');
     assert.equal(self.code, 0, self.stderr);
-    const doc = InstallDoc.parse(JSON.parse(self.stdout));
+    const doc = InstallCommandOutput.parse(JSON.parse(self.stdout));
     assert.equal(doc.source, path.join(prefix, 'share', 'loopx', VERSION));
     assert.ok(
       doc.files.every((f) => !f.changed),
@@ -149,7 +135,7 @@ describe('loopx install-command', () => {
       target!,
       `${process.execPath}\n${path.join(prefix, 'share', 'loopx', '0.0.1', 'bin', 'loopx.js')}\n`,
     );
-    const doc = json(await install(['--prefix', prefix, '--json']), InstallDoc);
+    const doc = json(await install(['--prefix', prefix, '--json']), InstallCommandOutput);
     assert.deepEqual(
       doc.files.map((f) => [f.path, f.changed]),
       expectedFiles(prefix).map((f) => [f, f === target]),
@@ -205,13 +191,13 @@ describe('loopx install-command', () => {
     assert.match(r.stdout, /^loopx \S+ from .* \(dry run: nothing written\)\n/);
     for (const f of expectedFiles(prefix)) assert.ok(r.stdout.includes(`  would write ${f}\n`), r.stdout);
     assert.deepEqual(listTree(root), []);
-    const doc = json(await install(['--prefix', prefix, '--dry-run', '--json']), InstallDoc);
+    const doc = json(await install(['--prefix', prefix, '--dry-run', '--json']), InstallCommandOutput);
     assert.equal(doc.dry_run, true);
     assert.ok(doc.files.every((f) => f.changed));
     assert.deepEqual(listTree(root), []);
     // Installed: a dry run finds nothing to do.
     ok(await install(['--prefix', prefix]));
-    const after = json(await install(['--prefix', prefix, '--dry-run', '--json']), InstallDoc);
+    const after = json(await install(['--prefix', prefix, '--dry-run', '--json']), InstallCommandOutput);
     assert.ok(after.files.every((f) => !f.changed));
   });
 
@@ -250,15 +236,18 @@ describe('loopx install-command', () => {
   it('the folder: --prefix (relative to where it runs), else LOOPX_PREFIX, else ~/.local', async () => {
     const cwd = tempDir();
     const viaEnv = path.join(tempDir(), 'env-prefix');
-    let doc = json(await install(['--prefix', 'rel', '--json'], { LOOPX_PREFIX: viaEnv }, cwd), InstallDoc);
+    let doc = json(
+      await install(['--prefix', 'rel', '--json'], { LOOPX_PREFIX: viaEnv }, cwd),
+      InstallCommandOutput,
+    );
     assert.equal(doc.prefix, path.join(cwd, 'rel'));
     assert.ok(fs.existsSync(path.join(cwd, 'rel', 'bin', 'loopx')));
     assert.ok(!fs.existsSync(viaEnv));
-    doc = json(await install(['--json'], { LOOPX_PREFIX: viaEnv }), InstallDoc);
+    doc = json(await install(['--json'], { LOOPX_PREFIX: viaEnv }), InstallCommandOutput);
     assert.equal(doc.prefix, viaEnv);
     assert.ok(fs.existsSync(path.join(viaEnv, 'bin', 'loopx')));
     const home = tempDir();
-    doc = json(await install(['--json'], { HOME: home, LOOPX_PREFIX: '' }), InstallDoc);
+    doc = json(await install(['--json'], { HOME: home, LOOPX_PREFIX: '' }), InstallCommandOutput);
     assert.equal(doc.prefix, path.join(home, '.local'));
     assert.equal(doc.on_path, false);
     assert.ok(fs.existsSync(path.join(home, '.local', 'bin', 'loopx')));
@@ -267,7 +256,10 @@ describe('loopx install-command', () => {
   it('prints one JSON document: prefix, version, shim, target, files, on_path, dry_run', async () => {
     const prefix = tempDir();
     const bin = path.join(prefix, 'bin');
-    const doc = json(await install(['--prefix', prefix, '--json'], { PATH: `${bin}:/usr/bin` }), InstallDoc);
+    const doc = json(
+      await install(['--prefix', prefix, '--json'], { PATH: `${bin}:/usr/bin` }),
+      InstallCommandOutput,
+    );
     assert.deepEqual(doc, {
       schema: 'loopx.install-command/1',
       prefix,

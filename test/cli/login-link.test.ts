@@ -11,10 +11,8 @@ import * as net from 'node:net';
 import { z } from 'zod';
 import { BIN, Ws, cleanEnv, fails, json, ok, removeTempDirs } from '../helpers/cli';
 import { loopbackRequest } from '../helpers/http';
+import { LoginLinkOutput } from '../../src/core/views/output-schemas';
 
-const LoginLink = z
-  .object({ schema: z.literal('loopx.login-link/1'), url: z.string(), expires_at: z.string() })
-  .strict();
 const ErrorDoc = z.object({ error: z.object({ reason: z.string(), exit_code: z.number() }).passthrough() });
 
 let server: ChildProcess | undefined;
@@ -69,7 +67,7 @@ describe('loopx status-server login links', () => {
     const before = Date.now();
     const doc = json(
       await ws.run('--json', 'status-server', '--login-link', '--port', String(port)),
-      LoginLink,
+      LoginLinkOutput,
     );
     assert.match(doc.url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/login\\?code=`));
     const expires = Date.parse(doc.expires_at);

@@ -3,7 +3,7 @@
  * with an action todo, a gated one, a judgment todo and a person's, one run with evidence, spend
  * and a refusal), every text output of it. Times, run, contract and evidence ids and the state hash
  * change from run to run: they are replaced by placeholders before the comparison.
- * `LOOPX_UPDATE_GOLDEN=1 node scripts/test.mjs test/cli text-golden` rewrites the files.
+ * `LOOPX_UPDATE_GOLDEN=1 node scripts/test/run-suite.mjs test/cli text-golden` rewrites the files.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

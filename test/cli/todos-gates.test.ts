@@ -6,24 +6,12 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { z } from 'zod';
-import { GoalStatusDoc, ShouldRunOutput, Todo, Gate } from '../../src/core/index';
+import { GoalStatusDoc, ShouldRunOutput } from '../../src/core/index';
+import { TodoChangeOutput, GateChangeOutput } from '../../src/core/views/output-schemas';
 import { Ws, removeTempDirs, loopx, loopxTty, ok, fails, json } from '../helpers/cli';
 
 after(removeTempDirs);
 
-const TodoResult = z.strictObject({
-  schema: z.literal('loopx.todo-change/1'),
-  goal_id: z.string(),
-  revision: z.number().int().positive(),
-  todo: Todo,
-});
-const GateResult = z.strictObject({
-  schema: z.literal('loopx.gate-change/1'),
-  goal_id: z.string(),
-  revision: z.number().int().positive(),
-  gate: Gate,
-});
 const TodoList = GoalStatusDoc.shape.todos;
 const GateList = GoalStatusDoc.shape.gates;
 
@@ -37,7 +25,7 @@ describe('todos and gates', { concurrency: true }, () => {
     it('add --json: the todo as stored, with its defaults (owner agent, P2) or what was asked', async () => {
       const [a, b] = await Promise.all([
         ws.json(
-          TodoResult,
+          TodoChangeOutput,
           'todo',
           'add',
           '--goal-id',
@@ -51,7 +39,17 @@ describe('todos and gates', { concurrency: true }, () => {
           '--priority',
           'P1',
         ),
-        ws.json(TodoResult, 'todo', 'add', '--goal-id', 'g', '--title', 'Read the report', '--owner', 'user'),
+        ws.json(
+          TodoChangeOutput,
+          'todo',
+          'add',
+          '--goal-id',
+          'g',
+          '--title',
+          'Read the report',
+          '--owner',
+          'user',
+        ),
       ]);
       assert.equal(a.goal_id, 'g');
       assert.deepEqual(
@@ -61,7 +59,7 @@ describe('todos and gates', { concurrency: true }, () => {
       assert.match(b.todo.id, /^t-[0-9a-z]{6}$/, 'a generated todo id');
       assert.deepEqual([b.todo.owner, b.todo.priority], ['user', 'P2']);
       const dep = await ws.json(
-        TodoResult,
+        TodoChangeOutput,
         'todo',
         'add',
         '--goal-id',
@@ -104,7 +102,7 @@ describe('todos and gates', { concurrency: true }, () => {
 
     it('claim --by: the todo is held; another claim is refused (exit 4) saying by whom', async () => {
       const c = await ws.json(
-        TodoResult,
+        TodoChangeOutput,
         'todo',
         'claim',
         '--goal-id',
@@ -125,7 +123,7 @@ describe('todos and gates', { concurrency: true }, () => {
 
     it('done --summary marks it done and records the summary as evidence; done twice is refused', async () => {
       const d = await ws.json(
-        TodoResult,
+        TodoChangeOutput,
         'todo',
         'done',
         '--goal-id',
@@ -159,7 +157,7 @@ describe('todos and gates', { concurrency: true }, () => {
 
     it('update changes the title and priority; with nothing to change it is a usage error', async () => {
       const u = await ws.json(
-        TodoResult,
+        TodoChangeOutput,
         'todo',
         'update',
         '--goal-id',
@@ -177,7 +175,7 @@ describe('todos and gates', { concurrency: true }, () => {
 
     it('cancel --reason: cancelled; cancelling again is refused', async () => {
       const c = await ws.json(
-        TodoResult,
+        TodoChangeOutput,
         'todo',
         'cancel',
         '--goal-id',
@@ -281,7 +279,7 @@ describe('todos and gates', { concurrency: true }, () => {
 
     it('gate request --json: the gate as stored; guards that do not exist are exit 3', async () => {
       const g = await ws.json(
-        GateResult,
+        GateChangeOutput,
         'gate',
         'request',
         '--goal-id',

@@ -8,40 +8,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { ShouldRunOutput } from '../../src/core/index';
+import { WorkflowRunOutput } from '../../src/core/views/output-schemas';
 import { Ws, removeTempDirs, ok, fails, json } from '../helpers/cli';
 
 after(removeTempDirs);
 
-const WorkflowRun = z.object({
-  schema: z.literal('loopx.workflow-run/1'),
-  goal_id: z.string(),
-  revision: z.number().int().positive(),
-  instance_id: z.string(),
-  name: z.string(),
-  source: z.string(),
-  params: z.record(z.string(), z.string()),
-  todo_ids: z.array(z.string()),
-  gate_ids: z.array(z.string()),
-  todos: z.array(
-    z.object({
-      id: z.string(),
-      key: z.string(),
-      title: z.string(),
-      action: z.string().optional(),
-      gate: z.string().optional(),
-    }),
-  ),
-  gates: z.array(
-    z.object({
-      id: z.string(),
-      key: z.string(),
-      title: z.string(),
-      status: z.string(),
-      guards: z.array(z.string()),
-    }),
-  ),
-  declared_quota: z.record(z.string(), z.number()),
-});
 const Catalog = z.array(
   z.object({
     kind: z.enum(['core', 'workflow']),
@@ -74,7 +45,7 @@ describe('loopx capability', { concurrency: 1 }, () => {
 
   it('run issue-fix adds its todos and gate; should-run then gives the first todo’s action', async () => {
     const out = await ws.json(
-      WorkflowRun,
+      WorkflowRunOutput,
       'capability',
       'run',
       'issue-fix',
@@ -155,7 +126,7 @@ describe('loopx capability', { concurrency: 1 }, () => {
     fs.mkdirSync(ws.file('.loopx', 'capabilities'), { recursive: true });
     fs.writeFileSync(ws.file('.loopx', 'capabilities', 'deploy.json'), JSON.stringify(deploy, null, 2));
     const out = await ws.json(
-      WorkflowRun,
+      WorkflowRunOutput,
       'capability',
       'run',
       'deploy',

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeCapabilityDocs, capabilityDocs } from '../../scripts/capability-docs';
+import { writeCapabilityDocs, capabilityDocs } from '../../scripts/docs/capability-docs';
 import { listCapabilities } from '../../src/core/capabilities/registry';
 
 const REPO = path.resolve(__dirname, '..', '..');

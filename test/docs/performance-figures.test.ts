@@ -16,10 +16,10 @@ import {
   readBlocks,
   readResults,
   renderBlocks,
-} from '../../scripts/performance-doc';
+} from '../../scripts/docs/performance-doc';
 
 const FIX =
-  'run npm run bench:doc (scripts/performance-doc.ts renders it from docs/performance/results.json)';
+  'run npm run bench:doc (scripts/docs/performance-doc.ts renders it from docs/performance/results.json)';
 
 describe('docs/PERFORMANCE.md', () => {
   const doc = fs.readFileSync(DOC, 'utf8');

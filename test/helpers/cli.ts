@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { OUTPUT_SCHEMAS } from '../../src/core/views/output-schemas';
 import { writerLog } from './log-kit';
 
 export const REPO = path.resolve(__dirname, '..', '..');
@@ -102,11 +103,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
  * Asynchronous, so that tests of different groups overlap (each spawn is mostly CPU: two cores).
  * `onStdout` sees the output as it comes.
  */
-export function loopx(
+export async function loopx(
   args: string[],
   o: RunOptions & { onStdout?: (chunk: string) => void },
 ): Promise<Result> {
-  return spawnCollect(process.execPath, [BIN, ...args], o);
+  const r = await spawnCollect(process.execPath, [BIN, ...args], o);
+  checkPrintedDocument(r.stdout, `loopx ${args.join(' ')}`);
+  return r;
 }
 
 function spawnCollect(
@@ -192,7 +195,7 @@ export const PASSPHRASE = 'correct horse battery';
  */
 export async function ensurePersonKey(o: RunOptions): Promise<void> {
   const dir = o.env?.LOOPX_CONFIG_DIR ?? process.env.LOOPX_CONFIG_DIR;
-  if (!dir) throw new Error('the tests need LOOPX_CONFIG_DIR (scripts/test.mjs sets it)');
+  if (!dir) throw new Error('the tests need LOOPX_CONFIG_DIR (scripts/test/run-suite.mjs sets it)');
   if (fs.existsSync(path.join(dir, 'keys')) && fs.readdirSync(path.join(dir, 'keys')).length > 0) return;
   ok(
     await loopx(['key', 'create', '--name', 'alice', '--passphrase-fd', '3'], {
@@ -229,6 +232,57 @@ export async function loopxAsPerson(args: string[], o: RunOptions): Promise<Resu
 // ---------------------------------------------------------------------------------------------
 // Assertions
 
+/**
+ * Every document the CLI prints is checked against its schema (OUTPUT_SCHEMAS,
+ * src/core/views/output-schemas.ts, whose JSON Schemas are in schemas/): when stdout is one JSON
+ * object with a `loopx.<name>/<version>` id in `schema`, the schema of that id must exist, accept
+ * the document, and describe each of its fields (a field it would drop is one nobody documented).
+ * `loopx` runs it on every call, `json` on what it parses; any other output is left alone.
+ */
+export function checkPrintedDocument(stdout: string, what: string): void {
+  const text = stdout.trim();
+  if (!text.startsWith('{')) return;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const id = (raw as { schema?: unknown }).schema;
+  if (typeof id !== 'string' || !/^loopx\.[a-z][a-z0-9-]*\/[0-9]+$/.test(id)) return;
+  const schema = OUTPUT_SCHEMAS[id];
+  assert.ok(
+    schema,
+    `${what} printed a ${id} document, and OUTPUT_SCHEMAS (src/core/views/output-schemas.ts) has no schema for ${id}`,
+  );
+  const parsed = schema.safeParse(raw);
+  assert.ok(
+    parsed.success,
+    `${what} printed a ${id} document that its schema (OUTPUT_SCHEMAS, src/core/views/output-schemas.ts) does not accept:\n` +
+      `${parsed.success ? '' : z.prettifyError(parsed.error)}\n--- stdout\n${stdout.slice(0, 2000)}`,
+  );
+  const unknown = undescribed(raw, parsed.data, '');
+  assert.deepEqual(
+    unknown,
+    [],
+    `${what} printed fields of a ${id} document that its schema (OUTPUT_SCHEMAS, src/core/views/output-schemas.ts) does not describe: ${unknown.join(', ')}`,
+  );
+}
+
+/** The paths of the fields of `raw` that parsing dropped (zod's objects strip what they do not know). */
+function undescribed(raw: unknown, parsed: unknown, at: string): string[] {
+  if (Array.isArray(raw)) {
+    const out = Array.isArray(parsed) ? parsed : [];
+    return raw.flatMap((v, i) => undescribed(v, out[i], `${at}[${i}]`));
+  }
+  if (!raw || typeof raw !== 'object' || !parsed || typeof parsed !== 'object') return [];
+  const kept = parsed as Record<string, unknown>;
+  return Object.entries(raw).flatMap(([k, v]) => {
+    const p = at ? `${at}.${k}` : k;
+    return Object.hasOwn(kept, k) ? undescribed(v, kept[k], p) : [p];
+  });
+}
+
 /** A user error never shows a stack trace. */
 export function assertNoStack(text: string, what = 'stderr'): void {
   assert.doesNotMatch(text, /^\s{4}at /m, `${what} shows a stack trace:\n${text}`);
@@ -259,8 +313,9 @@ export function fails(r: Result, code: number, ...patterns: RegExp[]): Result {
 }
 
 /**
- * Stdout is exactly one JSON document (nothing before or after it) that the schema accepts.
- * Returns the parsed value.
+ * Stdout is exactly one JSON document (nothing before or after it) that the schema accepts (and,
+ * naming its `schema` id, the one OUTPUT_SCHEMAS has for it: checkPrintedDocument). Returns the
+ * parsed value.
  */
 export function json<S extends z.ZodType>(r: Result, schema: S): z.infer<S> {
   ok(r);
@@ -272,6 +327,7 @@ export function json<S extends z.ZodType>(r: Result, schema: S): z.infer<S> {
   } catch (e) {
     assert.fail(`stdout is not one JSON document (${(e as Error).message}):\n${r.stdout}`);
   }
+  checkPrintedDocument(r.stdout, 'the command');
   const parsed = schema.safeParse(raw);
   assert.ok(
     parsed.success,

@@ -17,3 +17,4 @@ export * from './should-run-doc';
 export * from './status';
 export * from './status-doc';
 export * from './text-diff';
+export * from './output-schemas';

@@ -5,14 +5,16 @@
  * this script rewrites what is between them and nothing else. test/docs/performance-figures.test.ts
  * renders the same blocks in memory and fails when the page differs (a figure edited by hand).
  *
- *   node --import tsx scripts/performance-doc.ts [--results FILE] [--check]     (npm run bench:doc)
+ *   node --import tsx scripts/docs/performance-doc.ts [--results FILE] [--check]     (npm run bench:doc)
  *
  * Deterministic: the same results give the same bytes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Target } from '../../bench/measure';
+import type { WritersRun } from '../../bench/writers';
 
-export const REPO = path.resolve(__dirname, '..');
+export const REPO = path.resolve(__dirname, '..', '..');
 export const DOC = path.join(REPO, 'docs', 'PERFORMANCE.md');
 export const RESULTS = path.join(REPO, 'docs', 'performance', 'results.json');
 
@@ -26,27 +28,6 @@ export interface Paired {
   medianMs: number;
   ratio: number;
   peakRssMb?: number;
-}
-
-export interface Target {
-  name: string;
-  target: string;
-  measured: number | null;
-  unit: string;
-  met: boolean | null;
-  note?: string;
-}
-
-export interface WritersRun {
-  writers: number;
-  goals: number;
-  events: number;
-  seconds: number;
-  eventsPerSecond: number;
-  lost: number;
-  chainValid: boolean;
-  problem?: string;
-  coreShares: number[];
 }
 
 export interface BenchResults {
@@ -509,7 +490,7 @@ if (require.main === module) {
   const at = argv.indexOf('--results');
   const file = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--results='))?.slice(10);
   if (at >= 0 && !file) {
-    console.error('usage: node --import tsx scripts/performance-doc.ts [--results FILE] [--check]');
+    console.error('usage: node --import tsx scripts/docs/performance-doc.ts [--results FILE] [--check]');
     process.exit(2);
   }
   const results = path.resolve(file ?? RESULTS);
