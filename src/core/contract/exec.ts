@@ -9,8 +9,7 @@ import type { Actor, Contract, GoalState, Policy, Run, Todo } from '../model';
 import { checkId, effectiveStatus, newId, notFound, quote, refused, withoutUnsafeCharacters } from '../model';
 import { contractActionFor, deniedBy, unapprovedGates } from '../rules';
 import type { Store } from '../store';
-import { findContractGoal } from './issue';
-import { authenticContract, contractTooLong } from './issued';
+import { authenticContract, contractTooLong, findContractGoal } from './issued';
 
 export interface Verified {
   goal: GoalState;

@@ -15,13 +15,6 @@ import type { ShouldRunOutput } from '../views';
 import { overruledOut, render } from '../views';
 import { rememberContract } from './issued';
 
-// What this module exported before its parts moved out.
-export { decide, MAX_ACTIONS, sortTodos } from '../rules';
-export type { AgentAbility, DecideInput, Decision, DecisionResult } from '../rules';
-export { canonicalJson } from '../store';
-export { execCommandFor, render, shellQuote, SHOULD_RUN_SCHEMA, ShouldRunOutput } from '../views';
-export { contractPayload, contractSignatureValid, findContractGoal } from './issued';
-
 // ---------------------------------------------------------------------------------------------
 // The capability that writes what a decision needs.
 

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { ShimTarget } from '../setup';
 import { readShimTarget, SET_CA_CERTS_ASIDE, shimTargetText } from '../setup';
 import { ensurePrivateDir, fileDiffers, writeIfChanged } from '../store';
-import { shellQuote } from '../views';
+import { shellQuote } from '../shell';
 
 export const HOOK_SHIM = 'loopx-hook';
 const HOOK_SHIM_TARGET = 'loopx-hook.target';

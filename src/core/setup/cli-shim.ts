@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { refused, usageError } from '../model';
 import { shellWords } from '../shell';
 import { writeIfChanged } from '../store';
-import { shellQuote } from '../views';
+import { shellQuote } from '../shell';
 import type { ShimTarget } from './shim-target';
 import { readShimTarget, SET_CA_CERTS_ASIDE, shimTargetText } from './shim-target';
 

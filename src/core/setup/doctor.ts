@@ -10,9 +10,10 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { installedHooks, readHookShimTarget } from '../hooks';
 import { lazy, LoopxError } from '../model';
+import { shellQuote } from '../shell';
 import { findWorkspace, GITATTRIBUTES_LINES, LOOPX_DIR, Store } from '../store';
 import { fingerprint, pinnedKeys, publishedKeys, terminalKeys } from '../trust';
-import { policyStatus, shellQuote } from '../views';
+import { policyStatus } from '../views';
 import { cliShimTarget } from './cli-shim';
 
 export const DOCTOR_SCHEMA = 'loopx.doctor/1';

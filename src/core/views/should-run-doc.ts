@@ -81,8 +81,6 @@ export const ShouldRunOutput = lazy(() =>
 );
 export type ShouldRunOutput = z.infer<typeof ShouldRunOutput>;
 
-export { shellQuote } from '../shell';
-
 export function execCommandFor(contractId: string, todoId: string, command: string): string {
   return `loopx exec --contract ${contractId} --todo ${todoId} -- ${shellQuote(command)}`;
 }

@@ -6,24 +6,24 @@
  * loopx_get_contract; an agent's own command waits for a person's review gate; and no tool makes
  * a person's decision.
  */
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { ShouldRunOutput } from '../../../../src/core';
+import type { AgentToolResult } from '../../../../src/core/agent-tools/tools';
 import {
-  AGENT_TOOLS,
   AGENT_TOOL_NAMES,
+  AGENT_TOOLS,
   callAgentTool,
   toolInputJsonSchema,
 } from '../../../../src/core/agent-tools/tools';
-import type { AgentToolResult } from '../../../../src/core/agent-tools/tools';
 import { invoke, listCapabilities, whyNotAllowed } from '../../../../src/core/capabilities/registry';
-import { ShouldRunOutput } from '../../../../src/core/contract/issue';
-import { GoalStatusDoc, StatusDoc } from '../../../../src/core/views/status-doc';
 import { summaryAll } from '../../../../src/core/contract/summary';
 import type { LoopxEvent } from '../../../../src/core/model/events';
 import type { Actor } from '../../../../src/core/model/goal-state';
 import type { Store } from '../../../../src/core/store/store';
-import { human, removeTempDirs, HOSTILE_IDS, signed } from '../../../helpers/store';
+import { GoalStatusDoc, StatusDoc } from '../../../../src/core/views/status-doc';
 import { goalFixture, hashTree, throwsLoopx } from '../../../helpers/contract-kit';
+import { HOSTILE_IDS, human, removeTempDirs, signed } from '../../../helpers/store';
 
 after(removeTempDirs);
 

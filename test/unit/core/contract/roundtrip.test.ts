@@ -3,19 +3,19 @@
  * listed action as an executor would `eval` it, a person approves the gate, should-run again
  * until the goal is completed; then summary, reward, close, and the status document shows it all.
  */
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { shouldRun, ShouldRunOutput } from '../../../../src/core';
 import { invoke } from '../../../../src/core/capabilities/registry';
-import { shouldRun, ShouldRunOutput } from '../../../../src/core/contract/issue';
 import { execUnderContract } from '../../../../src/core/contract/exec';
-import { goalStatus, statusAll } from '../../../../src/core/views/status';
-import { GoalStatusDoc } from '../../../../src/core/views/status-doc';
 import { summaryAll } from '../../../../src/core/contract/summary';
 import { effectiveStatus } from '../../../../src/core/model/goal-state';
-import { human, agent, removeTempDirs, signed } from '../../../helpers/store';
-import { goalFixture, quota, parseWrapped, throwsLoopx, sha256 } from '../../../helpers/contract-kit';
+import { goalStatus, statusAll } from '../../../../src/core/views/status';
+import { GoalStatusDoc } from '../../../../src/core/views/status-doc';
+import { goalFixture, parseWrapped, quota, sha256, throwsLoopx } from '../../../helpers/contract-kit';
+import { agent, human, removeTempDirs, signed } from '../../../helpers/store';
 
 after(removeTempDirs);
 

@@ -3,26 +3,26 @@
  * grants, rolling windows, cooldown, gates, policy patterns, judgment todos, one open run per
  * agent, preview, expiry, the output schema and size, and the signature over every field.
  */
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { invoke } from '../../../../src/core/capabilities/registry';
+import { after, describe, it } from 'node:test';
 import {
-  shouldRun,
-  decide,
   contractSignatureValid,
+  decide,
   MAX_ACTIONS,
-  ShouldRunOutput,
   SHOULD_RUN_SCHEMA,
-} from '../../../../src/core/contract/issue';
+  shouldRun,
+  ShouldRunOutput,
+} from '../../../../src/core';
+import { invoke } from '../../../../src/core/capabilities/registry';
 import { checkJudgment } from '../../../../src/core/contract/exec';
 import { summaryAll } from '../../../../src/core/contract/summary';
-import { BUDGET_NAMES } from '../../../../src/core/model/goal-state';
 import type { BudgetName, Contract } from '../../../../src/core/model/goal-state';
+import { BUDGET_NAMES } from '../../../../src/core/model/goal-state';
 import type { Store } from '../../../../src/core/store/store';
-import { human, agent, removeTempDirs, signed } from '../../../helpers/store';
-import { goalFixture, quota, writePolicy, throwsLoopx, parseWrapped } from '../../../helpers/contract-kit';
+import { goalFixture, parseWrapped, quota, throwsLoopx, writePolicy } from '../../../helpers/contract-kit';
+import { agent, human, removeTempDirs, signed } from '../../../helpers/store';
 
 after(removeTempDirs);
 

@@ -8,14 +8,14 @@
  * in-process by `preToolUse` (what the command runs), which must answer byte for byte the same,
  * so the file stays fast on a two-core machine.
  */
-import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Store } from '../../../../src/core/store/store';
+import { after, before, describe, it } from 'node:test';
+import { parseLoopx } from '../../../../src/cli/main';
+import { shouldRun, ShouldRunOutput } from '../../../../src/core';
 import { invoke } from '../../../../src/core/capabilities/registry';
-import { shouldRun, ShouldRunOutput } from '../../../../src/core/contract/issue';
 import {
   HookPayload,
   hookShimCommand,
@@ -23,11 +23,11 @@ import {
   preToolUse,
   withoutLoopxHooks,
 } from '../../../../src/core/hooks/session-events';
-import { parseLoopx } from '../../../../src/cli/main';
-import { configDir } from '../../../../src/core/store/config-dir';
 import type { Actor } from '../../../../src/core/model/goal-state';
+import { configDir } from '../../../../src/core/store/config-dir';
 import type { Store as StoreT } from '../../../../src/core/store/store';
-import { human, tempDir, removeTempDirs } from '../../../helpers/store';
+import { Store } from '../../../../src/core/store/store';
+import { human, removeTempDirs, tempDir } from '../../../helpers/store';
 
 after(removeTempDirs);
 

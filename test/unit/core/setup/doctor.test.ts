@@ -3,17 +3,17 @@
  * runtime version, workspace found or not, policy, installed hooks and their shim, keys, pinned
  * approvers, git attributes. And the doctor writes nothing, not even the config folder.
  */
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DOCTOR_CHECKS, DoctorDoc, doctor } from '../../../../src/core/setup/doctor';
-import type { DoctorInput } from '../../../../src/core/setup/doctor';
-import { Store } from '../../../../src/core/store/store';
+import { after, describe, it } from 'node:test';
+import { shellQuote } from '../../../../src/core';
 import { applyHooks, planHooks } from '../../../../src/core/hooks/install';
 import { writeHookShim } from '../../../../src/core/hooks/shim';
 import { cliShimScript, writeCliTarget } from '../../../../src/core/setup/cli-shim';
-import { shellQuote } from '../../../../src/core/views/should-run-doc';
+import type { DoctorInput } from '../../../../src/core/setup/doctor';
+import { doctor, DOCTOR_CHECKS, DoctorDoc } from '../../../../src/core/setup/doctor';
+import { Store } from '../../../../src/core/store/store';
 import { newKeyPair, pinKey, publishKey } from '../../../../src/core/trust/keys';
 import { createTerminalKey } from '../../../../src/core/trust/terminal-key';
 import { removeTempDirs, tempDir } from '../../../helpers/store';

@@ -3,23 +3,22 @@
  * quota rule (a workflow not started that declares more than is left may not start, in
  * `workflow.run` and in should-run alike); the event replayed, and merged across clones.
  */
-import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { decide, shouldRun } from '../../../../src/core';
 import { invoke, listCapabilities } from '../../../../src/core/capabilities/registry';
-import { decide, shouldRun } from '../../../../src/core/contract/issue';
-import { replayLogs } from '../../../../src/core/store/goal-load';
-import { readHistory } from '../../../../src/core/views/goal-history';
-import { replay } from '../../../../src/core/rules/apply-event';
-import { eventWords } from '../../../../src/core/views/event-sentences';
-import { stateHash } from '../../../../src/core/views/goal-history';
-import { canonicalJson } from '../../../../src/core/store/json-file';
-import { blockedWorkflows, overBudget } from '../../../../src/core/workflows/index';
-import type { PreparedWorkflowRun } from '../../../../src/core/workflows/index';
-import { Store } from '../../../../src/core/store/store';
-import { agent, human, manualClock, removeTempDirs, tempDir, toolAgent } from '../../../helpers/store';
-import { goalFixture, quota, throwsLoopx } from '../../../helpers/contract-kit';
-import { cloneOf, sync } from '../../../helpers/clones';
 import type { Budgets } from '../../../../src/core/model/goal-state';
+import { replay } from '../../../../src/core/rules/apply-event';
+import { replayLogs } from '../../../../src/core/store/goal-load';
+import { canonicalJson } from '../../../../src/core/store/json-file';
+import { Store } from '../../../../src/core/store/store';
+import { eventWords } from '../../../../src/core/views/event-sentences';
+import { readHistory, stateHash } from '../../../../src/core/views/goal-history';
+import type { PreparedWorkflowRun } from '../../../../src/core/workflows/index';
+import { blockedWorkflows, overBudget } from '../../../../src/core/workflows/index';
+import { cloneOf, sync } from '../../../helpers/clones';
+import { goalFixture, quota, throwsLoopx } from '../../../helpers/contract-kit';
+import { agent, human, manualClock, removeTempDirs, tempDir, toolAgent } from '../../../helpers/store';
 
 after(removeTempDirs);
 
