@@ -11,8 +11,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Target } from '../../bench/measure';
-import type { WritersRun } from '../../bench/writers';
+import type { Paired, Target } from '../../bench/measure';
+import type { WritersResult, WritersRun } from '../../bench/writers';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const DOC = path.join(REPO, 'docs', 'PERFORMANCE.md');
@@ -21,14 +21,6 @@ export const RESULTS = path.join(REPO, 'docs', 'performance', 'results.json');
 // ---------------------------------------------------------------------------------------------
 // What bench/bench.ts writes (schema loopx.bench/1). Optional fields are those an older run, a
 // --quick or --no-host run, or a machine without NODE_EXTRA_CA_CERTS or GNU time leaves out.
-
-export interface Paired {
-  reps: number;
-  floorMs: number;
-  medianMs: number;
-  ratio: number;
-  peakRssMb?: number;
-}
 
 export interface BenchResults {
   schema: string;
@@ -53,15 +45,7 @@ export interface BenchResults {
   turn?: Paired & { goals: number; processes?: number; oneProcess?: Paired };
   inProcess?: { goals: number; shouldRunPollUs: number; loadDecideUs: number; capabilityCallUs: number };
   flat?: { smallest: number; largest: number } & Record<string, number>;
-  writers?: {
-    perWriter: number;
-    oneWriter: WritersRun;
-    eightOnOneGoal: WritersRun;
-    eightOnEightGoals: WritersRun;
-    scaleEightGoals: number;
-    cores: number;
-    scaleCeiling: number;
-  };
+  writers?: WritersResult;
   bundles?: Record<string, { bytes: number; gzipBytes: number }>;
   activationMs?: number | null;
   targets: Target[];

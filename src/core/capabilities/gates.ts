@@ -2,13 +2,7 @@
 import { z } from 'zod';
 import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
 import { draft, GuardedWork, Id, lazy, Line, refused, Text } from '../model';
-import {
-  approvalCovers,
-  awaitsDecision,
-  guardedWork,
-  notAwaitingDecision,
-  openWorkGuardedBy,
-} from '../rules';
+import { approvalCovers, awaitsGiven, guardedWork, notAwaitingDecision, openWorkGuardedBy } from '../rules';
 import { canonicalJson } from '../store';
 import { gateTitle } from '../views';
 import { AllActors, findGate, findTodo, goalId, Humans } from './shared';
@@ -41,8 +35,9 @@ function decidedWork(
   shown: GuardedWork[] | undefined,
   verb: string,
 ): GuardedWork[] {
-  if (!awaitsDecision(g, s, policy)) throw notAwaitingDecision(g, verb);
-  const work = openWorkGuardedBy(g.id, s.todos, policy, s.gates).map(guardedWork);
+  const open = openWorkGuardedBy(g.id, s.todos, policy, s.gates);
+  if (!awaitsGiven(g, open)) throw notAwaitingDecision(g, verb);
+  const work = open.map(guardedWork);
   if (shown && canonicalJson(shown) !== canonicalJson(work)) {
     throw refused(
       `the work gate ${g.id} guards changed since it was shown (${work.length} todo${work.length === 1 ? '' : 's'} now): look again, then decide`,

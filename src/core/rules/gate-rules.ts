@@ -128,9 +128,16 @@ export function awaitsDecision(
   state: { todos: readonly Todo[]; gates: readonly Gate[] },
   policy: Policy,
 ): boolean {
+  return (
+    gate.status === 'pending' ||
+    awaitsGiven(gate, openWorkGuardedBy(gate.id, state.todos, policy, state.gates))
+  );
+}
+
+/** awaitsDecision for a caller that already has the gate's open work (`openWorkGuardedBy`). */
+export function awaitsGiven(gate: Gate, openWork: readonly Todo[]): boolean {
   if (gate.status === 'pending') return true;
-  if (gate.status !== 'approved') return false;
-  return openWorkGuardedBy(gate.id, state.todos, policy, state.gates).some((t) => !approvalCovers(gate, t));
+  return gate.status === 'approved' && openWork.some((t) => !approvalCovers(gate, t));
 }
 
 /** The gates of a goal that wait for a person's decision (see awaitsDecision), in the goal's order. */

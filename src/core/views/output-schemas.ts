@@ -96,23 +96,31 @@ export const TurnOutput = lazy(
         }),
       ),
       /** What the contract listed and this turn did not run (after a failure, or past `--max`). */
-      not_run: z.array(z.strictObject({ todo_id: z.string(), command: z.string() })),
+      not_run: z.array(ListedCommand),
       /** summary_all of the turn's run; null when no run was opened. */
       summary: SummaryOutput.nullable(),
     }) satisfies z.ZodType<TurnDoc>,
 );
 export type TurnOutput = z.infer<typeof TurnOutput>;
 
+/** A command a contract lists, as the documents print it. */
+const ListedCommand = lazy(() => z.strictObject({ todo_id: z.string(), command: z.string() }));
+
+/** What both answers of `contract verify` say of the contract. */
+const verifiedContract = () => ({
+  schema: z.literal('loopx.contract-verify/1'),
+  valid: z.literal(true),
+  contract_id: z.string(),
+  goal_id: z.string(),
+  run_id: z.string(),
+  expires_at: z.string(),
+});
+
 /** `contract verify --contract C`: the contract alone, with what it lets the agent do. */
 export const ContractCheckOutput = lazy(() =>
   z.strictObject({
-    schema: z.literal('loopx.contract-verify/1'),
-    valid: z.literal(true),
-    contract_id: z.string(),
-    goal_id: z.string(),
-    run_id: z.string(),
-    expires_at: z.string(),
-    actions: z.array(z.strictObject({ todo_id: z.string(), command: z.string() })),
+    ...verifiedContract(),
+    actions: z.array(ListedCommand),
     /** The todos it lets the agent complete by its own judgment. */
     judgment: z.array(z.string()),
   }),
@@ -121,16 +129,7 @@ export type ContractCheckOutput = z.infer<typeof ContractCheckOutput>;
 
 /** `contract verify --contract C [--todo T] [-- COMMAND]`: one todo's command, as the contract lists it. */
 export const CommandCheckOutput = lazy(() =>
-  z.strictObject({
-    schema: z.literal('loopx.contract-verify/1'),
-    valid: z.literal(true),
-    contract_id: z.string(),
-    goal_id: z.string(),
-    run_id: z.string(),
-    todo_id: z.string(),
-    command: z.string(),
-    expires_at: z.string(),
-  }),
+  z.strictObject({ ...verifiedContract(), todo_id: z.string(), command: z.string() }),
 );
 export type CommandCheckOutput = z.infer<typeof CommandCheckOutput>;
 

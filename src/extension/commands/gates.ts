@@ -5,7 +5,7 @@
  * modal that shows the full facts (`decideGate`).
  */
 import * as vscode from 'vscode';
-import type { GateDecision, GoalState } from '../../core/index';
+import type { GateDecision, GoalState, Policy } from '../../core/index';
 import {
   awaitsDecision,
   checkId,
@@ -76,7 +76,11 @@ export async function decideGate(
 async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): Promise<boolean> {
   await guardTrust();
   const args = argsOf(a);
-  const awaiting = (ref: GoalRef, s: GoalState) => gatesAwaitingDecision(s, ref.store.policy());
+  // The policy, read once per workspace folder for this command: the picker looks at every goal.
+  const policies = new Map<GoalRef['store'], Policy>();
+  const policyOf = (r: GoalRef) =>
+    policies.get(r.store) ?? policies.set(r.store, r.store.policy()).get(r.store)!;
+  const awaiting = (ref: GoalRef, s: GoalState) => gatesAwaitingDecision(s, policyOf(ref));
   const ref = await pickGoal(
     deps.workspaces,
     a,
@@ -97,7 +101,7 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
   const gate = state.gates.find((g) => g.id === gateId);
   if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
   // Say so before asking for a note: the capability would refuse it anyway (the same rule).
-  if (!awaitsDecision(gate, state, ref.store.policy()))
+  if (!awaitsDecision(gate, state, policyOf(ref)))
     throw notAwaitingDecision(gate, decision === 'approve' ? 'approved' : 'rejected');
   // Arguments from other code only pick the gate (and offer a note): the person decides in the modal.
   const byArguments = calledWithArguments(a);
