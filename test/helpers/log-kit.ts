@@ -26,7 +26,9 @@ export function chainedLine(
   const last = JSON.parse(lastLine) as LoopxEvent;
   return JSON.stringify({
     v: last.v,
-    ...(last.v === 2 ? { hlc: nextHlc(last.hlc, new Date()) } : {}),
+    // One tick above the line before, whatever the clock: a store on a test's clock in the past
+    // would hold a line stamped by the real one as stamped ahead.
+    ...(last.v === 2 ? { hlc: nextHlc(last.hlc, new Date(0)) } : {}),
     seq: last.seq + 1,
     id: `ev-hand${randomBytes(5).toString('hex')}`,
     ts: new Date().toISOString(),

@@ -129,9 +129,11 @@ describe('security: only a person decides', () => {
       type: 'gate.approved',
       data: { gateId: 'prod' },
     };
+    const ws = JSON.parse(fs.readFileSync(sb.file('.loopx', 'workspace.json'), 'utf8')).id as string;
     const sig = {
       keyId,
-      sig: signerFor(privateKey, keyId, 'alice').sign(decisionStatement({ goalId: 'g', ...facts })),
+      ws,
+      sig: signerFor(privateKey, keyId, 'alice').sign(decisionStatement({ goalId: 'g', ...facts }, ws)),
     };
     forge(sb, { ...facts, sig });
     ok(await sb.run(['verify', '--goal-id', 'g']));

@@ -121,8 +121,9 @@ describe('security: a gate decision is made on the full facts', () => {
       type: 'gate.approved',
       data: { gateId: 'prod', guarded: [{ todoId: 'deploy', title: 'Deploy', action: 'echo deployed' }] },
     };
-    const sig = { keyId: pub.keyId, sig: signer.sign(decisionStatement(facts)) };
-    const trust = trustOf([pub]);
+    const ws = 'ws_0123456789abcdef0123456789abcdef';
+    const sig = { keyId: pub.keyId, ws, sig: signer.sign(decisionStatement(facts, ws)) };
+    const trust = trustOf([pub], ws);
     assert.equal(trust.rejects(facts, sig), undefined, 'the approval as signed counts');
     const edited = {
       ...facts,

@@ -63,19 +63,24 @@ describe('a store written before team mode', () => {
     const oldLog = fs.readFileSync(path.join(ws, '.loopx', 'goals', 'ship', 'events.jsonl'));
     const before = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'status-ship.json'), 'utf8'));
 
-    // Reading changes nothing and sees what the old version saw.
+    // Reading changes nothing and sees what the old version saw, but for the person's decisions:
+    // signed before signatures named their workspace, they could be copies from any workspace, so
+    // they count nowhere now and are named; the person decides again.
     const read = await status(ws, 'ship');
-    assert.deepEqual(comparable(read), comparable(before));
-    assert.equal(
-      read.gates.find((g) => g.id === 'prod')!.status,
-      'approved',
-      'the old signed approval counts',
-    );
+    const { gates: _g, rewards: _r, counts: _c, ...same } = comparable(read);
+    const { gates: _bg, rewards: _br, counts: _bc, ...sameBefore } = comparable(before);
+    assert.deepEqual(same, sameBefore);
+    assert.equal(read.gates.find((g) => g.id === 'prod')!.status, 'pending', 'the old approval is ignored');
+    assert.deepEqual(read.rewards, { count: 0, mean: null, trend: [] }, 'and so is the old reward');
     const verify = json(
       await loopx(['--json', 'verify'], { cwd: ws }),
       z.object({ ok: z.boolean(), goals: z.array(z.any()) }),
     );
     assert.equal(verify.ok, true);
+    assert.match(
+      JSON.stringify(verify.goals.find((g) => g.goal_id === 'ship').ignored_decisions),
+      /gate\.approved .* is ignored: it was signed by an older LoopX, before signatures named their workspace/,
+    );
     assert.deepEqual(
       verify.goals.map((g) => [
         g.goal_id,
@@ -125,7 +130,9 @@ describe('a store written before team mode', () => {
       after.todos.map((t) => [t.id, t.status]),
       [...comparable(before).todos, ['after', 'open']],
     );
-    assert.equal(after.gates.find((g) => g.id === 'prod')!.status, 'approved');
+    assert.equal(after.gates.find((g) => g.id === 'prod')!.status, 'pending');
+    ok(await loopxAsPerson(['gate', 'approve', '--goal-id', 'ship', '--gate-id', 'prod'], { cwd: ws }));
+    assert.equal((await status(ws, 'ship')).gates.find((g) => g.id === 'prod')!.status, 'approved');
     assert.equal(
       json(
         await loopx(['--json', 'verify', '--goal-id', 'ship'], { cwd: ws }),
@@ -134,7 +141,7 @@ describe('a store written before team mode', () => {
       true,
     );
 
-    // The old approval still lets the guarded work run, now under this version's contract.
+    // The approval given again lets the guarded work run, under this version's contract.
     const sr = json(
       await loopx(['--json', 'quota', 'should-run', '--goal-id', 'ship'], {
         cwd: ws,

@@ -112,9 +112,11 @@ export function registerStatusCommands(program: Command, act: Act) {
           const ids = o.goalId ? [o.goalId] : store.goalIds();
           const results = ids.map((id) => verifyGoal(store, id));
           const policy = policyStatus(store);
+          const { id, problem } = store.identity();
+          const workspace = { ...(id ? { id } : {}), ...(problem ? { problem } : {}) };
           const ok = results.every((r) => r.ok);
-          ctx.print({ schema: 'loopx.verify/2', ok, goals: results, policy }, () =>
-            verifyText(results, policy),
+          ctx.print({ schema: 'loopx.verify/2', ok, goals: results, policy, workspace }, () =>
+            verifyText(results, policy, workspace),
           );
           return ok ? EXIT.ok : EXIT.corrupt;
         }),

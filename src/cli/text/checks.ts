@@ -18,8 +18,13 @@ export function repairText(r: RepairReport): string {
   return out.join('\n');
 }
 
-export function verifyText(goals: GoalCheck[], policy: PolicyStatus): string {
+export function verifyText(
+  goals: GoalCheck[],
+  policy: PolicyStatus,
+  workspace: { problem?: string },
+): string {
   const rows: string[][] = policy.message ? [['policy', policy.message]] : [];
+  if (workspace.problem) rows.unshift(['WORKSPACE', workspace.problem]);
   /** Lines under a goal's row (ignored and overruled decisions), by row index. */
   const under = new Map<number, string[]>();
   for (const g of goals) {

@@ -103,6 +103,11 @@ export const DecisionSig = lazy(() =>
     keyId: z.string().regex(/^[0-9a-f]{64}$/),
     /** base64 Ed25519 signature over the decision's canonical statement. */
     sig: z.string().max(200),
+    /**
+     * The workspace the signer was in, as the statement names it: lets a copy in another
+     * workspace be named as one (absent on decisions signed by an older LoopX).
+     */
+    ws: z.string().max(64).optional(),
   }),
 );
 export type DecisionSig = z.infer<typeof DecisionSig>;

@@ -32,6 +32,18 @@ export function nextHlc(seen: string | undefined, now: Date): string {
   return counter >= COUNTER_MAX ? stamp(seenMs + 1, 0) : stamp(seenMs, counter + 1);
 }
 
+/**
+ * How far another writer's stamp may run ahead of this machine's clock: beyond it the event waits
+ * (rules/merged-replay.ts). Clocks kept by NTP differ by far less; a wrong clock shows in `verify`.
+ */
+export const MAX_AHEAD_MS = 5 * 60_000;
+const LAST_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** The highest stamp an event may carry and count at `now`. */
+export function aheadCutoff(now: Date): string {
+  return stamp(Math.min(now.getTime() + MAX_AHEAD_MS, LAST_MS), COUNTER_MAX);
+}
+
 /** The larger of two stamps (either may be undefined). */
 export function maxHlc(a: string | undefined, b: string | undefined): string | undefined {
   if (a === undefined) return b;

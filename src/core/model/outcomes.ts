@@ -30,6 +30,8 @@ export const OverruleRule = lazy(() =>
     'duplicate_id',
     'not_claimed',
     'unknown_ref',
+    'before_created',
+    'stamped_ahead',
   ]),
 );
 export type OverruleRule = z.infer<typeof OverruleRule>;
@@ -62,6 +64,7 @@ export const DENY_CODES = [
   'human_only',
   'loopx_state',
   'config_folder',
+  'hook_file',
   'unreadable_input',
 ] as const;
 export const DenyCode = lazy(() => z.enum(DENY_CODES));

@@ -11,7 +11,7 @@ import { isDecision, NO_TRUST } from '../trust';
 import { approvalCovers, guardedWork } from './gate-rules';
 import type { Overrule } from './merge-rules';
 import { overruleOf } from './merge-rules';
-import { addCapped, grantedAfter, runsInWindow, spendOf } from './quota-math';
+import { addCapped, grantedAfter, runsInWindow, spendOf, tightestQuota } from './quota-math';
 
 function todoIn(goal: GoalStateT, id: string) {
   const t = goal.todos.find((x) => x.id === id);
@@ -140,6 +140,8 @@ export function applyInPlace(
   if (!g) throw new Error(`${ev.type} before goal.created`);
   const decision = isDecision(g, ev);
   if (decision && !decisionSigned(g, ev, goalId, trust)) return g;
+  // Overruled, another creation still binds the budget: backdating one must not raise it.
+  if (ev.type === 'goal.created') g.quota = tightestQuota(g.quota, ev.data.quota);
   if (overrule(g, ev)) return g;
   if (decision) (g.decisionIds ??= []).push(ev.id);
   g.updatedAt = ev.ts;

@@ -5,6 +5,7 @@
 export * from './apply-event';
 export * from './gate-rules';
 export * from './merge-order';
+export * from './merged-replay';
 export * from './prices';
 export * from './quota-math';
 export * from './should-run-decision';

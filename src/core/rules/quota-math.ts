@@ -5,7 +5,7 @@
  * be above and JSON prints as `null`. A log edited by hand with huge values still replays finite.
  */
 import { z } from 'zod';
-import type { BudgetName, GoalState, Run, Spend } from '../model';
+import type { BudgetName, GoalState, Quota, Run, Spend } from '../model';
 import { BUDGET_NAMES, lazy, refused } from '../model';
 
 /**
@@ -153,4 +153,25 @@ export function cooldownLeft(goal: GoalState, now: Date): number {
   const last = Math.max(...goal.runs.map((r) => Date.parse(r.endedAt ?? r.startedAt)));
   const left = cd - (now.getTime() - last) / 1000;
   return left > 0 ? Math.ceil(left) : 0;
+}
+
+/**
+ * The quota that holds to both `a` and `b`: each budget the smaller (a missing budget is no
+ * limit), the longer cooldown, and the window that resets less often (`life` never does). What
+ * two creations of one goal by different writers give it, whichever the merge orders first: an
+ * unsigned creation can tighten a budget, never loosen one.
+ */
+export function tightestQuota(a: Quota, b: Quota): Quota {
+  const budgets: Quota['budgets'] = {};
+  for (const k of BUDGET_NAMES) {
+    const x = a.budgets[k];
+    const y = b.budgets[k];
+    const v = x === undefined ? y : y === undefined ? x : Math.min(x, y);
+    if (v !== undefined) budgets[k] = v;
+  }
+  const window: Quota['window'] =
+    a.window.kind === 'life' || b.window.kind === 'life'
+      ? { kind: 'life' }
+      : { kind: 'rolling', hours: Math.max(a.window.hours, b.window.hours) };
+  return { budgets, window, cooldownSeconds: Math.max(a.cooldownSeconds, b.cooldownSeconds) };
 }

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import type { Actor, EventDraft, GoalState, LoopxError, LoopxEvent } from '../model';
-import { conflict } from '../model';
+import { aheadCutoff, conflict, maxHlc } from '../model';
 import type { Signer, Trust } from '../trust';
 import type { WriterHead } from './event-log';
 import { appendToLog, chainEvents } from './event-log';
@@ -175,7 +175,8 @@ function commitHeld(target: CommitTarget, plan: Plan, opts: CommitOptions, lock:
 function resumeFromMemo(target: CommitTarget, files: LogFile[], memo: Snapshot): LoadedGoal | undefined {
   const logs = openLogFiles(files);
   try {
-    return resumeFromSnapshot(target.goalId, logs, memo, target.writerId(), target.trust());
+    const cutoff = aheadCutoff(target.now());
+    return resumeFromSnapshot(target.goalId, logs, memo, target.writerId(), target.trust(), cutoff);
   } finally {
     closeLogFiles(logs);
   }
@@ -304,10 +305,10 @@ function unchanged(
   after: AfterCommit,
 ): CommitResult {
   appending.migration?.cleanup?.();
-  const { state, heads, hlc } = cur.loaded!;
+  const { state, heads, hlc, heldUntil } = cur.loaded!;
   const revision = cur.revision;
   if (!appending.migration?.cleanup)
-    after.keep({ revision, heads, hlc, trust: target.trust().fingerprint, state });
+    after.keep({ revision, heads, hlc, heldUntil, trust: target.trust().fingerprint, state });
   return { events: [], state, revision };
 }
 
@@ -336,7 +337,8 @@ function appendToOwnLog(
   const next = chainEvents(
     goalId,
     drafts,
-    { state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: cur.loaded?.hlc },
+    // Above this writer's own last stamp too: one that now waits (the clock went back) stays below.
+    { state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: maxHlc(cur.loaded?.hlc, own?.key) },
     { now, writer, actor, signer: opts.signer },
     trust,
   );
@@ -395,7 +397,15 @@ function refreshDerived(
     lastHash: tip.prev,
     key: tip.hlc,
   };
-  const snap: Snapshot = { revision: revisionAfter, heads, hlc: tip.hlc, trust: trust.fingerprint, state };
+  const heldUntil = cur.loaded?.heldUntil;
+  const snap: Snapshot = {
+    revision: revisionAfter,
+    heads,
+    hlc: tip.hlc,
+    heldUntil,
+    trust: trust.fingerprint,
+    state,
+  };
   // A process's first commit brings the snapshot up to date: the next `loopx` call then resumes
   // with no tail to validate (a few ms each; reads never write it), while a process that writes
   // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.

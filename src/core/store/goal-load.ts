@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import type { GoalState } from '../model';
 import { corrupt, maxHlc } from '../model';
-import { applyInPlace, distinctEvents, mergeLogs } from '../rules';
+import { applyInPlace, distinctEvents, mergeLogs, replayMerged } from '../rules';
 import type { Trust } from '../trust';
 import { NO_TRUST } from '../trust';
 import type { ParsedLog, WriterHead } from './event-log';
@@ -21,8 +21,10 @@ export interface LoadedGoal {
   revision: number;
   /** Each log's end, by log name (writer id, or the legacy log's name). */
   heads: Record<string, WriterHead>;
-  /** The highest sort key of any event: new events are stamped above it. */
+  /** The highest sort key of the events applied: new events are stamped above it. */
   hlc?: string;
+  /** The lowest stamp of the events that wait (rules/merged-replay.ts): replay when it is reached. */
+  heldUntil?: string;
   /** Things a person should know that did not stop the load (a torn tail, a stale snapshot). */
   warnings: string[];
   /** Events after the snapshot that was used (0 when it was current; undefined after a full replay). */
@@ -51,9 +53,12 @@ export function resumeFromSnapshot(
   snap: Snapshot,
   own: string,
   trust: Trust = NO_TRUST,
+  cutoff?: string,
 ): LoadedGoal | undefined {
   // Which decisions count depends on the keys pinned here: a snapshot made under others is stale.
   if (snap.trust !== trust.fingerprint || snap.state.id !== goalId) return undefined;
+  // An event that waited for its time has reached it: it takes its place in a full replay.
+  if (snap.heldUntil !== undefined && (cutoff === undefined || snap.heldUntil <= cutoff)) return undefined;
   if (Object.keys(snap.heads).some((name) => !logs.some((l) => l.name === name))) return undefined;
   let grown: OpenLog | undefined;
   for (const l of logs) {
@@ -70,6 +75,7 @@ export function resumeFromSnapshot(
       revision: snap.revision,
       heads: snap.heads,
       hlc: snap.hlc,
+      heldUntil: snap.heldUntil,
       warnings: [],
       snapshotLag: 0,
     };
@@ -86,6 +92,8 @@ export function resumeFromSnapshot(
     // Lines of ours that sort before something the snapshot holds were not written by LoopX.
     const first = parsed.keys[0];
     if (first !== undefined && snap.hlc !== undefined && first <= snap.hlc) return undefined;
+    const last = parsed.keys.at(-1);
+    if (last !== undefined && cutoff !== undefined && last > cutoff) return undefined;
     let state = snap.state;
     for (const ev of parsed.events) state = applyInPlace(state, ev, goalId, trust);
     return {
@@ -101,6 +109,7 @@ export function resumeFromSnapshot(
         },
       },
       hlc: maxHlc(snap.hlc, parsed.keys.at(-1)),
+      heldUntil: snap.heldUntil,
       warnings: parsed.torn ? [tornWarning(goalId, grown.file, parsed.torn)] : [],
       snapshotLag: parsed.events.length,
     };
@@ -165,29 +174,24 @@ export function replayLogs(
   logs: { name: string; file: string; parsed: ParsedLog }[],
   warnings: string[] = [],
   trust: Trust = NO_TRUST,
+  cutoff?: string,
 ): LoadedGoal {
   const merged = mergeLogs(logs);
   if (merged.length === 0) {
     const where = logs.length ? logs.map((l) => l.file).join(', ') : 'its folder';
     throw corrupt(`goal ${goalId}: ${where} has no complete event`, { goalId });
   }
-  let state: GoalState | undefined;
-  const files = new Map(logs.map((l) => [l.name, l.file]));
   const events = distinctEvents(merged);
-  for (const { ev, log } of events) {
-    try {
-      state = applyInPlace(state, ev, goalId, trust);
-    } catch (e) {
-      throw corrupt(`${files.get(log)}:${ev.seq}: ${(e as Error).message}`, { goalId, line: ev.seq });
-    }
+  const { state, hlc, heldUntil } = replayMerged(goalId, events, trust, cutoff);
+  if (!state) {
+    const where = logs.map((l) => l.file).join(', ');
+    throw corrupt(`goal ${goalId}: no event in ${where} creates it (goal.created)`, { goalId });
   }
   const w = [...warnings];
   const heads: Record<string, WriterHead> = {};
-  let hlc: string | undefined;
   for (const l of logs) {
     heads[l.name] = headOf(l.parsed);
-    hlc = maxHlc(hlc, l.parsed.keys.at(-1));
     if (l.parsed.torn) w.push(tornWarning(goalId, l.file, l.parsed.torn));
   }
-  return { state: state!, revision: events.length, heads, hlc, warnings: w };
+  return { state, revision: events.length, heads, hlc, heldUntil, warnings: w };
 }

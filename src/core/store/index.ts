@@ -17,4 +17,5 @@ export * from './sleep';
 export * from './snapshot';
 export * from './store';
 export * from './workspace';
+export * from './workspace-identity';
 export * from './writers';

@@ -85,7 +85,8 @@ export class LocalCache {
 
   /** The snapshot of a replayed goal, made under the pinned keys `trust` (a fingerprint). */
   static snapshotOf(loaded: LoadedGoal, trust: string): Snapshot {
-    return { revision: loaded.revision, heads: loaded.heads, hlc: loaded.hlc, trust, state: loaded.state };
+    const { revision, heads, hlc, heldUntil, state } = loaded;
+    return { revision, heads, hlc, heldUntil, trust, state };
   }
 
   /** Saves a state a reader replayed, for the next load: best effort. Whether it was saved. */

@@ -30,6 +30,7 @@ const SnapshotHeader = lazy(() =>
     revision: z.number().int().nonnegative(),
     heads: z.record(z.string(), WriterHeadSchema),
     hlc: z.string().optional(),
+    heldUntil: z.string().max(40).optional(),
     /** The fingerprint of the pinned keys the state was computed under. */
     trust: z.string().max(64).default(''),
     mac: z.string().regex(/^[0-9a-f]{64}$/),
@@ -39,6 +40,8 @@ export interface Snapshot {
   revision: number;
   heads: Record<string, WriterHead>;
   hlc?: string;
+  /** The lowest stamp of the events that wait for their time (LoadedGoal.heldUntil). */
+  heldUntil?: string;
   /** Fingerprint of the pinned keys the state was computed under (see `Trust`). */
   trust: string;
   state: GoalState;
@@ -51,6 +54,7 @@ function snapshotMac(key: Buffer, snap: Omit<Snapshot, 'state'>, stateText: stri
     revision: snap.revision,
     heads: snap.heads,
     hlc: snap.hlc,
+    heldUntil: snap.heldUntil,
     trust: snap.trust,
   });
   return createHmac('sha256', key).update(`${header}\n${stateText}`).digest('hex');

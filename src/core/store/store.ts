@@ -12,10 +12,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Artifact, EventDraft, GoalState, Policy } from '../model';
-import { checkId, notFound, VERSION } from '../model';
+import { aheadCutoff, checkId, notFound, VERSION } from '../model';
 import type { PolicyView, Signer, Trust } from '../trust';
 import { PinnedTrust, policyFiles, PolicyViewCache, signWorkspacePolicy } from '../trust';
 import { artifactsDir, writeArtifact } from './artifacts';
+import { fileStamp } from './file-stamp';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
 import { commitGoal } from './commit';
 import { configDir, readOrCreateSecret } from './config-dir';
@@ -38,6 +39,13 @@ import { StoreFiles } from './paths';
 import { lstatStore } from './safe-path';
 import type { Snapshot } from './snapshot';
 import { ensureGitFiles, findWorkspace, initLayout, LOOPX_DIR } from './workspace';
+import type { WorkspaceIdentity } from './workspace-identity';
+import {
+  ensureWorkspaceIdentity,
+  IDENTITY_FILE,
+  pinWorkspaceIdentity,
+  readWorkspaceIdentity,
+} from './workspace-identity';
 import { defaultWriterName, recordWriter } from './writers';
 
 // Declared with the write protocol; capabilities import CommitResult from here.
@@ -60,6 +68,7 @@ export class Store extends StoreFiles {
   private readonly cache: LocalCache;
   private readonly memos = new GoalMemos();
   private readonly policies = new PolicyViewCache();
+  private identityMemo?: { stamp: string; identity: WorkspaceIdentity };
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     super(workspace, opts.configDir ?? configDir(process.env));
@@ -74,15 +83,39 @@ export class Store extends StoreFiles {
     });
   }
 
-  /** The keys pinned on this machine: whose decisions count when the logs are replayed. */
+  /**
+   * The keys pinned on this machine and the workspace's identity: whose decisions count when the
+   * logs are replayed, and for which workspace they must have been signed.
+   */
   trust(): Trust {
-    return this.pinned.current();
+    return this.pinned.current(this.identity().id);
+  }
+
+  /** The workspace's identity on this clone (store/workspace-identity.ts), read again when the file changes. */
+  identity(): WorkspaceIdentity {
+    const stamp = fileStamp(path.join(this.root, IDENTITY_FILE));
+    if (this.identityMemo?.stamp !== stamp)
+      this.identityMemo = { stamp, identity: readWorkspaceIdentity(this.root, this.secretsDir) };
+    return this.identityMemo.identity;
+  }
+
+  /**
+   * Pins the workspace's identity on this clone before it first writes; with `make`, gives a
+   * workspace an older LoopX made its identity (before a person first signs in it).
+   */
+  private ensureIdentity(make: boolean): void {
+    const now = this.identity();
+    if (now.pinned || (!now.id && !make)) return;
+    if (now.id) pinWorkspaceIdentity(this.root, this.secretsDir);
+    else ensureWorkspaceIdentity(this.root, this.secretsDir);
+    this.identityMemo = undefined;
   }
 
   /** Creates `.loopx/` (idempotent) and returns the store. */
   static init(workspace: string, opts?: StoreOptions): Store {
     const s = new Store(workspace, opts);
     initLayout(s.root, { localDir: s.localDir, policy: s.policyPath });
+    s.ensureIdentity(true);
     return s;
   }
 
@@ -136,7 +169,8 @@ export class Store extends StoreFiles {
 
   /** Which policy applies and why: signed or not, and the edits that wait for a signature. */
   policyView(): PolicyView {
-    return this.policies.view(policyFiles(this.root, this.secretsDir), this.trust());
+    const trust = this.trust();
+    return this.policies.view(policyFiles(this.root, this.configDir, trust.workspace), trust);
   }
 
   /**
@@ -144,10 +178,12 @@ export class Store extends StoreFiles {
    * reviewed): from then on it is what LoopX enforces.
    */
   signPolicy(signer: Signer | undefined, shown?: Policy): PolicyView {
+    this.ensureIdentity(signer !== undefined);
+    const trust = this.trust();
     return signWorkspacePolicy(
-      policyFiles(this.root, this.secretsDir),
+      policyFiles(this.root, this.configDir, trust.workspace),
       signer,
-      this.trust(),
+      trust,
       this.clock(),
       shown,
     );
@@ -188,14 +224,15 @@ export class Store extends StoreFiles {
       const { snap, problem } = this.readSnapshot(goalId);
       const trust = this.trust();
       const own = this.peekWriterId() ?? '';
-      const resumed = snap && resumeFromSnapshot(goalId, logs, snap, own, trust);
+      const cutoff = aheadCutoff(this.clock());
+      const resumed = snap && resumeFromSnapshot(goalId, logs, snap, own, trust, cutoff);
       if (resumed) return resumed;
       const ours = snap && snap.trust === trust.fingerprint && snap.state.id === goalId;
       const cut = ours ? cutSince(logs, snap) : undefined;
       const warnings = [problem, cut]
         .filter((w) => w !== undefined)
         .map((w) => `${w}; state rebuilt from the logs`);
-      const loaded = replayLogs(goalId, parseOpenLogs(logs), warnings, trust);
+      const loaded = replayLogs(goalId, parseOpenLogs(logs), warnings, trust, cutoff);
       // A stale cache is made again; a damaged one (or one over a cut log) is left for
       // self-repair to find and report.
       // Cached: the snapshot is current (a commit need not write it again).
@@ -209,7 +246,7 @@ export class Store extends StoreFiles {
 
   /** Full replay of all the goal's logs (no snapshot). */
   replayGoal(goalId: string, logs = this.readLogs(goalId)): LoadedGoal {
-    return replayLogs(goalId, logs, [], this.trust());
+    return replayLogs(goalId, logs, [], this.trust(), aheadCutoff(this.clock()));
   }
 
   /**
@@ -267,6 +304,7 @@ export class Store extends StoreFiles {
     opts: CommitOptions,
   ): CommitResult {
     checkId(goalId, 'goal id');
+    this.ensureIdentity(opts.signer !== undefined);
     return commitGoal(this.commitTarget(goalId), plan, opts);
   }
 
@@ -348,7 +386,7 @@ export class Store extends StoreFiles {
   /** Rewrites the snapshot from a full replay (self-repair). */
   rebuildSnapshot(goalId: string): LoadedGoal {
     const trust = this.trust();
-    const loaded = replayLogs(goalId, this.readLogs(goalId), [], trust);
+    const loaded = replayLogs(goalId, this.readLogs(goalId), [], trust, aheadCutoff(this.clock()));
     this.cache.writeSnapshot(goalId, LocalCache.snapshotOf(loaded, trust.fingerprint));
     return loaded;
   }

@@ -3,13 +3,15 @@
  * the last policy a person signed (`policy.signed.json`, committed), tightened by whatever an
  * unsigned edit adds: a new gate or deny rule, a smaller budget or a shorter contract applies at
  * once, since it gives an agent nothing; an edit that loosens anything waits for a signature.
- * The last signed policy is also kept in the user's config folder, so restoring an older signed
- * file (a rollback by an agent) does not bring back what a person has since tightened.
+ * Signed policies form a chain (each names its version and the one before it), each kept in a
+ * file of its own under `.loopx/policies/` and the newest in the user's config folder: the newest
+ * that verifies wins, so restoring an older signed file (a rollback by an agent or a push) on any
+ * clone does not bring back what a person has since tightened.
  */
 import { z } from 'zod';
-import { DEFAULT_POLICY, DEFAULT_QUOTA, lazy, lazyArray, Policy, policyTtlMinutes } from '../model';
+import { DEFAULT_POLICY, DEFAULT_QUOTA, lazy, lazyArray, Policy, policyTtlMinutes, refused } from '../model';
 import { allowRulesOf } from '../shell';
-import { canonicalJson } from '../store';
+import { canonicalJson, sha256 } from '../store';
 import { formatDiff, lineDiff } from '../views';
 import type { Signer, Trust } from './signed-decisions';
 import { loosenedBy, signStatement } from './signed-decisions';
@@ -18,7 +20,17 @@ export const SIGNED_POLICY_FILE = 'policy.signed.json';
 
 export const SignedPolicy = lazy(() =>
   z.strictObject({
-    v: z.literal(1),
+    v: z.union([z.literal(1), z.literal(2)]),
+    /** The workspace it was signed in (absent from an older LoopX's, which count nowhere now). */
+    workspace: z.string().max(64).optional(),
+    /** 1 for a workspace's first signed policy, one more for each after it: the newest wins. */
+    version: z.number().int().positive().max(1e9).optional(),
+    /** sha256 of the statement of the policy it replaces (null for the first). */
+    previous: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable()
+      .optional(),
     policy: Policy,
     signedAt: z.string().max(40),
     signedBy: z.string().min(1).max(128),
@@ -28,21 +40,65 @@ export const SignedPolicy = lazy(() =>
 );
 export type SignedPolicy = z.infer<typeof SignedPolicy>;
 
-export function policyStatement(p: Pick<SignedPolicy, 'policy' | 'signedAt' | 'signedBy'>): string {
-  return `loopx-policy/1\n${canonicalJson({ policy: p.policy, signedAt: p.signedAt, signedBy: p.signedBy })}`;
+type PolicyFacts = Pick<
+  SignedPolicy,
+  'workspace' | 'version' | 'previous' | 'policy' | 'signedAt' | 'signedBy'
+>;
+
+/**
+ * What a person signs: the policy, the workspace, and its place in the workspace's chain of signed
+ * policies, so that restoring an older signed file on any clone never outranks a newer one
+ * (2: workspace, version and previous named).
+ */
+export function policyStatement(p: PolicyFacts): string {
+  const { workspace, version, previous, policy, signedAt, signedBy } = p;
+  return `loopx-policy/2\n${canonicalJson({ workspace, version, previous, policy, signedAt, signedBy })}`;
 }
 
-/** A person's signature over `policy` (refused without a key, or with one not pinned here). */
+/**
+ * A person's signature over `policy`, the next in the chain after `prior` (the newest signed
+ * policy known here), refused without a key, with one not pinned here, or before the workspace
+ * has an identity.
+ */
 export function signPolicy(
   policy: Policy,
   signer: Signer | undefined,
   trust: Trust,
   now: Date,
+  prior: SignedPolicy | undefined,
 ): SignedPolicy {
-  const facts = { policy, signedAt: now.toISOString(), signedBy: signer?.name ?? 'unknown' };
+  if (!trust.workspace)
+    throw refused('the policy cannot be signed: this workspace has no identity yet (run `loopx init`)', {
+      reason: 'no_workspace_identity',
+    });
+  const facts: PolicyFacts = {
+    workspace: trust.workspace,
+    version: (prior?.version ?? 0) + 1,
+    previous: prior ? sha256(policyStatement(prior)) : null,
+    policy,
+    signedAt: now.toISOString(),
+    signedBy: signer?.name ?? 'unknown',
+  };
   const sig = signStatement('signing the policy', policyStatement(facts), signer, trust);
-  return { v: 1, ...facts, ...sig };
+  return { v: 2, ...facts, ...sig };
 }
+
+/** Why a signed policy cannot count in the workspace `trust` is for, before its signature is checked. */
+function misplaced(signed: SignedPolicy, trust: Trust): string | undefined {
+  if (signed.v === 1 || !signed.workspace || signed.version === undefined)
+    return 'it was signed by an older LoopX, before signed policies named their workspace and version: sign the policy again';
+  if (signed.workspace !== trust.workspace)
+    return `it was signed in workspace ${signed.workspace}, not this one (${trust.workspace ?? 'no identity yet'})`;
+  return undefined;
+}
+
+/** Whether `a` is newer than `b` in the chain (then by time, then by signature, so every clone picks one). */
+const newer = (a: SignedPolicy, b: SignedPolicy) =>
+  (a.version ?? 0) !== (b.version ?? 0)
+    ? (a.version ?? 0) > (b.version ?? 0)
+    : a.signedAt !== b.signedAt
+      ? a.signedAt > b.signedAt
+      : a.sig > b.sig;
 
 export type PolicyState =
   /** policy.json is what a person signed. */
@@ -89,13 +145,15 @@ export function resolvePolicy(
     const statement = policyStatement(c.signed);
     const key = `${c.signed.keyId}\n${c.signed.sig}\n${statement}`;
     if (accepted.has(key)) continue;
-    const why = trust.rejectsStatement(statement, { keyId: c.signed.keyId, sig: c.signed.sig });
+    const why =
+      misplaced(c.signed, trust) ??
+      trust.rejectsStatement(statement, { keyId: c.signed.keyId, sig: c.signed.sig });
     if (why) {
       ignored.push(`${c.where} is ignored: ${why}`);
       continue;
     }
     accepted.add(key);
-    if (!signed || c.signed.signedAt > signed.signedAt) signed = c.signed;
+    if (!signed || newer(c.signed, signed)) signed = c.signed;
   }
   const baseline = signed?.policy ?? DEFAULT_POLICY;
   const effective = tighten(baseline, file);

@@ -47,8 +47,13 @@ export function isDecision(state: GoalState | undefined, ev: { type: string; dat
   return false;
 }
 
-export function decisionStatement(f: DecisionFacts): string {
-  return `loopx-decision/1\n${canonicalJson({
+/**
+ * What a person signs: the decision's facts and the workspace it is made in, so a copy in another
+ * workspace's logs verifies nowhere else (2: the workspace named).
+ */
+export function decisionStatement(f: DecisionFacts, workspace: string): string {
+  return `loopx-decision/2\n${canonicalJson({
+    workspace,
     goal: f.goalId,
     id: f.id,
     ts: f.ts,
@@ -114,12 +119,26 @@ export function signDecision(
   signer: Signer | undefined,
   trust: Trust,
 ): DecisionSig {
-  return signStatement(ev.type, decisionStatement({ goalId, ...ev }), signer, trust, { goalId });
+  const workspace = requireWorkspace(trust, ev.type);
+  const sig = signStatement(ev.type, decisionStatement({ goalId, ...ev }, workspace), signer, trust, {
+    goalId,
+  });
+  return { ...sig, ws: workspace };
+}
+
+/** The workspace identity a signature must name; refused before init made one. */
+function requireWorkspace(trust: Trust, what: string): string {
+  if (trust.workspace) return trust.workspace;
+  throw refused(`${what} cannot be signed: this workspace has no identity yet (run \`loopx init\`)`, {
+    reason: 'no_workspace_identity',
+  });
 }
 
 /** Which keys count on this machine, and how a decision is checked against them. */
 export interface Trust {
-  /** Changes when the pinned keys change: a snapshot built under other keys is replayed. */
+  /** The identity of the workspace decisions are checked for (undefined before `loopx init`). */
+  readonly workspace?: string;
+  /** Changes when the pinned keys or the workspace change: a snapshot built under others is replayed. */
   readonly fingerprint: string;
   /** Why a decision has no effect, or undefined when its signature verifies against a pinned key. */
   rejects(f: DecisionFacts, sig: DecisionSig | undefined): string | undefined;
@@ -129,7 +148,7 @@ export interface Trust {
   key(keyId: string): PublicKeyFile | undefined;
 }
 
-export function trustOf(keys: readonly PublicKeyFile[]): Trust {
+export function trustOf(keys: readonly PublicKeyFile[], workspace?: string): Trust {
   const byId = new Map(keys.map((k) => [k.keyId, k]));
   const objects = new Map<string, KeyObject>();
   const rejectsStatement = (statement: string, sig: DecisionSig | undefined): string | undefined => {
@@ -149,13 +168,20 @@ export function trustOf(keys: readonly PublicKeyFile[]): Trust {
   return {
     // Computed on first use: NO_TRUST is built while the store (which hashes) may still be loading.
     get fingerprint() {
-      return (fingerprintMemo ??= sha256([DECISION_RULES, ...[...byId.keys()].sort()].join('\n')).slice(
-        0,
-        16,
-      ));
+      const parts = [DECISION_RULES, workspace ?? '', ...[...byId.keys()].sort()];
+      return (fingerprintMemo ??= sha256(parts.join('\n')).slice(0, 16));
     },
+    workspace,
     key: (id) => byId.get(id),
-    rejects: (f, sig) => rejectsStatement(decisionStatement(f), sig),
+    rejects: (f, sig) => {
+      if (!sig) return 'it is not signed';
+      if (!sig.ws)
+        return 'it was signed by an older LoopX, before signatures named their workspace: the person decides again';
+      if (!workspace) return 'this workspace has no identity (.loopx/workspace.json): run `loopx init`';
+      if (sig.ws !== workspace)
+        return `it was signed in workspace ${sig.ws}, not this one (${workspace}): a decision copied from another workspace has no effect`;
+      return rejectsStatement(decisionStatement(f, workspace), sig);
+    },
     rejectsStatement,
   };
 }
@@ -163,9 +189,9 @@ export function trustOf(keys: readonly PublicKeyFile[]): Trust {
 /**
  * The version of the rules that give decisions their effect, folded into the trust fingerprint so
  * that snapshots and the index built under older rules are replayed (2: an approval covers the
- * work listed in it).
+ * work listed in it; 3: a decision names its workspace).
  */
-const DECISION_RULES = 'loopx-decision-rules/2';
+const DECISION_RULES = 'loopx-decision-rules/3';
 
 /** Trusts nothing: every decision is ignored. */
 export const NO_TRUST: Trust = trustOf([]);
@@ -178,9 +204,11 @@ export class PinnedTrust {
   private cached?: { stamp: string; trust: Trust };
   constructor(private readonly configDir: string) {}
 
-  current(): Trust {
-    const stamp = fileStamp(trustedDir(this.configDir));
-    if (this.cached?.stamp !== stamp) this.cached = { stamp, trust: trustOf(pinnedKeys(this.configDir)) };
+  /** The trust for decisions made in `workspace` (its identity). */
+  current(workspace: string | undefined): Trust {
+    const stamp = `${fileStamp(trustedDir(this.configDir))}\n${workspace ?? ''}`;
+    if (this.cached?.stamp !== stamp)
+      this.cached = { stamp, trust: trustOf(pinnedKeys(this.configDir), workspace) };
     return this.cached.trust;
   }
 }

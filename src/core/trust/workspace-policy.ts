@@ -1,6 +1,7 @@
 /**
  * Reading and signing the workspace policy: `policy.json` (hand-edited), `policy.signed.json`
- * (committed, the last policy a person signed) and its copy in the config folder. The rules for
+ * (committed, the newest policy a person signed), `policies/` (every signed policy, the chain)
+ * and the newest's copy in the config folder. The rules for
  * which policy applies live in trust/policy-signature.ts; this module only finds the files.
  */
 import * as path from 'node:path';
@@ -9,8 +10,11 @@ import {
   canonicalJson,
   copyJson,
   ensurePrivateDir,
+  mkdirStore,
   parseJsonText,
+  readdirStore,
   readStoreFile,
+  sha256,
   writeFileAtomic,
   writeJsonAtomic,
 } from '../store';
@@ -21,18 +25,46 @@ import type { Signer, Trust } from './signed-decisions';
 export interface PolicyFiles {
   /** `.loopx/policy.json` */
   policy: string;
-  /** `.loopx/policy.signed.json` */
+  /** `.loopx/policy.signed.json`: the newest signed policy, for people to read. */
   signed: string;
-  /** The copy kept in the workspace's folder of the user's config. */
+  /** `.loopx/policies/`: every signed policy, one file each, never rewritten (the chain). */
+  history: string;
+  /**
+   * The newest signed policy this machine has seen for the workspace, in the user's config
+   * folder, by workspace identity: shared by every clone of it here.
+   */
   copy: string;
 }
 
-export function policyFiles(loopxRoot: string, secretsDir: string): PolicyFiles {
+export function policyFiles(
+  loopxRoot: string,
+  configDir: string,
+  workspace: string | undefined,
+): PolicyFiles {
   return {
     policy: path.join(loopxRoot, 'policy.json'),
     signed: path.join(loopxRoot, SIGNED_POLICY_FILE),
-    copy: path.join(secretsDir, SIGNED_POLICY_FILE),
+    history: path.join(loopxRoot, POLICY_HISTORY_DIR),
+    copy: path.join(configDir, 'identities', workspace ?? 'none', SIGNED_POLICY_FILE),
   };
+}
+
+const POLICY_HISTORY_DIR = 'policies';
+
+/** A signed policy's file name in the chain: its version first (sorts by it), then its signature's. */
+const historyName = (s: SignedPolicy) =>
+  `${String(s.version ?? 0).padStart(9, '0')}-${sha256(s.sig).slice(0, 12)}.json`;
+
+/** The chain's file names, newest version first ([] without the folder). */
+function historyNames(dir: string): string[] {
+  try {
+    return readdirStore(dir)
+      .filter((n) => /^\d{9}-[0-9a-f]{12}\.json$/.test(n))
+      .sort()
+      .reverse();
+  } catch {
+    return [];
+  }
 }
 
 /** A policy file's text, or why it has none: read like the secrets, a plain file, never through a link. */
@@ -71,22 +103,29 @@ function policyOf(f: FileText, file: string): Policy {
   throw f.error;
 }
 
-function viewOf(files: PolicyFiles, texts: FileText[], trust: Trust): PolicyView {
-  return resolvePolicy(
-    policyOf(texts[0]!, files.policy),
-    [
-      { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: signedOf(texts[1]!) },
-      { where: 'the copy in your LoopX config folder', signed: signedOf(texts[2]!) },
-    ],
-    trust,
+function viewOf(files: PolicyFiles, texts: FileText[], names: string[], trust: Trust): PolicyView {
+  const candidates = [
+    { where: `.loopx/${SIGNED_POLICY_FILE}`, signed: signedOf(texts[1]!) },
+    { where: 'the copy in your LoopX config folder', signed: signedOf(texts[2]!) },
+  ];
+  // Only the chain's files above the newest of those two can change the answer: read just them.
+  const known = Math.max(
+    0,
+    ...candidates.map((c) => (typeof c.signed === 'object' ? (c.signed.version ?? 0) : 0)),
   );
+  for (const name of names) {
+    if (Number(name.slice(0, 9)) <= known) break;
+    const where = `.loopx/${POLICY_HISTORY_DIR}/${name}`;
+    candidates.push({ where, signed: signedOf(readText(path.join(files.history, name))) });
+  }
+  return resolvePolicy(policyOf(texts[0]!, files.policy), candidates, trust);
 }
 
 const readTexts = (files: PolicyFiles) => [files.policy, files.signed, files.copy].map(readText);
 
 /** Which policy applies now, and why (throws `corrupt` when policy.json itself does not parse). */
 export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
-  return viewOf(files, readTexts(files), trust);
+  return viewOf(files, readTexts(files), historyNames(files.history), trust);
 }
 
 /**
@@ -95,15 +134,17 @@ export function readPolicyView(files: PolicyFiles, trust: Trust): PolicyView {
  * again only when a text or the pinned keys changed. Each caller gets a copy of its own.
  */
 export class PolicyViewCache {
-  private cached?: { texts: FileText[]; trust: Trust; view: PolicyView };
+  private cached?: { texts: FileText[]; names: string; trust: Trust; view: PolicyView };
 
   view(files: PolicyFiles, trust: Trust): PolicyView {
     const texts = readTexts(files);
+    const names = historyNames(files.history);
     const c = this.cached;
-    if (c && c.trust === trust && texts.every((t, i) => sameText(t, c.texts[i]!))) return copyJson(c.view);
+    if (c && c.trust === trust && c.names === names.join() && texts.every((t, i) => sameText(t, c.texts[i]!)))
+      return copyJson(c.view);
     this.cached = undefined;
-    const view = viewOf(files, texts, trust);
-    this.cached = { texts, trust, view: copyJson(view) };
+    const view = viewOf(files, texts, names, trust);
+    this.cached = { texts, names: names.join(), trust, view: copyJson(view) };
     return view;
   }
 }
@@ -125,7 +166,9 @@ export function signWorkspacePolicy(
     throw refused('policy.json changed while you were reviewing it: nothing was signed; review it again', {
       reason: 'policy_changed',
     });
-  const signed = signPolicy(policy, signer, trust, now);
+  const signed = signPolicy(policy, signer, trust, now, readPolicyView(files, trust).signed);
+  mkdirStore(files.history);
+  writeJsonAtomic(path.join(files.history, historyName(signed)), signed);
   writeJsonAtomic(files.signed, signed);
   ensurePrivateDir(path.dirname(files.copy));
   writeJsonAtomic(files.copy, signed);

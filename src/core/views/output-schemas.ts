@@ -168,6 +168,8 @@ export const VerifyOutput = lazy(() =>
       }) satisfies z.ZodType<GoalCheck>,
     ),
     policy: PolicyStatus,
+    /** The workspace identity signatures here must name, and why it is not the committed one if it is not. */
+    workspace: z.strictObject({ id: z.string().optional(), problem: z.string().optional() }),
   }),
 );
 export type VerifyOutput = z.infer<typeof VerifyOutput>;

@@ -36,7 +36,8 @@ describe('the policy view, kept between calls', () => {
     fs.rmSync(store.policyPath);
     assert.equal(
       store.policy().contractTtlMinutes,
-      readPolicyView(policyFiles(store.root, store.secretsDir), store.trust()).effective.contractTtlMinutes,
+      readPolicyView(policyFiles(store.root, store.configDir, store.identity().id), store.trust()).effective
+        .contractTtlMinutes,
     );
   });
 
@@ -44,10 +45,10 @@ describe('the policy view, kept between calls', () => {
     const store = tempStore();
     writeSignedPolicy(store, { deniedActions: [{ pattern: 'curl *' }] });
     assert.ok(store.policyView().signed);
-    const signedFile = policyFiles(store.root, store.secretsDir).signed;
+    const signedFile = policyFiles(store.root, store.configDir, store.identity().id).signed;
     const text = fs.readFileSync(signedFile, 'utf8');
     rewriteKeepingTimes(signedFile, text.replace('curl', 'wget'));
-    const copy = policyFiles(store.root, store.secretsDir).copy;
+    const copy = policyFiles(store.root, store.configDir, store.identity().id).copy;
     rewriteKeepingTimes(copy, fs.readFileSync(copy, 'utf8').replace('curl', 'wget'));
     const view = store.policyView();
     assert.equal(view.signed, undefined, 'both signed files were altered: neither may count');
@@ -78,7 +79,7 @@ describe('the policy view, kept between calls', () => {
   it('a policy.json that does not parse is an error every time, and a fixed one is read', () => {
     const store = tempStore();
     const cache = new PolicyViewCache();
-    const files = policyFiles(store.root, store.secretsDir);
+    const files = policyFiles(store.root, store.configDir, store.identity().id);
     fs.writeFileSync(store.policyPath, '{ "v": 1, "contractTtlMinutes": ');
     assert.throws(() => cache.view(files, store.trust()), /not valid JSON/);
     assert.throws(() => cache.view(files, store.trust()), /not valid JSON/);

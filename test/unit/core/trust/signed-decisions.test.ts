@@ -52,16 +52,18 @@ function signedApproval(
   const draft = {
     id,
     // The clock stamp is part of what is signed: stamped as the line that will follow.
-    hlc: nextHlc(store.readLog(goalId).events.at(-1)!.hlc, new Date()),
+    hlc: nextHlc(store.readLog(goalId).events.at(-1)!.hlc, new Date(0)),
     ts: new Date().toISOString(),
     writer: store.writerId(),
     actor: { kind: 'user' as const, id: actorId, channel: 'cli' as const },
     type: 'gate.approved',
     data: { gateId: 'prod' },
   };
+  const ws = store.identity().id!;
   const sig = {
     keyId,
-    sig: signerFor(privateKey, keyId, keyName).sign(decisionStatement({ goalId, ...draft })),
+    ws,
+    sig: signerFor(privateKey, keyId, keyName).sign(decisionStatement({ goalId, ...draft }, ws)),
   };
   forge(store, goalId, { ...draft, sig } as Partial<LoopxEvent> & { type: string; data: unknown });
 }
