@@ -2,11 +2,14 @@
  * `loopx key` and `loopx approvers`: the person's own keys, and which teammates' keys count on
  * this machine. A decision counts only when signed by a pinned key (docs/TRUST.md).
  */
+import * as path from 'node:path';
 import type { Command } from 'commander';
-import type { PublicKeyFile } from '../../core/index';
+import type { OnSkippedKey, PublicKeyFile } from '../../core/index';
 import {
   createTerminalKey,
   fingerprint,
+  forLogLine,
+  keyNameProblem,
   notFound,
   pinKey,
   pinnedKeys,
@@ -22,6 +25,12 @@ import { safeUser } from '../context';
 import type { Act } from '../define';
 import { example } from '../define';
 import { passphrase, person } from '../person';
+
+/**
+ * A key's text as a terminal shows it: the one rule for text (a name in `.loopx/approvers/` was
+ * checked when read; the person's own keys and pins are shown escaped, never raw).
+ */
+const shown = (s: string) => forLogLine(s, 128);
 
 function keyJson<E extends object>(k: PublicKeyFile, extra: E = {} as E) {
   return {
@@ -55,6 +64,8 @@ export function registerKeyCommands(program: Command, act: Act) {
           const dir = ctx.configDir();
           const name = (o.name ?? safeUser()).trim();
           if (!name || name.length > 128) throw usageError('--name must be 1 to 128 characters');
+          const problem = keyNameProblem(name);
+          if (problem) throw usageError(`--name ${problem}`, { reason: 'bad_key_name' });
           const first = passphrase(ctx, 'New LoopX passphrase (8+ characters): ', 'key create');
           if (ctx.globals.passphraseFd === undefined) {
             const again = passphrase(ctx, 'Again: ', 'key create');
@@ -74,7 +85,7 @@ export function registerKeyCommands(program: Command, act: Act) {
               ...(policy ? { policy } : {}),
             },
             () =>
-              `made key ${fingerprint(k.keyId)} (${k.name}), pinned on this machine${store ? `; published in ${store.root}/approvers/ for teammates` : ''}.\n` +
+              `made key ${fingerprint(k.keyId)} (${shown(k.name)}), pinned on this machine${store ? `; published in ${store.root}/approvers/ for teammates` : ''}.\n` +
               `Your decisions (gate approve/reject, reward add, quota grant, policy sign) now ask for its passphrase.` +
               (policy === 'signed'
                 ? '\nSigned the workspace policy (policy.json): from now on an edit to it counts once you sign it.'
@@ -97,8 +108,9 @@ export function registerKeyCommands(program: Command, act: Act) {
           ctx.print(
             keys.map((k) => keyJson(k)),
             () =>
-              keys.map((k) => `${fingerprint(k.keyId)}  ${k.name}  made ${k.createdAt}`).join('\n') ||
-              'no keys: run `loopx key create`',
+              keys
+                .map((k) => `${fingerprint(k.keyId)}  ${shown(k.name)}  made ${shown(k.createdAt)}`)
+                .join('\n') || 'no keys: run `loopx key create`',
           );
         }),
       ),
@@ -119,22 +131,29 @@ export function registerKeyCommands(program: Command, act: Act) {
           const dir = ctx.configDir();
           const pinned = new Map(pinnedKeys(dir).map((k) => [k.keyId, k]));
           const store = storeIfAny(ctx);
-          const published = store ? publishedKeys(store.root) : [];
+          // A file that is no key is named, escaped, never shown as one (its text may be anything).
+          const skipped: Parameters<OnSkippedKey>[0][] = [];
+          const published = store ? publishedKeys(store.root, (s) => skipped.push(s)) : [];
+          const invalid = skipped.map(
+            (s) =>
+              `invalid     ${shown(store ? path.relative(store.workspace, s.file) : s.file)}: ${s.why === 'not_a_folder' ? 'not a plain folder' : 'not a valid key file'} (ignored)`,
+          );
           const rows = [
             ...published.map((k) => keyJson(k, { published: true, pinned: pinned.has(k.keyId) })),
             ...[...pinned.values()]
               .filter((k) => !published.some((p) => p.keyId === k.keyId))
               .map((k) => keyJson(k, { published: false, pinned: true })),
           ];
-          ctx.print(rows, () =>
-            rows.length
-              ? rows
-                  .map(
-                    (r) =>
-                      `${r.pinned ? 'pinned    ' : 'NOT pinned'}  ${r.fingerprint}  ${r.name}${r.published ? '' : '  (not in this workspace)'}`,
-                  )
-                  .join('\n')
-              : 'no approver keys: run `loopx key create`',
+          ctx.print(
+            rows,
+            () =>
+              [
+                ...rows.map(
+                  (r) =>
+                    `${r.pinned ? 'pinned    ' : 'NOT pinned'}  ${r.fingerprint}  ${shown(r.name)}${r.published ? '' : '  (not in this workspace)'}`,
+                ),
+                ...invalid,
+              ].join('\n') || 'no approver keys: run `loopx key create`',
           );
         }),
       ),
@@ -165,13 +184,14 @@ export function registerKeyCommands(program: Command, act: Act) {
           // Trusting a key is a person's decision: it takes the person's own key to make it.
           person(
             ctx,
-            `trust key ${fingerprint(k.keyId)} (${k.name})`,
+            `trust key ${fingerprint(k.keyId)} (${shown(k.name)})`,
             'Trust in the LoopX new-key notification',
           );
           pinKey(ctx.configDir(), k);
           ctx.print(
             { schema: 'loopx.key/1', ...keyJson(k, { pinned: true, published: true }) },
-            () => `pinned ${fingerprint(k.keyId)} (${k.name}): decisions it signs count on this machine`,
+            () =>
+              `pinned ${fingerprint(k.keyId)} (${shown(k.name)}): decisions it signs count on this machine`,
           );
         }),
       ),

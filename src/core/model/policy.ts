@@ -102,7 +102,9 @@ export const DEFAULT_ALLOW_COMMANDS: AllowRule[] = [
   'head *',
   'tail *',
   'wc *',
-  'file *',
+  // -C / --compile writes a compiled magic file (`file -C -m X` makes X.mgc); getopt takes
+  // `--co` for --compile and a C in any cluster (`-bC`, `-Cm`).
+  { pattern: 'file *', except: ['-*C*', '--co*'] },
   'stat *',
   'du *',
   'which *',

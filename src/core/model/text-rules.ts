@@ -8,6 +8,8 @@
  * characters and tag characters hide words from the reader while an agent's model still reads
  * them. None of them has a use in a title, a reason, a note or a command, so all are refused there.
  * The emoji variation selectors U+FE00-U+FE0F are kept (they only pick a glyph's presentation).
+ * Command text (what the policy's patterns match and a shell runs) also refuses lookalikes of
+ * Latin letters (`confusableProblem`, below); titles and reasons may be in any script.
  */
 
 /** C0 and C1 controls, DEL and the Unicode line separators: not in one-line text. */
@@ -118,4 +120,194 @@ export function oneLine(s: string, max: number): string {
 export function forLogLine(s: string, max = 200): string {
   const clean = s.replace(CONTROL_ONE_LINE_ALL, '?').replace(INVISIBLE_ALL, '');
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
+
+// -------------------------------------------------------------------------------------------
+// Lookalikes, in commands
+
+/*
+ * A command is matched against the policy's patterns code point by code point, and a person reads
+ * it by the shapes of its letters. `sh dеploy.sh` with a Cyrillic `е` reads as `sh deploy.sh` but
+ * matches no pattern written in Latin letters, so a gate on the one does not stop the other. So in
+ * command text (a todo's action, a pattern of the policy: what is matched and run, never a title
+ * or a reason) a word must not mix Latin letters with letters of the scripts that look like them
+ * (Cyrillic, Greek, Armenian, Cherokee); a word of those scripts made only of lookalikes of Latin
+ * letters (`ѕһ`, `рор`) must not stand beside Latin words; and no compatibility form of a plain
+ * character (fullwidth `ｅ`, mathematical `𝐞`, the ligature `ﬁ`, a no-break space) nor a Latin
+ * lookalike of a plain letter (dotless `ı`, small capitals) may appear at all. A word wholly in
+ * another script that does not read as Latin (`отчёт`, `ошибка`) is plain text and stays allowed.
+ */
+
+/** Letters of other scripts that are drawn like Latin ones (Unicode's confusables, UTS #39). */
+const LOOKALIKE_NAMES: Record<number, string> = {
+  0x0430: 'CYRILLIC SMALL LETTER A',
+  0x0441: 'CYRILLIC SMALL LETTER ES',
+  0x0501: 'CYRILLIC SMALL LETTER KOMI DE',
+  0x0435: 'CYRILLIC SMALL LETTER IE',
+  0x04bb: 'CYRILLIC SMALL LETTER SHHA',
+  0x0456: 'CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I',
+  0x0458: 'CYRILLIC SMALL LETTER JE',
+  0x04cf: 'CYRILLIC SMALL LETTER PALOCHKA',
+  0x043e: 'CYRILLIC SMALL LETTER O',
+  0x0440: 'CYRILLIC SMALL LETTER ER',
+  0x051b: 'CYRILLIC SMALL LETTER QA',
+  0x0455: 'CYRILLIC SMALL LETTER DZE',
+  0x0475: 'CYRILLIC SMALL LETTER IZHITSA',
+  0x051d: 'CYRILLIC SMALL LETTER WE',
+  0x0445: 'CYRILLIC SMALL LETTER HA',
+  0x0443: 'CYRILLIC SMALL LETTER U',
+  0x0410: 'CYRILLIC CAPITAL LETTER A',
+  0x0412: 'CYRILLIC CAPITAL LETTER VE',
+  0x0421: 'CYRILLIC CAPITAL LETTER ES',
+  0x0415: 'CYRILLIC CAPITAL LETTER IE',
+  0x041d: 'CYRILLIC CAPITAL LETTER EN',
+  0x0406: 'CYRILLIC CAPITAL LETTER BYELORUSSIAN-UKRAINIAN I',
+  0x04c0: 'CYRILLIC LETTER PALOCHKA',
+  0x0408: 'CYRILLIC CAPITAL LETTER JE',
+  0x041a: 'CYRILLIC CAPITAL LETTER KA',
+  0x041c: 'CYRILLIC CAPITAL LETTER EM',
+  0x041e: 'CYRILLIC CAPITAL LETTER O',
+  0x0420: 'CYRILLIC CAPITAL LETTER ER',
+  0x051a: 'CYRILLIC CAPITAL LETTER QA',
+  0x0405: 'CYRILLIC CAPITAL LETTER DZE',
+  0x0422: 'CYRILLIC CAPITAL LETTER TE',
+  0x0425: 'CYRILLIC CAPITAL LETTER HA',
+  0x04ae: 'CYRILLIC CAPITAL LETTER STRAIGHT U',
+  0x051c: 'CYRILLIC CAPITAL LETTER WE',
+  0x03b1: 'GREEK SMALL LETTER ALPHA',
+  0x03b9: 'GREEK SMALL LETTER IOTA',
+  0x03bd: 'GREEK SMALL LETTER NU',
+  0x03bf: 'GREEK SMALL LETTER OMICRON',
+  0x03c1: 'GREEK SMALL LETTER RHO',
+  0x03b3: 'GREEK SMALL LETTER GAMMA',
+  0x0391: 'GREEK CAPITAL LETTER ALPHA',
+  0x0392: 'GREEK CAPITAL LETTER BETA',
+  0x0395: 'GREEK CAPITAL LETTER EPSILON',
+  0x0396: 'GREEK CAPITAL LETTER ZETA',
+  0x0397: 'GREEK CAPITAL LETTER ETA',
+  0x0399: 'GREEK CAPITAL LETTER IOTA',
+  0x039a: 'GREEK CAPITAL LETTER KAPPA',
+  0x039c: 'GREEK CAPITAL LETTER MU',
+  0x039d: 'GREEK CAPITAL LETTER NU',
+  0x039f: 'GREEK CAPITAL LETTER OMICRON',
+  0x03a1: 'GREEK CAPITAL LETTER RHO',
+  0x03a4: 'GREEK CAPITAL LETTER TAU',
+  0x03a5: 'GREEK CAPITAL LETTER UPSILON',
+  0x03a7: 'GREEK CAPITAL LETTER CHI',
+  0x0570: 'ARMENIAN SMALL LETTER HO',
+  0x0578: 'ARMENIAN SMALL LETTER VO',
+  0x057d: 'ARMENIAN SMALL LETTER SEH',
+  0x0581: 'ARMENIAN SMALL LETTER CO',
+  0x0566: 'ARMENIAN SMALL LETTER ZA',
+  0x0585: 'ARMENIAN SMALL LETTER OH',
+};
+/** Latin letters drawn like plain ones: a word of them is still Latin, so no mix shows them. */
+const LATIN_LOOKALIKE_NAMES: Record<number, string> = {
+  0x0131: 'LATIN SMALL LETTER DOTLESS I',
+  0x0237: 'LATIN SMALL LETTER DOTLESS J',
+  0x01c0: 'LATIN LETTER DENTAL CLICK',
+  0x0251: 'LATIN SMALL LETTER ALPHA',
+  0x0261: 'LATIN SMALL LETTER SCRIPT G',
+  0x0269: 'LATIN SMALL LETTER IOTA',
+  0x0262: 'LATIN LETTER SMALL CAPITAL G',
+  0x026a: 'LATIN LETTER SMALL CAPITAL I',
+  0x0274: 'LATIN LETTER SMALL CAPITAL N',
+  0x0280: 'LATIN LETTER SMALL CAPITAL R',
+  0x028f: 'LATIN LETTER SMALL CAPITAL Y',
+  0x029c: 'LATIN LETTER SMALL CAPITAL H',
+  0x029f: 'LATIN LETTER SMALL CAPITAL L',
+  0x1d00: 'LATIN LETTER SMALL CAPITAL A',
+  0x1d04: 'LATIN LETTER SMALL CAPITAL C',
+  0x1d05: 'LATIN LETTER SMALL CAPITAL D',
+  0x1d07: 'LATIN LETTER SMALL CAPITAL E',
+  0x1d0a: 'LATIN LETTER SMALL CAPITAL J',
+  0x1d0b: 'LATIN LETTER SMALL CAPITAL K',
+  0x1d0d: 'LATIN LETTER SMALL CAPITAL M',
+  0x1d0f: 'LATIN LETTER SMALL CAPITAL O',
+  0x1d18: 'LATIN LETTER SMALL CAPITAL P',
+  0x1d1b: 'LATIN LETTER SMALL CAPITAL T',
+  0x1d1c: 'LATIN LETTER SMALL CAPITAL U',
+  0x1d20: 'LATIN LETTER SMALL CAPITAL V',
+  0x1d21: 'LATIN LETTER SMALL CAPITAL W',
+  0x1d22: 'LATIN LETTER SMALL CAPITAL Z',
+};
+
+const LOOKALIKE_SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee'] as const;
+type LookalikeScript = (typeof LOOKALIKE_SCRIPTS)[number];
+const SCRIPT_OF: [LookalikeScript, RegExp][] = LOOKALIKE_SCRIPTS.map((s) => [
+  s,
+  new RegExp(`^\\p{Script=${s}}$`, 'u'),
+]);
+const scriptOf = (ch: string) => SCRIPT_OF.find(([, re]) => re.test(ch))?.[0];
+/** Many Cherokee letters are drawn like Latin capitals and none is in a command: all count. */
+const looksLatin = (ch: string) =>
+  LOOKALIKE_NAMES[ch.codePointAt(0)!] !== undefined || scriptOf(ch) === 'Cherokee';
+
+/** `U+0435 CYRILLIC SMALL LETTER IE`, or `U+0431 (Cyrillic)` for a letter the tables do not name. */
+function lookalikeName(ch: string): string {
+  const cp = ch.codePointAt(0)!;
+  const hex = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = LOOKALIKE_NAMES[cp] ?? LATIN_LOOKALIKE_NAMES[cp];
+  if (name) return `${hex} ${name}`;
+  const script = scriptOf(ch);
+  return script && script !== 'Latin' ? `${hex} (${script})` : hex;
+}
+
+/** A non-ASCII character that Unicode folds to plain ASCII text (`ｅ`, `𝐞`, `ﬁ`, U+00A0). */
+const compatibilityForm = (ch: string) => {
+  if (ch <= '\u007f') return undefined;
+  const folded = ch.normalize('NFKC');
+  return folded !== ch && /^[\u0020-\u007e]+$/.test(folded) ? folded : undefined;
+};
+
+/**
+ * What makes command text read as something it is not, or undefined: the first lookalike
+ * character, named, with its position (1-based, in characters), so a person can find it. Only for
+ * text that is matched against the policy and run; `textProblem` applies to it too.
+ */
+export function confusableProblem(s: string): string | undefined {
+  const chars = Array.from(s);
+  const at = (i: number, why: string) =>
+    `must not contain lookalike characters (${lookalikeName(chars[i]!)} at character ${i + 1}, ${why}): what a person reads must be what the policy's patterns match`;
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (LATIN_LOOKALIKE_NAMES[ch.codePointAt(0)!]) return at(i, 'drawn like a plain Latin letter');
+    const folded = compatibilityForm(ch);
+    if (folded !== undefined) return at(i, `another form of ${JSON.stringify(folded)}`);
+  }
+  const hasLatin = chars.some((ch) => scriptOf(ch) === 'Latin');
+  // Words: runs of letters and their combining marks (`dеploy` of `sh dеploy.sh`).
+  for (let i = 0; i < chars.length;) {
+    if (!/^\p{L}$/u.test(chars[i]!)) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < chars.length && /^[\p{L}\p{M}]$/u.test(chars[end]!)) end++;
+    const scripts = new Map<LookalikeScript, number>();
+    for (let k = i; k < end; k++) {
+      const script = scriptOf(chars[k]!);
+      if (script && !scripts.has(script)) scripts.set(script, k);
+    }
+    if (scripts.size > 1) {
+      const [script, k] = [...scripts].find(([x]) => x !== 'Latin')!;
+      const others = [...scripts.keys()].filter((x) => x !== script);
+      return at(k, `a ${script} letter in a word of ${others.join(' and ')} letters`);
+    }
+    const [only] = scripts.keys();
+    if (hasLatin && only && only !== 'Latin') {
+      const letters = chars.slice(i, end).filter((ch) => /^\p{L}$/u.test(ch));
+      if (letters.every(looksLatin)) return at(i, `in a word of ${only} letters that all look Latin`);
+    }
+    i = end;
+  }
+  return undefined;
+}
+
+/**
+ * Why command text (a command, or a pattern of the policy) does not read as what it matches, or
+ * undefined: the one rule (line breaks and tabs allowed, as in a script), then lookalikes.
+ */
+export function commandTextProblem(s: string): string | undefined {
+  return textProblem(s, { multiLine: true }) ?? confusableProblem(s);
 }

@@ -11,12 +11,16 @@
  * the program: `find *` with `-exec` is not a read.
  *
  * A denied or gated command of the policy is never allowed by a pattern: those rules come first.
- * Pure: no I/O.
+ * Nor is a command that names a path outside the workspace, or runs outside it
+ * (shell/path-reach.ts), nor one a person would read as another (a lookalike letter:
+ * model/text-rules.ts). The disk is read only through the caller's `Reach`.
  */
 import type { AllowRule, Policy } from '../model';
-import { DEFAULT_ALLOW_COMMANDS, quote, usageError } from '../model';
+import { commandTextProblem, confusableProblem, DEFAULT_ALLOW_COMMANDS, quote, usageError } from '../model';
 import { commandMatches } from './command-reader';
 import { shellWords } from './lexer';
+import type { Reach } from './path-reach';
+import { reachProblem } from './path-reach';
 import { matchesGlob } from './pattern';
 
 /** The rules in force: the policy's, or the default list when it names none. */
@@ -36,6 +40,8 @@ export function patternWords(pattern: string): string[] {
 export function allowPatternProblem(pattern: string): string | undefined {
   const words = patternWords(pattern);
   if (words.length === 0) return 'the pattern is empty';
+  const text = commandTextProblem(pattern);
+  if (text) return `the pattern ${text}`;
   const program = words[0]!;
   if (program.includes('*'))
     return `the program word ${JSON.stringify(program)} must be a plain name, not a glob`;
@@ -47,14 +53,24 @@ export function allowPatternProblem(pattern: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `words` fit `pattern` (`*` alone: any number of words). Row by row from the pattern's
+ * end, `after[j]` says whether the rest of the pattern fits `words[j..]`: linear in the words for
+ * each pattern word, where trying every split recursively took minutes on a long command.
+ */
 function fits(pattern: readonly string[], words: readonly string[]): boolean {
-  if (pattern.length === 0) return words.length === 0;
-  const [head, ...rest] = pattern;
-  if (head === '*') {
-    for (let i = 0; i <= words.length; i++) if (fits(rest, words.slice(i))) return true;
-    return false;
+  let after: boolean[] = words.map(() => false).concat(true);
+  for (let i = pattern.length - 1; i >= 0; i--) {
+    const p = pattern[i]!;
+    const here: boolean[] = new Array<boolean>(words.length + 1).fill(false);
+    for (let j = words.length; j >= 0; j--) {
+      const more = j < words.length;
+      here[j] =
+        p === '*' ? after[j]! || (more && here[j + 1]!) : more && after[j + 1]! && matchesGlob(p, words[j]!);
+    }
+    after = here;
   }
-  return words.length > 0 && matchesGlob(head!, words[0]!) && fits(rest, words.slice(1));
+  return after[0]!;
 }
 
 /** Whether one rule allows the command's words. */
@@ -68,16 +84,17 @@ function ruleAllows(rule: AllowRule, words: readonly string[]): boolean {
 
 /**
  * The pattern that allows `command` without a contract, or undefined: the command is one plain
- * command, no denied or gated rule of the policy applies to it, and a rule of `allowCommands` fits
- * its words.
+ * command that reads as it is written, no denied or gated rule of the policy applies to it, a rule
+ * of `allowCommands` fits its words, and it reaches nothing beyond the workspace (`where`).
  */
-export function allowedCommand(policy: Policy, command: string): string | undefined {
+export function allowedCommand(policy: Policy, command: string, where: Reach): string | undefined {
   const words = shellWords(command.trim());
-  if (!words || words.length === 0) return undefined;
+  if (!words || words.length === 0 || commandTextProblem(command)) return undefined;
   const ruled = [...(policy.deniedActions ?? []), ...(policy.gatedActions ?? [])];
   if (ruled.some((r) => commandMatches(r.pattern, command))) return undefined;
   const rule = allowRulesOf(policy).find((r) => ruleAllows(r, words));
-  return rule === undefined ? undefined : patternOf(rule);
+  if (rule === undefined || reachProblem(words.slice(1), where)) return undefined;
+  return patternOf(rule);
 }
 
 /**
@@ -85,6 +102,12 @@ export function allowedCommand(policy: Policy, command: string): string | undefi
  * none, so adding one keeps them). Refuses a pattern that could allow nothing or too much.
  */
 export function withAllowedCommand(policy: Policy, pattern: string): { policy: Policy; added: boolean } {
+  // The text as given: splitting into words would drop a no-break space a person reads as one.
+  const lookalike = confusableProblem(pattern);
+  if (lookalike)
+    throw usageError(`cannot allow ${quote(pattern)}: the pattern ${lookalike}`, {
+      reason: 'confusable_text',
+    });
   const clean = patternWords(pattern).join(' ');
   const problem = allowPatternProblem(clean);
   if (problem) throw usageError(`cannot allow ${quote(pattern)}: ${problem}`, { reason: 'bad_pattern' });

@@ -20,6 +20,11 @@
  * pattern, gated and denied alike. A shell can make any program out of such text, so no pattern
  * may be assumed not to apply.
  *
+ * Text a person would read as something else (an invisible character, a lookalike of a Latin
+ * letter: model/text-rules.ts `commandTextProblem`) is unreadable too, in a command and in a
+ * pattern alike: `sh dеploy.sh` with a Cyrillic `е` meets the gate of `sh deploy.sh*`, and a
+ * pattern with such a letter applies to every command rather than to none.
+ *
  * Lists, pipelines and redirections are read, not refused: `npm test && npm run lint` runs two
  * plain commands, and each is matched on its own (as is the whole string). If any list or pipe
  * made a command unreadable, a workspace denying `rm -rf *` would deny every `a && b` and
@@ -38,6 +43,7 @@
  *
  * Pure: no I/O.
  */
+import { commandTextProblem } from '../model';
 import type { Tok } from './lexer';
 import { lex } from './lexer';
 import { matchesGlob } from './pattern';
@@ -182,7 +188,7 @@ const unreadable = (raw: string): CommandReading => ({ plain: false, forms: [raw
 
 /** Reads a command: its pieces (split at lists and pipes) and every program each runs. */
 function read(src: string, depth: number): CommandReading {
-  if (depth > MAX_DEPTH) return unreadable(src);
+  if (depth > MAX_DEPTH || (depth === 0 && commandTextProblem(src))) return unreadable(src);
   const toks = lex(src);
   if (!toks) return unreadable(src);
   const out: CommandReading = { plain: true, forms: [src], unreadable: false };
@@ -266,9 +272,11 @@ export function canonicalCommand(command: string): string | undefined {
 /**
  * How a policy pattern (a glob, see shell/pattern.ts) matches a command: `written` when the raw string, a
  * piece of it or a program it runs matches; `unreadable` when none does but part of the command
- * cannot be read (so it counts as matching); undefined when it does not match.
+ * cannot be read, or the pattern reads as something it is not (so it counts as matching);
+ * undefined when it does not match.
  */
 export function commandMatch(pattern: string, command: string): 'written' | 'unreadable' | undefined {
+  if (commandTextProblem(pattern)) return 'unreadable';
   const r = readCommand(command);
   if (r.forms.some((f) => matchesGlob(pattern, f))) return 'written';
   return r.unreadable ? 'unreadable' : undefined;

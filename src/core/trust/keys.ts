@@ -8,7 +8,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { lazy, LoopxError, usageError } from '../model';
+import { lazy, LoopxError, textProblem, usageError } from '../model';
 import { ensurePrivateDir, mkdirStore, readdirStore, readStoreFile, sha256, writeJsonAtomic } from '../store';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
@@ -25,6 +25,22 @@ export const PublicKeyFile = lazy(() =>
   }),
 );
 export type PublicKeyFile = z.infer<typeof PublicKeyFile>;
+
+/**
+ * Why a key's name cannot be shown to a person as it is, or undefined: the one rule for text
+ * (model/text-rules.ts). A name is printed in `loopx approvers list` and in the prompts that trust
+ * a key, where an escape sequence could rewrite the row that says "NOT pinned".
+ */
+export function keyNameProblem(name: string): string | undefined {
+  return textProblem(name);
+}
+/** The same for a whole key file: its name and its date are the text a person reads. */
+function keyTextProblem(k: PublicKeyFile): string | undefined {
+  const name = keyNameProblem(k.name);
+  if (name) return `name ${name}`;
+  const date = textProblem(k.createdAt);
+  return date && `date ${date}`;
+}
 
 /** The key id: sha256 of the public key's DER (SPKI) bytes. */
 export function keyIdOf(publicKeyPem: string): string {
@@ -73,6 +89,7 @@ function keyFiles(
   dir: string,
   onSkipped?: OnSkippedKey,
   list: (dir: string) => string[] = readdirStore,
+  valid: (k: PublicKeyFile) => boolean = () => true,
 ): PublicKeyFile[] {
   let names: string[];
   try {
@@ -85,7 +102,7 @@ function keyFiles(
   const out: PublicKeyFile[] = [];
   for (const n of names.filter((x) => x.endsWith('.json'))) {
     const k = KEY_FILE_NAME.test(n) ? readPublicKeyFile(path.join(dir, n)) : undefined;
-    if (k) out.push(k);
+    if (k && valid(k)) out.push(k);
     else onSkipped?.({ file: path.join(dir, n), why: 'not_a_key' });
   }
   return out;
@@ -100,13 +117,19 @@ export function pinnedKeys(configDir: string): PublicKeyFile[] {
   return keyFiles(trustedDir(configDir), undefined, (d) => fs.readdirSync(d));
 }
 
-/** Keys published in the workspace (not trusted for that); `onSkipped` hears of files that are not keys. */
+/**
+ * Keys published in the workspace (not trusted for that); `onSkipped` hears of files that are not
+ * keys. Anyone who writes to the workspace writes here, so a name or date the one rule for text
+ * refuses makes the file no key (the person's own keys and pins are read as they are).
+ */
 export function publishedKeys(loopxRoot: string, onSkipped?: OnSkippedKey): PublicKeyFile[] {
-  return keyFiles(approversDir(loopxRoot), onSkipped);
+  return keyFiles(approversDir(loopxRoot), onSkipped, readdirStore, (k) => !keyTextProblem(k));
 }
 
 function checked(k: PublicKeyFile): PublicKeyFile {
   if (keyIdOf(k.publicKey) !== k.keyId) throw usageError(`key ${k.keyId} does not match its public key`);
+  const problem = keyTextProblem(k);
+  if (problem) throw usageError(`key ${k.keyId.slice(0, 16)}: its ${problem}`, { reason: 'bad_key_name' });
   return PublicKeyFile.parse(k);
 }
 

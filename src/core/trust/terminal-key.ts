@@ -7,27 +7,40 @@ import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, scrypt
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { compareText, lazy, notFound, refused, usageError } from '../model';
+import { compareText, forLogLine, lazy, notFound, refused, usageError } from '../model';
 import { ensurePrivateDir, writeFileAtomic } from '../store';
-import { KEY_FILE_NAME, newKeyPair, pinKey, PublicKeyFile } from './keys';
+import { KEY_FILE_NAME, keyNameProblem, newKeyPair, pinKey, PublicKeyFile } from './keys';
 import type { Signer } from './signed-decisions';
 import { signerFor } from './signed-decisions';
 
-/** scrypt cost: about 0.1 s and 32 MiB here, so a guessed passphrase costs as much. */
-const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;
-const SCRYPT_MAXMEM = 64 * 1024 * 1024;
+/**
+ * scrypt cost of a key sealed now: about 0.56 s and 128 MiB on a 2-CPU machine (N=2^15 was
+ * 0.14 s), so each passphrase an offline guesser tries with a copied key file costs as much. A
+ * file records its own parameters: one sealed at a lower cost still unlocks, and is sealed again
+ * at this one when it does.
+ */
+const SCRYPT = { N: 1 << 17, r: 8, p: 1 } as const;
+/** The most a key file may ask for: a file of the config folder must not exhaust the memory. */
+const MAX_SCRYPT_BYTES = 1024 * 1024 * 1024;
+const scryptBytes = (k: { N: number; r: number; p: number }) => 128 * k.N * k.r * k.p;
 export const MIN_PASSPHRASE = 8;
 
 /** The public key file's fields, with the private key sealed under the passphrase. */
 const KeyFile = lazy(() =>
   PublicKeyFile.extend({
-    kdf: z.object({
-      name: z.literal('scrypt'),
-      N: z.number().int(),
-      r: z.number().int(),
-      p: z.number().int(),
-      salt: z.string(),
-    }),
+    kdf: z
+      .object({
+        name: z.literal('scrypt'),
+        N: z
+          .number()
+          .int()
+          .min(2)
+          .max(2 ** 24),
+        r: z.number().int().min(1).max(64),
+        p: z.number().int().min(1).max(16),
+        salt: z.string(),
+      })
+      .refine((k) => scryptBytes(k) <= MAX_SCRYPT_BYTES, { message: 'asks scrypt for too much memory' }),
     cipher: z.object({ name: z.literal('aes-256-gcm'), iv: z.string(), tag: z.string(), data: z.string() }),
   }),
 );
@@ -36,7 +49,25 @@ type KeyFile = z.infer<typeof KeyFile>;
 export const keysDir = (configDir: string) => path.join(configDir, 'keys');
 
 function derive(passphrase: string, salt: Buffer, kdf: { N: number; r: number; p: number }): Buffer {
-  return scryptSync(passphrase.normalize('NFC'), salt, 32, { ...kdf, maxmem: SCRYPT_MAXMEM });
+  const { N, r, p } = kdf;
+  return scryptSync(passphrase.normalize('NFC'), salt, 32, { N, r, p, maxmem: 2 * scryptBytes(kdf) });
+}
+
+/** A private key (PKCS#8 DER) sealed under the passphrase at today's cost: the file's kdf and cipher. */
+function seal(der: Buffer, passphrase: string): Pick<KeyFile, 'kdf' | 'cipher'> {
+  const salt = randomBytes(16);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', derive(passphrase, salt, SCRYPT), iv);
+  const data = Buffer.concat([cipher.update(der), cipher.final()]);
+  return {
+    kdf: { name: 'scrypt', ...SCRYPT, salt: salt.toString('base64') },
+    cipher: {
+      name: 'aes-256-gcm',
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    },
+  };
 }
 
 /** Makes a new key, stores it encrypted, and pins its public half: the person's own key counts here. */
@@ -50,24 +81,10 @@ export function createTerminalKey(
     throw usageError(`the passphrase must be at least ${MIN_PASSPHRASE} characters`, {
       reason: 'weak_passphrase',
     });
+  const problem = keyNameProblem(name);
+  if (problem) throw usageError(`the key's name ${problem}`, { reason: 'bad_key_name' });
   const { privateKey, pub } = newKeyPair(name, now);
-  const salt = randomBytes(16);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', derive(passphrase, salt, SCRYPT), iv);
-  const data = Buffer.concat([
-    cipher.update(privateKey.export({ type: 'pkcs8', format: 'der' })),
-    cipher.final(),
-  ]);
-  const file: KeyFile = {
-    ...pub,
-    kdf: { name: 'scrypt', ...SCRYPT, salt: salt.toString('base64') },
-    cipher: {
-      name: 'aes-256-gcm',
-      iv: iv.toString('base64'),
-      tag: cipher.getAuthTag().toString('base64'),
-      data: data.toString('base64'),
-    },
-  };
+  const file: KeyFile = { ...pub, ...seal(privateKey.export({ type: 'pkcs8', format: 'der' }), passphrase) };
   const dir = ensurePrivateDir(keysDir(configDir));
   writeFileAtomic(path.join(dir, `${pub.keyId}.json`), JSON.stringify(file, null, 2) + '\n', 0o600);
   pinKey(configDir, pub);
@@ -109,8 +126,8 @@ export function terminalKeys(configDir: string): (PublicKeyFile & { file: string
 /** Unlocks a terminal key with its passphrase (the newest key, or `keyId`). */
 export function unlockTerminalKey(configDir: string, passphrase: string, keyId?: string): Signer {
   const keys = readKeyFiles(configDir);
-  const f = (keyId ? keys.find((x) => x.key.keyId.startsWith(keyId)) : keys[0])?.key;
-  if (!f) {
+  const entry = keyId ? keys.find((x) => x.key.keyId.startsWith(keyId)) : keys[0];
+  if (!entry) {
     throw notFound(
       keyId
         ? `no terminal key ${keyId} in ${keysDir(configDir)}`
@@ -118,6 +135,7 @@ export function unlockTerminalKey(configDir: string, passphrase: string, keyId?:
       { reason: 'no_key' },
     );
   }
+  const f = entry.key;
   let der: Buffer;
   try {
     const d = createDecipheriv(
@@ -128,9 +146,16 @@ export function unlockTerminalKey(configDir: string, passphrase: string, keyId?:
     d.setAuthTag(Buffer.from(f.cipher.tag, 'base64'));
     der = Buffer.concat([d.update(Buffer.from(f.cipher.data, 'base64')), d.final()]);
   } catch {
-    throw refused(`wrong passphrase for key ${f.keyId.slice(0, 16)} (${f.name})`, {
+    throw refused(`wrong passphrase for key ${f.keyId.slice(0, 16)} (${forLogLine(f.name, 128)})`, {
       reason: 'wrong_passphrase',
     });
+  }
+  if (scryptBytes(f.kdf) < scryptBytes(SCRYPT)) {
+    try {
+      writeFileAtomic(entry.file, JSON.stringify({ ...f, ...seal(der, passphrase) }, null, 2) + '\n', 0o600);
+    } catch {
+      /* a config folder it cannot write: the key still unlocks at its old cost */
+    }
   }
   const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
   return signerFor(privateKey, f.keyId, f.name);

@@ -4,12 +4,29 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { allowedCommand, allowPatternProblem, allowRulesOf } from '../../../../src/core/shell/allow-commands';
+import * as path from 'node:path';
+import {
+  allowedCommand as allowedIn,
+  allowPatternProblem,
+  allowRulesOf,
+} from '../../../../src/core/shell/allow-commands';
+import type { Reach } from '../../../../src/core/shell/path-reach';
 import { DEFAULT_ALLOW_COMMANDS, DEFAULT_POLICY } from '../../../../src/core/model/policy';
 import type { Policy } from '../../../../src/core/model/policy';
 import { tighten } from '../../../../src/core/trust/policy-signature';
 
 const policy = (p: Partial<Policy> = {}): Policy => ({ ...DEFAULT_POLICY, ...p });
+
+/** A workspace /ws on a disk with no links (shell/path-reach.ts is tested on a real one). */
+const WS: Reach = {
+  root: '/ws',
+  cwd: '/ws',
+  forbidden: ['/ws/.loopx/local'],
+  secret: ['/home/u/.config/loopx'],
+  path: path.posix,
+  realpath: (p) => p,
+};
+const allowedCommand = (p: Policy, command: string) => allowedIn(p, command, WS);
 
 describe('allowCommands: read-only commands by their words', () => {
   it('allows the defaults init writes, with any further words where the pattern says `*`', () => {
@@ -134,6 +151,55 @@ describe('an unsigned edit of allowCommands or enforcement', () => {
       tighten(signed, policy({ prices: { 'claude-*': { inputPerMTok: 0, outputPerMTok: 0 } } })).prices,
       undefined,
       'a price edit (a cheaper model loosens a cost budget) waits too',
+    );
+  });
+});
+
+describe('allowCommands: the workspace only, read as written', () => {
+  it('a command naming a path outside the workspace, or running outside it, is not allowed', () => {
+    const p = policy();
+    for (const command of [
+      'grep -r -a -H "" ..',
+      'rg -uuu -a "" /home/u',
+      'find .. -type f',
+      'cat /etc/passwd',
+      'cat src/../../x',
+      'ls .loopx/local',
+      'grep -r --file=/home/u/.config/loopx/keys/k.json src',
+      'grep -rf/home/u/x src',
+      "cat '~/x'",
+    ])
+      assert.equal(allowedCommand(p, command), undefined, command);
+    for (const cwd of ['/', '/home/u', '/ws/.loopx/local', '/wsx'])
+      assert.equal(allowedIn(p, 'ls', { ...WS, cwd }), undefined, cwd);
+    assert.equal(allowedIn(p, 'cat ../README.md', { ...WS, cwd: '/ws/src' }), 'cat *');
+  });
+
+  it('file -C (it writes a compiled magic file) is not allowed; file is', () => {
+    const p = policy();
+    for (const command of [
+      'file -C -m X',
+      'file -bC -m X',
+      'file -Cm X',
+      'file --compile -m X',
+      'file --co -m X',
+    ])
+      assert.equal(allowedCommand(p, command), undefined, command);
+    for (const command of ['file README.md', 'file -b --mime-type x', 'file -L -z x', 'file -m magic x'])
+      assert.equal(allowedCommand(p, command), 'file *', command);
+  });
+
+  it('a command or an allow pattern with a lookalike letter allows nothing', () => {
+    const p = policy();
+    assert.equal(allowedCommand(p, 'cat d\u0435ploy.sh'), undefined);
+    assert.equal(allowedCommand(p, '\u0441at README.md'), undefined);
+    assert.equal(allowedCommand(p, 'cat README.md\u200b'), undefined);
+    assert.equal(allowedCommand(policy({ allowCommands: ['\u0441at *'] }), '\u0441at README.md'), undefined);
+    assert.match(allowPatternProblem('\u0441at *')!, /U\+0441 CYRILLIC SMALL LETTER ES at character 1/);
+    assert.equal(
+      allowedCommand(p, "grep -rn 'ошибка' src"),
+      'grep *',
+      'a word in one other script is plain text',
     );
   });
 });
