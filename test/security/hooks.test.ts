@@ -11,7 +11,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Sandbox, loopx, ok, removeTempDirs, tempDir } from '../helpers/security';
 import type { Result } from '../helpers/security';
-import { sh, shq, show } from '../helpers/cli';
+import { BIN, sh, shq, show } from '../helpers/cli';
+import { writeHookShim } from '../../src/core/hooks';
+
+const CLI = fs.realpathSync(BIN);
 
 after(removeTempDirs);
 
@@ -154,7 +157,6 @@ describe('PreToolUse reads loopx commands as the CLI does', { concurrency: true 
 describe('the installed hook command blocks when LoopX cannot answer', () => {
   let sb: Sandbox;
   let shim: string;
-  let target: string;
   let preToolUse: string;
   before(async () => {
     ({ sb } = await governed());
@@ -171,7 +173,6 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
     );
     const out = await sb.json(['hooks', 'install', '--yes']);
     shim = out.shim as string;
-    target = path.join(path.dirname(shim), 'loopx-hook.target');
     assert.equal(shim, path.join(sb.config, 'bin', 'loopx-hook'));
     const local = JSON.parse(fs.readFileSync(sb.file('.claude', 'settings.local.json'), 'utf8')) as {
       hooks: Record<string, { hooks: { command: string }[] }[]>;
@@ -215,11 +216,12 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
 
   it('exits 2 with a reason when the CLI it points at is missing, crashes, or has no runtime', async () => {
     const input = payload(sb.dir, 'Write', { file_path: 'src/app.ts', content: '' });
-    const saved = fs.readFileSync(target, 'utf8');
-    const [node, cli] = saved.split('\n');
+    // The shim names its runtime and CLI in its own text: LoopX rewrites it when they move.
+    const point = (node: string, cli: string) => writeHookShim(path.dirname(shim), { node, cli });
+    const node = process.execPath;
     try {
-      // The CLI removed (an update moved it; nobody refreshed the target yet).
-      fs.writeFileSync(target, `${node}\n${path.join(tempDir('loopx-gone-'), 'loopx.js')}\n`);
+      // The CLI removed (an update moved it; nobody wrote the shim again yet).
+      point(node, path.join(tempDir('loopx-gone-'), 'loopx.js'));
       let r = await sh(`sh ${shq(shim)} pre-tool-use`, {
         cwd: sb.dir,
         input: JSON.stringify(input),
@@ -232,13 +234,13 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
       // The CLI crashes.
       const crash = path.join(tempDir('loopx-crash-'), 'loopx.js');
       fs.writeFileSync(crash, "throw new Error('boom');\n");
-      fs.writeFileSync(target, `${node}\n${crash}\n`);
+      point(node, crash);
       r = await runInstalled(input);
       assert.equal(r.code, 2, show(r));
       assert.match(r.stderr, /`loopx hook pre-tool-use` failed \(exit 1\)/);
 
       // No runtime: the recorded one is gone and no node is on PATH.
-      fs.writeFileSync(target, `/nonexistent/node\n${cli}\n`);
+      point('/nonexistent/node', CLI);
       r = await sh(`/bin/sh ${shq(shim)} pre-tool-use`, {
         cwd: sb.dir,
         env: { PATH: tempDir('loopx-empty-path-') },
@@ -246,14 +248,8 @@ describe('the installed hook command blocks when LoopX cannot answer', () => {
       });
       assert.equal(r.code, 2, show(r));
       assert.match(r.stderr, /no runtime for the LoopX CLI/);
-
-      // The target file itself missing.
-      fs.rmSync(target);
-      r = await runInstalled(input);
-      assert.equal(r.code, 2, show(r));
-      assert.match(r.stderr, /loopx-hook\.target is missing/);
     } finally {
-      fs.writeFileSync(target, saved);
+      point(node, CLI);
     }
     // The shim itself gone: the installed command still blocks (where a bare `loopx` exits 127).
     const moved = `${shim}.moved`;

@@ -137,13 +137,20 @@ function readSettings(file: string): { text: string | undefined; json: ClaudeSet
   return { text, json: json as ClaudeSettings };
 }
 
-/** The hosts' settings files: VS Code's, Claude Code's local one, and its shared one (older installs). */
+/**
+ * The hosts' settings files that run the hooks, relative to a folder: VS Code's, Claude Code's
+ * local one, and its shared one (older installs; Claude Code reads both in the home folder too).
+ * Installing writes them in a workspace; the hook denies agents' writes to them (hook-files.ts).
+ */
+export const HOST_SETTINGS_FILES = [
+  ['.github', 'hooks', 'loopx.json'],
+  ['.claude', 'settings.local.json'],
+  ['.claude', 'settings.json'],
+] as const;
+
 function hostFiles(workspace: string) {
-  return {
-    vscodePath: path.join(workspace, '.github', 'hooks', 'loopx.json'),
-    localPath: path.join(workspace, '.claude', 'settings.local.json'),
-    sharedPath: path.join(workspace, '.claude', 'settings.json'),
-  };
+  const [vscodePath, localPath, sharedPath] = HOST_SETTINGS_FILES.map((f) => path.join(workspace, ...f));
+  return { vscodePath: vscodePath!, localPath: localPath!, sharedPath: sharedPath! };
 }
 
 /** The LoopX hooks one host settings file holds (`loopx doctor`). */

@@ -5,10 +5,12 @@
  * A path touches LoopX state when a segment of it is `.loopx` (any case: `.LOOPX/` counts, on a
  * case-insensitive disk it is the same folder), or when it resolves (`..` and `~` resolved against
  * the payload's cwd, symlinks of what exists followed) into a `.loopx` folder or into the user's
- * LoopX config folder.
+ * LoopX config folder. A tool that may write is also asked whether a path is a file that decides
+ * what the hook is (hook-files.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { HookFiles } from './hook-files';
 
 export interface StateScope {
   /** What relative paths are relative to: the folder the host runs the tool in. */
@@ -19,14 +21,28 @@ export interface StateScope {
   home: string;
   /** Variables a command may start a path with (`$HOME`, `${XDG_CONFIG_HOME}`, ...). */
   vars?: Record<string, string | undefined>;
+  /** The files that decide what the hook is. */
+  hookFiles?: HookFiles;
 }
 
 export interface StateHit {
   /** The path as the tool input spells it. */
   path: string;
-  /** `.loopx/` of a workspace, or the user's config folder. */
-  where: 'workspace' | 'config';
+  /** `.loopx/` of a workspace, the user's config folder, or a file that decides what the hook is. */
+  where: 'workspace' | 'config' | 'hook';
 }
+
+/**
+ * How to read: `hooks`, whether a write to a hook file counts (not for tools that only read);
+ * `folders`, whether a folder holding one counts for every word, or only for a strong candidate
+ * (a word of a shell command is a path far more often than a word of an MCP tool's text).
+ */
+export interface ScanMode {
+  hooks: boolean;
+  folders: 'all' | 'strong';
+}
+/** A shell command: everything counts. */
+export const SHELL_SCAN: ScanMode = { hooks: true, folders: 'all' };
 
 /**
  * Fields that are text a known tool writes into (or searches for in) the file its path field
@@ -44,6 +60,9 @@ const TEXT_FIELDS: Record<string, ReadonlySet<string>> = {
   TodoWrite: new Set(['content', 'activeForm']),
 };
 
+/** The strings of a tool's input that are read for paths (TEXT_FIELDS left out). */
+export const toolStrings = (toolName: string, input: unknown) => stringsOf(input, TEXT_FIELDS[toolName]);
+
 /** Every string in `value` (keys too), without recursion (a deep input must not overflow). */
 function stringsOf(value: unknown, skip: ReadonlySet<string> | undefined): string[] {
   const out: string[] = [];
@@ -51,7 +70,8 @@ function stringsOf(value: unknown, skip: ReadonlySet<string> | undefined): strin
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) stack.push(...(v as unknown[]));
+    // One at a time: spreading a 100,000-element array overflows the call stack.
+    else if (Array.isArray(v)) for (const x of v as unknown[]) stack.push(x);
     else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
         out.push(k);
@@ -106,47 +126,75 @@ const lower = (p: string) => p.toLowerCase();
  * A name as Windows reads it (trailing dots and spaces dropped), case-folded, without the brace or
  * bracket a shell word may wrap it in (`{.loopx,x}`).
  */
-const segmentName = (s: string) => lower(s.replace(/^[{(]+/, '').replace(/[. ,)}]+$/, ''));
+export const segmentName = (s: string) => lower(s.replace(/^[{(]+/, '').replace(/[. ,)}]+$/, ''));
 const hasLoopxSegment = (p: string) => p.split(/[\\/]+/).some((s) => segmentName(s) === '.loopx');
-const isUnder = (p: string, root: string) => {
+export const isUnder = (p: string, root: string) => {
   const a = lower(p);
   const r = lower(root).replace(/[\\/]+$/, '');
   return a === r || a.startsWith(r + '/') || a.startsWith(r + '\\');
 };
 
-/**
- * `p` with its longest existing ancestor replaced by that ancestor's real path: where a write to
- * `p` lands. A dangling link on the way is followed too (writing through it creates its target).
- */
-function realish(p: string, cache: Map<string, string | null>, links = 0): string | undefined {
-  const rest: string[] = [];
-  let cur = p;
-  for (;;) {
-    let real = cache.get(cur);
-    if (real === undefined) {
-      try {
-        real = fs.realpathSync(cur);
-      } catch {
-        real = null;
-      }
-      cache.set(cur, real);
-    }
-    if (real !== null) return rest.length ? path.join(real, ...rest.reverse()) : real;
-    let link: string | undefined;
-    try {
-      link = fs.readlinkSync(cur);
-    } catch {
-      link = undefined;
-    }
-    if (link !== undefined) {
-      if (links >= 40) return undefined; // a loop of links: nothing can be written through it
-      return realish(path.join(path.resolve(path.dirname(cur), link), ...rest.reverse()), cache, links + 1);
-    }
-    const parent = path.dirname(cur);
-    if (parent === cur) return undefined;
-    rest.push(path.basename(cur));
-    cur = parent;
+/** Whether `p` exists, following links (a dangling one does not); never throws. */
+function exists(p: string, cache: Map<string, string | null>): boolean {
+  const key = `?${p}`;
+  const known = cache.get(key);
+  if (known !== undefined) return known !== null;
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(p, { throwIfNoEntry: false });
+  } catch {
+    st = undefined; // not a folder on the way, no access, a name too long: nothing is there
   }
+  cache.set(key, st ? '' : null);
+  return !!st;
+}
+
+/**
+ * `p` (absolute) with its longest existing ancestor replaced by that ancestor's real path: where a
+ * write to `p` lands. A dangling link on the way is followed too (writing through it creates its
+ * target). Walked from the root down, so the first missing name ends it: a long path of names that
+ * do not exist costs one look-up, where walking up from its end cost two failed calls a name (a
+ * 446 KB input of such paths took 11 s, and a host lets the tool run when its hook times out).
+ */
+export function realish(p: string, cache: Map<string, string | null>, links = 0): string | undefined {
+  const { root } = path.parse(p);
+  const names = p
+    .slice(root.length)
+    .split(/[\\/]+/)
+    .filter(Boolean);
+  let at = root;
+  let i = 0;
+  for (; i < names.length && exists(path.join(at, names[i]!), cache); i++) at = path.join(at, names[i]!);
+  if (i < names.length) {
+    const first = path.join(at, names[i]!);
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(first, { throwIfNoEntry: false });
+    } catch {
+      st = undefined; // below a file, say: nothing is there
+    }
+    if (st?.isSymbolicLink()) {
+      if (links >= 40) return undefined; // a loop of links: nothing can be written through it
+      let link: string;
+      try {
+        link = fs.readlinkSync(first);
+      } catch {
+        return undefined;
+      }
+      return realish(path.join(path.resolve(at, link), ...names.slice(i + 1)), cache, links + 1);
+    }
+  }
+  let real = cache.get(at);
+  if (real === undefined) {
+    try {
+      real = fs.realpathSync(at);
+    } catch {
+      real = null;
+    }
+    cache.set(at, real);
+  }
+  if (real === null) return undefined;
+  return i < names.length ? path.join(real, ...names.slice(i)) : real;
 }
 
 export function loopxStateScanner(scope: StateScope) {
@@ -171,28 +219,27 @@ export function loopxStateScanner(scope: StateScope) {
     return path.resolve(scope.cwd, q);
   };
   /** Where a candidate path lands, if that is LoopX state. */
-  const check = (p: string, strong: boolean): StateHit['where'] | undefined => {
+  const check = (p: string, strong: boolean, mode: ScanMode): StateHit['where'] | undefined => {
     if (URL_SCHEME.test(p) && !/^file:/i.test(p)) return undefined;
     if (hasLoopxSegment(p)) return 'workspace';
     const abs = resolve(p);
     if (!abs) return undefined;
+    const hooks = mode.hooks ? scope.hookFiles : undefined;
+    if (hooks?.protects(abs, strong || mode.folders === 'all')) return 'hook';
     if (hasLoopxSegment(abs)) return 'workspace';
     if (configRoots.some((r) => isUnder(abs, r))) return 'config';
     if (!strong) return undefined;
     const real = realish(abs, cache);
     if (!real || real === abs) return undefined;
+    if (hooks?.protects(real, true)) return 'hook';
     if (hasLoopxSegment(real)) return 'workspace';
     if (configRoots.some((r) => isUnder(real, r))) return 'config';
     return undefined;
   };
 
   return {
-    /** The first path in the tool input that touches LoopX state, if any. */
-    toolInput(toolName: string, input: unknown): StateHit | undefined {
-      return this.strings(stringsOf(input, TEXT_FIELDS[toolName]));
-    },
-    /** The first path in these strings (a shell command, say) that touches LoopX state. */
-    strings(strings: string[]): StateHit | undefined {
+    /** The first path in these strings (a shell command; a tool's toolStrings) that touches LoopX state. */
+    strings(strings: string[], mode: ScanMode = SHELL_SCAN): StateHit | undefined {
       const seen = new Set<string>();
       let hit: StateHit | undefined;
       const add = (p: string, strong: boolean) => {
@@ -205,7 +252,7 @@ export function loopxStateScanner(scope: StateScope) {
         const key = (strong ? 's' : 'w') + p;
         if (seen.has(key)) return;
         seen.add(key);
-        const where = check(p, strong);
+        const where = check(p, strong, mode);
         if (where) hit = { path: p, where };
       };
       for (const s of strings) {

@@ -7,8 +7,10 @@
  *   turn: `quota should-run` and `summary_all` in the agent's own name, or
  *   `summary_all --contract C` (a contract's `finish_with`) for its own contract, never another
  *   agent's;
- * - **deny** any other shell command, a person's decision (`gate approve`, ...), and any tool
- *   whose input touches LoopX state (`.loopx/` of a workspace, or the user's config folder);
+ * - **deny** any other shell command, a person's decision (`gate approve`, ...), any tool
+ *   whose input touches LoopX state (`.loopx/` of a workspace, or the user's config folder), and
+ *   any tool but a read that names a file deciding what this hook is (hook-files.ts: the hosts'
+ *   hook settings, the shim, the CLI it runs);
  * - give **no decision** for every other tool (Write, Edit, WebFetch, mcp__*, apply_patch, ...):
  *   the host's own permission rules and prompts apply, as if LoopX were not installed.
  *
@@ -17,7 +19,9 @@
  * decision, still recorded; what protects LoopX's own state and a person's decisions is enforced
  * in every mode, or observing would open them to the agent.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { checkJudgment, runOfContract, verifyCommand } from '../contract';
 import type { Contract, DenyCode, Policy } from '../model';
 import { CONTRACT_DENY_CODES, effectiveStatus } from '../model';
@@ -25,10 +29,13 @@ import { allowedCommand, shellWords } from '../shell';
 import type { Store } from '../store';
 import { configDir } from '../store';
 import { DEFAULT_AGENT } from '../trust';
-import type { DeniedCall, HookAnswer, HookPayload, LoopxArgs, ParseLoopx } from './answer';
+import type { DeniedCall, HookAnswer, HookPayload, ParseLoopx } from './answer';
+import { hookFiles, mayWrite } from './hook-files';
 import type { StateHit } from './loopx-state';
 import { loopxStateScanner } from './loopx-state';
 import { openRunsByGoal } from './open-runs';
+import { HUMAN_ONLY_LOOPX, ownTurn, readOnly, same } from './loopx-commands';
+import { inputStrings, toolCommand } from './tool-input';
 
 export interface PreToolUseOptions {
   /** The CLI's parser for `loopx` argument lists (src/cli/parse-loopx.ts). */
@@ -46,85 +53,9 @@ export interface PreToolUseOptions {
   agent?: string;
 }
 
+/** Tools that run a command; VS Code's task tools too (a task run by its label shows none). */
 const SHELL_TOOLS =
-  /^(bash|shell|sh|terminal|run_in_terminal|runinterminal|run_command|execute_command|local_shell|exec_command)$/i;
-
-/** Read-only `loopx` commands, by the command path the CLI's parser gives. */
-const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
-  ['status'],
-  ['log'],
-  ['verify'],
-  ['capabilities'],
-  ['capability', 'show'],
-  ['capability', 'schema'],
-  ['project_prompt', 'list'],
-  ['project_prompt', 'show'],
-  ['goal', 'list'],
-  ['goal', 'show'],
-  ['todo', 'list'],
-  ['todo', 'show'],
-  ['gate', 'list'],
-  ['gate', 'show'],
-  ['run', 'list'],
-  ['run', 'show'],
-  ['evidence', 'list'],
-  ['reward', 'list'],
-  ['completion'],
-  ['doctor'],
-  ['quota', 'show'],
-  ['contract', 'verify'],
-];
-/** A person's decisions, and making or trusting the keys that sign them. */
-const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
-  ['gate', 'approve'],
-  ['gate', 'reject'],
-  ['reward', 'add'],
-  ['quota', 'grant'],
-  ['policy', 'sign'],
-  ['policy', 'allow'],
-  ['approvers', 'trust'],
-  ['key', 'create'],
-];
-const same = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
-
-type LoopxRun = Extract<LoopxArgs, { kind: 'run' }>;
-
-/**
- * Read-only: the list above, a `quota should-run --preview` (which opens nothing), an `export`
- * to standard output (with `--output` it writes a file), and `log` without `--follow` (see
- * `endless`).
- */
-function readOnly(p: LoopxRun): boolean {
-  if (same(p.command, ['quota', 'should-run'])) return p.options.preview === true;
-  if (same(p.command, ['export'])) return p.options.output === undefined;
-  if (same(p.command, ['log'])) return p.options.follow !== true;
-  return READ_ONLY_LOOPX.some((r) => same(r, p.command));
-}
-
-/**
- * Commands that write, but only the agent's own turn: `quota should-run` opens (or returns) its
- * run with a contract for the policy's lifetime, `summary_all` ends its runs (with `--contract`,
- * a contract's `finish_with`, it is judged in loopxCommand), and `turn` does both around the
- * contract's commands, each checked against the contract by exec itself. Allowed in the agent's
- * own name only (`--agent` left out, or naming `self`); never in another's (that would open or
- * end another agent's run), nor with a longer `--ttl-minutes`.
- */
-function ownTurn(p: LoopxRun, self: string): boolean {
-  const agent = p.options.agent;
-  const own = agent === undefined || agent === self;
-  if (same(p.command, ['quota', 'should-run']) || same(p.command, ['turn']))
-    return own && p.options.ttlMinutes === undefined;
-  if (same(p.command, ['summary_all'])) return own;
-  return false;
-}
-
-function commandOf(input: unknown): string | undefined {
-  if (!input || typeof input !== 'object') return undefined;
-  const o = input as Record<string, unknown>;
-  for (const k of ['command', 'cmd', 'commandLine']) if (typeof o[k] === 'string') return o[k] as string;
-  return undefined;
-}
+  /^(bash|shell|sh|terminal|run_in_terminal|runinterminal|run_command|execute_command|local_shell|exec_command|run_task|runtask|create_and_run_task|createandruntask)$/i;
 
 /** A shell tool by name (an MCP server's `mcp__x__bash` too). */
 const isShellTool = (tool: string) => SHELL_TOOLS.test(tool) || SHELL_TOOLS.test(tool.split('__').pop()!);
@@ -171,6 +102,12 @@ const noDecision = (): HookAnswer => ({ output: {}, exitCode: 0 });
 
 const stateDenial = (hit: StateHit, subject: Subject): HookAnswer => {
   const at = { ...subject, path: hit.path.slice(0, 1000) };
+  if (hit.where === 'hook')
+    return deny(
+      `LoopX: ${hit.path.slice(0, 200)} decides what the LoopX hook is (a host's hook settings, the hook shim or the LoopX CLI it runs); agents do not change it, in any mode`,
+      'hook_file',
+      at,
+    );
   if (hit.where === 'config')
     return deny(
       `LoopX: ${hit.path.slice(0, 200)} is in the LoopX config folder (a person's keys and this machine's LoopX secrets); agents neither read nor change it`,
@@ -289,23 +226,29 @@ function loopxCommand(
 export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseOptions): HookAnswer {
   const tool = payload.tool_name ?? '';
   const env = opts.env ?? process.env;
+  const at = { cwd: payload.cwd || opts.cwd || store.workspace, home: env.HOME || os.homedir() };
+  const configDirs = [store.configDir, configDir(env)];
   const state = loopxStateScanner({
-    cwd: payload.cwd || opts.cwd || store.workspace,
-    configDirs: [store.configDir, configDir(env)],
-    home: env.HOME || os.homedir(),
+    ...at,
+    configDirs,
     vars: { XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, LOOPX_CONFIG_DIR: env.LOOPX_CONFIG_DIR },
+    hookFiles: hookFiles({ ...at, workspace: store.workspace, configDirs, env }),
   });
-  const command = commandOf(payload.tool_input);
-  if (command === undefined) {
+  const found = toolCommand(payload.tool_input);
+  if (found === undefined) {
     if (isShellTool(tool))
       return deny(
         `LoopX: could not read the command of ${tool}; nothing runs that the contract did not list`,
         'unreadable_input',
         { tool },
       );
-    const hit = state.toolInput(tool, payload.tool_input);
+    const read = inputStrings(tool, payload.tool_input);
+    if ('unreadable' in read) return deny(read.unreadable, 'unreadable_input', { tool });
+    const hit = state.strings(read.strings, { hooks: mayWrite(tool), folders: 'strong' });
     return hit ? stateDenial(hit, { tool }) : noDecision();
   }
+  if ('unreadable' in found) return deny(found.unreadable, 'unreadable_input', { tool });
+  const command = found.command;
   // A shell command (any tool that takes one is judged as a shell): it runs only if listed.
   const subject: Subject = { tool, command };
   const hit = state.strings([command]);
@@ -314,7 +257,9 @@ export function preToolUse(store: Store, payload: HookPayload, opts: PreToolUseO
   // refuses each check, as in exec).
   let policy: Policy | undefined;
   const policyNow = () => (policy ??= store.policy());
-  return underMode(shellCommand(store, command, subject, opts, policyNow), policyNow);
+  // Paths in the command are read from where the host runs it: the payload's cwd.
+  const where = { ...opts, cwd: at.cwd };
+  return underMode(shellCommand(store, command, subject, where, policyNow), policyNow);
 }
 
 /** The answer for a shell command that touches no LoopX state. */
@@ -332,7 +277,7 @@ function shellCommand(
     const answer = loopxCommand(store, command, words, opts.parseLoopx, opts.agent, subject);
     if (answer) return answer;
   }
-  const pattern = allowedCommand(policy(), command);
+  const pattern = allowedCommand(policy(), command, reachOf(store, opts));
   if (pattern !== undefined) return allow(`allowed by the policy's allowCommands (${pattern})`);
   // With the agent's identity known, only its own contracts authorise.
   const contracts = activeContracts(store, new Date(store.now()), opts.agent);
@@ -368,4 +313,20 @@ function shellCommand(
     contracts.length ? 'not_listed' : 'no_contract',
     subject,
   );
+}
+
+/**
+ * Where a command the allow list allows may reach (shell/path-reach.ts): this workspace, from the
+ * folder the hook runs in; never its `.loopx/local/`, nor a LoopX config folder (the store's, the
+ * environment's).
+ */
+function reachOf(store: Store, opts: PreToolUseOptions) {
+  return {
+    root: store.workspace,
+    cwd: opts.cwd ?? store.workspace,
+    forbidden: [store.localDir],
+    secret: [store.configDir, configDir(opts.env ?? process.env)],
+    path,
+    realpath: (p: string) => fs.realpathSync(p),
+  };
 }

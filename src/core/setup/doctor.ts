@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { installedHooks, readHookShimTarget } from '../hooks';
+import { installedHooks, readHookShim } from '../hooks';
 import { lazy, LoopxError } from '../model';
 import { shellQuote } from '../shell';
 import { findWorkspace, GITATTRIBUTES_LINES, LOOPX_DIR, Store } from '../store';
@@ -226,8 +226,13 @@ function checkPolicy(store: Store, hasKey: boolean): Check {
 function shimProblem(shim: string, i: DoctorInput): { problem?: string; runs?: string } {
   if (!fs.existsSync(shim)) return { problem: `the shim ${shim} they call is missing` };
   if (!isExecutableFile(shim)) return { problem: `the shim ${shim} they call is not executable` };
-  const target = readHookShimTarget(path.dirname(shim));
-  if (!target) return { problem: `the shim's target file beside ${shim} is missing` };
+  const read = readHookShim(shim);
+  if (!read) return { problem: `${shim} is not a LoopX hook shim` };
+  if ('older' in read)
+    return {
+      problem: `the shim ${shim} is of an older LoopX: it runs what the file beside it names, which an agent could rewrite`,
+    };
+  const { target } = read;
   if (!target.cli || !fs.existsSync(target.cli))
     return { problem: `the CLI the shim runs (${target.cli || 'none named'}) is missing` };
   // The shim falls back on the node on PATH when the runtime it recorded is gone.

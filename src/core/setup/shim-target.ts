@@ -1,8 +1,9 @@
 /**
- * The target file of LoopX's shims: two lines, the runtime and the CLI script, read by a shim
- * script that never changes (the agent-hook shim, hooks/shim.ts; the `loopx` command,
- * setup/cli-shim.ts). Whoever installed the shim rewrites the target when LoopX moves, so hosts'
- * settings and PATH entries stay valid across updates.
+ * The target of LoopX's shims: the runtime and the CLI script a shim runs. The `loopx` command's
+ * shim (setup/cli-shim.ts) reads them, one a line, from a target file that whoever installed it
+ * rewrites when LoopX moves, so PATH entries stay valid across updates. The agent-hook shim
+ * (hooks/shim.ts) has them written into its own text instead: a file beside it that named what the
+ * hook runs would be one more file an agent could redirect.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,8 +16,8 @@ export interface ShimTarget {
   cli: string;
 }
 
-/** The file's text; refuses what a line-per-path file cannot hold (a relative path, a line break). */
-export function shimTargetText(target: ShimTarget): string {
+/** Refuses what a shim cannot name: a relative path, or one with a line break. */
+export function checkShimTarget(target: ShimTarget): ShimTarget {
   for (const [p, what] of [
     [target.node, 'runtime'],
     [target.cli, 'CLI'],
@@ -25,6 +26,12 @@ export function shimTargetText(target: ShimTarget): string {
       throw usageError(
         `the shim's ${what} must be an absolute path without line breaks, not ${JSON.stringify(p)}`,
       );
+  return target;
+}
+
+/** The target file's text (checkShimTarget first). */
+export function shimTargetText(target: ShimTarget): string {
+  checkShimTarget(target);
   return `${target.node}\n${target.cli}\n`;
 }
 

@@ -17,12 +17,18 @@ export const DENIAL_REPEATS = 3;
  * Codes worth a person's look at the first time: an agent trying to decide for a person or to edit
  * LoopX's state or its config folder is never a slip of a command line.
  */
-export const TRUST_DENY_CODES: readonly DenyCode[] = ['human_only', 'loopx_state', 'config_folder'];
+export const TRUST_DENY_CODES: readonly DenyCode[] = [
+  'human_only',
+  'loopx_state',
+  'config_folder',
+  'hook_file',
+];
 
 const TRIED: Partial<Record<DenyCode, string>> = {
   human_only: 'tried to make a person’s decision',
   loopx_state: 'tried to change LoopX’s state directly',
   config_folder: 'tried to reach the LoopX config folder',
+  hook_file: 'tried to change the LoopX hook',
 };
 
 /** The latest refusals, newest first, at most `max`. */

@@ -6,8 +6,9 @@
  *
  * The hook commands call the shim in the extension's global storage by its absolute path. The
  * shim stays where it is across extension updates; what moves is the CLI it runs, which
- * `prepareHookShim` records next to it on every activation. Until then (the old version removed
- * and the editor not yet reopened) the shim blocks with a reason instead of letting tools run.
+ * `prepareHookShim` writes into the shim itself on every activation (no file beside it names the
+ * CLI: an agent could redirect one, core/hooks/shim.ts). Until then (the old version removed and
+ * the editor not yet reopened) the shim blocks with a reason instead of letting tools run.
  */
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
@@ -25,7 +26,7 @@ export { applyHooks, describeHookChanges };
 
 let shimPath: string | undefined;
 
-/** Writes (or refreshes) the shim and the CLI it runs; called on every activation. */
+/** Writes (or refreshes) the shim, naming the CLI it runs; called on every activation. */
 export function prepareHookShim(context: vscode.ExtensionContext): string {
   shimPath = writeHookShim(context.globalStorageUri.fsPath, {
     node: process.execPath,

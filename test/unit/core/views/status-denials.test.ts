@@ -192,7 +192,7 @@ describe('attention: an agent the hooks keep refusing', () => {
 
   it('a person’s decision, LoopX state or the config folder need a look at the first try', () => {
     const { store, goalId, clock } = goalFixture();
-    assert.deepEqual(TRUST_DENY_CODES, ['human_only', 'loopx_state', 'config_folder']);
+    assert.deepEqual(TRUST_DENY_CODES, ['human_only', 'loopx_state', 'config_folder', 'hook_file']);
     deny(store, goalId, {
       agent: 'codex',
       command: 'loopx gate approve --goal-id g --gate-id deploy',
