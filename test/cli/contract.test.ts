@@ -533,6 +533,8 @@ describe('contract and evidence', { concurrency: true }, () => {
           },
         ],
         policy: { state: 'not_signed', unsigned_changes: [] },
+        // The identity `init` made, committed in .loopx/workspace.json.
+        workspace: { id: JSON.parse(fs.readFileSync(ws.file('.loopx', 'workspace.json'), 'utf8')).id },
       });
       assert.match(ok(one).stdout, /^ok +v: 3 events from 1 writer, state [0-9a-f]{12}$/m);
       fails(unknown, 3, /no goal "nope"/);

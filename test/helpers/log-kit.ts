@@ -48,3 +48,37 @@ export function appendChained(
   fs.appendFileSync(file, line + '\n');
   return JSON.parse(line) as LoopxEvent;
 }
+
+/**
+ * Puts `events` into `workspace`'s goal as the log of a writer of their own (`writer`), chained
+ * from seq 1: what a teammate's push, or a file put into `.loopx/` by hand, brings. Returns the file.
+ */
+export function plantWriterLog(
+  workspace: string,
+  goalId: string,
+  writer: string,
+  events: Record<string, unknown>[],
+): string {
+  const file = path.join(workspace, '.loopx', 'goals', goalId, 'events', `${writer}.jsonl`);
+  let prev: string | null = null;
+  const lines = events.map((ev, i) => {
+    const line = JSON.stringify({ ...ev, writer, seq: i + 1, prev });
+    prev = sha256(line);
+    return line;
+  });
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** A version 2 event of an agent's, stamped `hlc`, for plantWriterLog to give a writer and a place. */
+export function agentEvent(type: string, hlc: string, data: unknown): Record<string, unknown> {
+  return {
+    v: 2,
+    hlc,
+    id: `ev-${randomBytes(5).toString('hex')}`,
+    ts: new Date().toISOString(),
+    actor: { kind: 'agent', id: 'agent', channel: 'cli' },
+    type,
+    data,
+  };
+}

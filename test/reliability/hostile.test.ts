@@ -133,7 +133,16 @@ function assertContained(where: string) {
   const top = fs.readdirSync(path.join(ws, '.loopx')).sort();
   for (const f of top)
     assert.ok(
-      ['.gitignore', '.gitattributes', 'goals', 'local', 'policy.json', 'approvers', 'writers'].includes(f),
+      [
+        '.gitignore',
+        '.gitattributes',
+        'goals',
+        'local',
+        'policy.json',
+        'workspace.json',
+        'approvers',
+        'writers',
+      ].includes(f),
       `${where}: unexpected ${f} in .loopx/`,
     );
   const fresh = new Store(ws);

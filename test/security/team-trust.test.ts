@@ -8,10 +8,10 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Sandbox, removeTempDirs, loopx, ok } from '../helpers/security';
 import { ensurePersonKey, loopxAsPerson } from '../helpers/cli';
-import { writerLog } from '../helpers/log-kit';
+import { agentEvent, plantWriterLog, writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
@@ -67,23 +67,6 @@ async function gateStatus(sb: Sandbox, config: string): Promise<string> {
 
 const logLines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
-/**
- * Puts `events` into `sb`'s goal as the log of a writer of their own (`writer`), re-chained from
- * seq 1, as a copy pushed by a teammate would arrive.
- */
-function plantLog(sb: Sandbox, goalId: string, writer: string, events: Record<string, unknown>[]): string {
-  const file = path.join(sb.dir, '.loopx', 'goals', goalId, 'events', `${writer}.jsonl`);
-  let prev: string | null = null;
-  const out: string[] = [];
-  events.forEach((ev, i) => {
-    const line = JSON.stringify({ ...ev, writer, seq: i + 1, prev });
-    out.push(line);
-    prev = createHash('sha256').update(line).digest('hex');
-  });
-  fs.writeFileSync(file, `${out.join('\n')}\n`);
-  return file;
-}
-
 const lastOfType = (file: string, type: string) =>
   logLines(file)
     .map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -102,7 +85,7 @@ describe('security: another clone’s files are input, never authority', () => {
     const approval = lastOfType(writerLog(a.dir, 'rel'), 'gate.approved');
 
     // Under A's writer id, which its signature names, with seq 1 and no prev: as the review did.
-    plantLog(b, 'rel', approval.writer as string, [approval]);
+    plantWriterLog(b.dir, 'rel', approval.writer as string, [approval]);
     assert.equal(await gateStatus(b, config), 'pending', 'B’s gate stays pending');
     const contract = JSON.parse(
       (await runIn(b, config, ['--json', 'quota', 'should-run', '--goal-id', 'rel'])).stdout,
@@ -129,7 +112,7 @@ describe('security: another clone’s files are input, never authority', () => {
     ok(await decide(a, config, 'reject'));
     const rejection = lastOfType(writerLog(a.dir, 'rel'), 'gate.rejected');
     ok(await decide(b, config, 'approve'));
-    plantLog(b, 'rel', rejection.writer as string, [rejection]);
+    plantWriterLog(b.dir, 'rel', rejection.writer as string, [rejection]);
     assert.equal(await gateStatus(b, config), 'approved', 'the person’s own approval in B stands');
   });
 
@@ -137,8 +120,8 @@ describe('security: another clone’s files are input, never authority', () => {
     const sb = await releaseWorkspace();
     await makeKey(sb, sb.config);
     const writer = `w${randomBytes(6).toString('hex')}`;
-    plantLog(sb, 'rel', writer, [
-      event('todo.added', '9999-12-31T23:59:59.999Z.9999', {
+    plantWriterLog(sb.dir, 'rel', writer, [
+      agentEvent('todo.added', '9999-12-31T23:59:59.999Z.9999', {
         todo: { id: 'late', title: 'Stamped far ahead', owner: 'agent', priority: 'P2', dependsOn: [] },
       }),
     ]);
@@ -164,7 +147,9 @@ describe('security: another clone’s files are input, never authority', () => {
   it('finding 2: a stamp a day ahead does not drag later events after it', async () => {
     const sb = await releaseWorkspace();
     const ahead = new Date(Date.now() + 24 * 3600_000).toISOString();
-    plantLog(sb, 'rel', `w${randomBytes(6).toString('hex')}`, [event('goal.paused', `${ahead}.0000`, {})]);
+    plantWriterLog(sb.dir, 'rel', `w${randomBytes(6).toString('hex')}`, [
+      agentEvent('goal.paused', `${ahead}.0000`, {}),
+    ]);
     const status = async () =>
       (
         JSON.parse((await runIn(sb, sb.config, ['--json', 'status', '--goal-id', 'rel'])).stdout) as {
@@ -179,8 +164,8 @@ describe('security: another clone’s files are input, never authority', () => {
 
   it('finding 2: a line stamped before the goal was created leaves the goal readable and writable', async () => {
     const sb = await releaseWorkspace();
-    plantLog(sb, 'rel', `w${randomBytes(6).toString('hex')}`, [
-      event('goal.paused', '2000-01-01T00:00:00.000Z.0000', {}),
+    plantWriterLog(sb.dir, 'rel', `w${randomBytes(6).toString('hex')}`, [
+      agentEvent('goal.paused', '2000-01-01T00:00:00.000Z.0000', {}),
     ]);
     ok(await runIn(sb, sb.config, ['todo', 'add', '--goal-id', 'rel', '--title', 'More']));
     const v = await runIn(sb, sb.config, ['verify', '--goal-id', 'rel']);
@@ -190,8 +175,8 @@ describe('security: another clone’s files are input, never authority', () => {
 
   it('finding 3: a backdated goal.created by another writer does not raise the budget', async () => {
     const sb = await releaseWorkspace();
-    plantLog(sb, 'rel', `w${randomBytes(6).toString('hex')}`, [
-      event('goal.created', '2000-01-01T00:00:00.000Z.0000', {
+    plantWriterLog(sb.dir, 'rel', `w${randomBytes(6).toString('hex')}`, [
+      agentEvent('goal.created', '2000-01-01T00:00:00.000Z.0000', {
         title: 'Release',
         objective: '',
         quota: { budgets: { turns: 1_000_000_000 }, window: { kind: 'life' }, cooldownSeconds: 0 },
@@ -204,6 +189,67 @@ describe('security: another clone’s files are input, never authority', () => {
       budgets: { turns: { limit: number } };
     };
     assert.equal(q.budgets.turns.limit, 3, 'the person’s three turns still bind');
+  });
+});
+
+describe('security: another clone’s commands are proposals here', () => {
+  it('a command another writer added reaches this clone’s contract only once a person approved its review', async () => {
+    const sb = new Sandbox();
+    ok(await sb.run(['goal', 'create', '--goal-id', 'g', '--title', 'Work']));
+    ok(
+      await sb.run([
+        'todo',
+        'add',
+        '--goal-id',
+        'g',
+        '--todo-id',
+        'mine',
+        '--title',
+        'Local',
+        '--action',
+        'echo local',
+      ]),
+    );
+    plantWriterLog(sb.dir, 'g', `w${randomBytes(6).toString('hex')}`, [
+      agentEvent('todo.added', nextStamp(sb, 'g'), {
+        todo: {
+          id: 'theirs',
+          title: 'Pushed by a teammate',
+          owner: 'agent',
+          priority: 'P0',
+          dependsOn: [],
+          action: 'echo pushed',
+        },
+      }),
+    ]);
+    let contractId = '';
+    const actions = async () => {
+      const r = await sb.run(['--json', 'quota', 'should-run', '--goal-id', 'g']);
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as {
+        interaction_contract: { id: string; cli_channel: { next_cli_actions: string[] } };
+      };
+      contractId = out.interaction_contract.id;
+      return out.interaction_contract.cli_channel.next_cli_actions.join('\n');
+    };
+    const first = await actions();
+    assert.match(first, /echo local/, 'this clone’s own command runs');
+    assert.doesNotMatch(first, /echo pushed/, 'the pushed command is not in the contract');
+    const gates = JSON.parse((await sb.run(['--json', 'gate', 'list', '--goal-id', 'g'])).stdout) as {
+      id: string;
+      status: string;
+    }[];
+    assert.deepEqual(
+      gates.map((g) => [g.id, g.status]),
+      [['review-theirs', 'pending']],
+      'its review waits for a person',
+    );
+    const o = sb.opts();
+    await ensurePersonKey(o);
+    ok(await loopxAsPerson(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'review-theirs'], o));
+    // The agent finishes its first contract; the next one lists the approved command.
+    ok(await sb.run(['exec', '--contract', contractId, '--todo', 'mine', '--', 'echo', 'local']));
+    assert.match(await actions(), /echo pushed/, 'approved, it runs here');
   });
 });
 
@@ -247,15 +293,11 @@ describe('security: the newest signed policy wins on every clone', () => {
   });
 });
 
-/** A version 2 event of an agent's, stamped `hlc`, before plantLog gives it a writer and a place. */
-function event(type: string, hlc: string, data: unknown): Record<string, unknown> {
-  return {
-    v: 2,
-    hlc,
-    id: `ev-${randomBytes(5).toString('hex')}`,
-    ts: new Date().toISOString(),
-    actor: { kind: 'agent', id: 'agent', channel: 'cli' },
-    type,
-    data,
-  };
+/** A stamp just above every event of `sb`'s goal so far (a teammate's event made after them). */
+function nextStamp(sb: Sandbox, goalId: string): string {
+  const last = logLines(writerLog(sb.dir, goalId))
+    .map((l) => (JSON.parse(l) as { hlc: string }).hlc)
+    .sort()
+    .at(-1)!;
+  return `${last.slice(0, 24)}.${String(Number(last.slice(25)) + 1).padStart(4, '0')}`;
 }

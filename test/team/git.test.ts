@@ -91,7 +91,10 @@ describe('a team sharing .loopx through git', () => {
         // A token budget, so the team's spend shows as the quota's used tokens.
         ...[G1, G2].map((g) => ['quota', 'set', '--goal-id', g, '--tokens', String(TOKEN_BUDGET)]),
       ];
-      for (const args of plan) ok(await seed.loopx(args));
+      // The planner signs each command as they add it: the teammates' clones run what a person
+      // signed without a review of their own (another clone's unsigned command waits for one).
+      for (const args of plan)
+        ok(await (args[0] === 'todo' ? seed.person([...args, '--sign']) : seed.loopx(args)));
       await seed.assertLocalHidden('after planning');
       assert.ok(await seed.commit('loopx: plan the release and the docs'));
       await seed.gitOk('push', '-q', '-u', 'origin', 'main');

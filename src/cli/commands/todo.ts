@@ -9,6 +9,7 @@ import { example, list } from '../define';
 import { readGoal, readGoalHistory } from '../read-goal';
 import { todoLines } from '../text';
 import { todoShowText } from '../text/records';
+import { person } from '../person';
 
 const todoResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
   const todoId = (res.input.todoId as string) ?? '';
@@ -40,6 +41,10 @@ export function registerTodoCommands(program: Command, act: Act) {
       .option('--action <command>', 'the shell command that does it')
       .option('--gate <gate-id>', 'a gate that must be approved first (requested now if new)')
       .option('--depends-on <ids>', 'todo ids that must be done first (comma-separated, repeatable)', list)
+      .option(
+        '--sign',
+        'as a person, sign the --action with your key: other clones then run it without a review gate',
+      )
       .action(
         act(
           (
@@ -53,15 +58,29 @@ export function registerTodoCommands(program: Command, act: Act) {
               action?: string;
               gate?: string;
               dependsOn?: string[];
+              sign?: boolean;
             },
           ) => {
-            const res = invoke(ctx.store(), 'todo.add', { ...o, dependsOn: o.dependsOn ?? [] }, ctx.actor());
+            const { sign, ...input } = o;
+            const who = sign
+              ? person(ctx, 'sign a todo’s command', 'LoopX: Add Todo', o.action && `$ ${o.action}`)
+              : { actor: ctx.actor(), signer: undefined };
+            const res = invoke(
+              ctx.store(),
+              'todo.add',
+              { ...input, dependsOn: o.dependsOn ?? [] },
+              who.actor,
+              {
+                signer: who.signer,
+              },
+            );
             todoResult(ctx, res, 'added');
           },
         ),
       ),
     'loopx todo add --goal-id G --title "Run the tests" --action "npm test"',
     'loopx todo add --goal-id G --title "Deploy" --action "./deploy.sh" --gate prod --depends-on t-abc123',
+    'loopx todo add --goal-id G --title "Run the tests" --action "npm test" --sign',
   );
   example(
     todo

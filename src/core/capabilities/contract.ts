@@ -38,12 +38,13 @@ export function defineContractCapabilities(define: DefineCapability) {
       const events: EventDraft[] = d.toEnd.map((e) =>
         draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
       );
-      // A gate the policy requires but nobody requested yet: ask the person now.
+      // A gate the policy requires, or the review of another clone's command, that nobody
+      // requested yet: ask the person now.
       for (const g of d.gates.filter((x) => x.status === 'missing')) {
-        const guards = todosGuardedBy(g.id, s.todos, ctx.policy, s.gates).map((t) => t.id);
-        events.push(
-          draft('gate.requested', { gate: { id: g.id, title: g.title, reason: g.reason, guards } }),
-        );
+        const guards = g.guards ?? todosGuardedBy(g.id, s.todos, ctx.policy, s.gates).map((t) => t.id);
+        const gate = { id: g.id, title: g.title, reason: g.reason, guards };
+        // A review gate's reason is LoopX's own: the command is shown whole, from the todo.
+        events.push(draft('gate.requested', { gate: g.guards ? { ...gate, reasonByLoopx: true } : gate }));
       }
       if (d.decision === 'run' && !d.reuse) {
         // Never longer than the policy allows: a longer --ttl-minutes is capped (shouldRun says so).

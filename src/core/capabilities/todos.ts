@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { EventDraft, GoalState } from '../model';
 import {
+  confusableProblem,
   draft,
   Id,
   lazy,
@@ -15,7 +16,7 @@ import {
   Text,
   usageError,
 } from '../model';
-import { deniedBy, policyGatesFor, unapprovedGates } from '../rules';
+import { deniedBy, policyGatesFor, reviewGateId, unapprovedGates } from '../rules';
 import { gateTitle } from '../views';
 import { AllActors, findTodo, goalId, openRun } from './shared';
 import type { CapabilityContext, DefineCapability } from './types';
@@ -31,7 +32,7 @@ function reviewGateFor(
   const fromTool =
     ctx.actor.channel === 'lm-tool' || ctx.actor.channel === 'mcp' || ctx.actor.channel === 'hook';
   if (mode === 'none' || (mode === 'tools' && !fromTool)) return undefined;
-  return `review-${todoId}`.slice(0, 64);
+  return reviewGateId(todoId);
 }
 
 const TodoAddInput = lazy(() =>
@@ -63,6 +64,9 @@ export function todoAddEvents(
   let gate = i.gate;
   let byPolicy: ReturnType<typeof policyGatesFor> = [];
   if (i.action) {
+    // A person reads the command letter by letter: a lookalike must not pass for what it shows.
+    const lookalike = confusableProblem(i.action);
+    if (lookalike) throw usageError(`the action ${lookalike}`, { reason: 'confusable_text' });
     const denied = deniedBy(ctx.policy, i.action);
     if (denied) {
       throw refused(

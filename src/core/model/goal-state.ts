@@ -82,6 +82,13 @@ export const Todo = lazy(() =>
     note: Text(2000).optional(),
     /** Who added it (set by replay from the event): an agent may ask a gate only for an agent's todo. */
     addedBy: Actor.optional(),
+    /**
+     * The writer (clone) whose log gave it its command (set by replay): a command from another
+     * clone is a proposal on this one until a person's signed approval covers it.
+     */
+    actionFrom: Id.optional(),
+    /** The pinned key of the person who signed its command when adding it: no clone reviews it again. */
+    actionSignedBy: z.string().max(64).optional(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   }),

@@ -164,6 +164,8 @@ export function applyInPlace(
         status: 'open',
         evidence: [],
         addedBy: ev.actor,
+        ...(ev.data.todo.action !== undefined ? { actionFrom: ev.writer } : {}),
+        ...(ev.sig && !trust.rejects({ goalId, ...ev }, ev.sig) ? { actionSignedBy: ev.sig.keyId } : {}),
         createdAt: ev.ts,
         updatedAt: ev.ts,
       });

@@ -88,6 +88,26 @@ export function approvalCovers(gate: Gate, todo: Pick<Todo, 'id' | 'action'> | u
   return (gate.approvedFor ?? []).some((w) => w.todoId === todo.id && w.action === todo.action);
 }
 
+/** The review gate of the command todo `todoId` proposes: one id, for an agent's tool and another clone's command. */
+export const reviewGateId = (todoId: string) => `review-${todoId}`.slice(0, 64);
+
+/**
+ * Whether a todo's command is a proposal for the clone `writer`: another clone's log gave it (a
+ * teammate's push, or a file put there by hand), the person who added it did not sign it, and no
+ * approval a person signed covers it yet.
+ * Its review gate then stands between it and this clone's contracts. Undefined `writer`: a
+ * preview, which answers for no clone.
+ */
+export function proposedElsewhere(
+  todo: Pick<Todo, 'id' | 'action' | 'actionFrom' | 'actionSignedBy'>,
+  gates: readonly Gate[],
+  writer: string | undefined,
+): boolean {
+  if (todo.action === undefined || writer === undefined || todo.actionFrom === writer) return false;
+  if (todo.actionSignedBy) return false;
+  return !gates.some((g) => approvalCovers(g, todo));
+}
+
 /** The gates a todo needs that its approval does not cover (see approvalCovers), in `gatesFor` order. */
 export function unapprovedGates(todo: Todo, policy: Policy, gates: readonly Gate[] = []): NeededGate[] {
   return gatesFor(todo, policy, gates).filter((need) => {

@@ -36,7 +36,9 @@ export function replayMerged(
   let heldUntil: string | undefined;
   const early: LoopxEvent[] = [];
   const held: LoopxEvent[] = [];
-  for (const { ev, key } of events) {
+  for (const { ev: read, key, log } of events) {
+    // An older LoopX's event names a writer it was never checked against: its log is its writer.
+    const ev = read.v === 1 && read.writer !== log ? { ...read, writer: log } : read;
     if (cutoff !== undefined && key > cutoff) {
       held.push(ev);
       heldUntil ??= key;

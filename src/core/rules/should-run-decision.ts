@@ -9,7 +9,7 @@ import { ownOpenRuns } from '../trust';
 import { gateTitle, plural } from '../views';
 import type { BlockedWorkflow } from '../workflows';
 import { blockedWorkflows, overBudgetMessage } from '../workflows';
-import { contractTodoIds, deniedBy, unapprovedGates } from './gate-rules';
+import { contractTodoIds, deniedBy, proposedElsewhere, reviewGateId, unapprovedGates } from './gate-rules';
 import type { QuotaUse } from './quota-math';
 import { BUDGET_LABEL, cooldownLeft, exhaustedBudget, quotaUse } from './quota-math';
 
@@ -41,6 +41,8 @@ interface BlockedGate {
   status: Gate['status'] | 'missing';
   /** Set when a policy pattern requires the gate. */
   policyPattern?: string;
+  /** The todos a review gate not requested yet is to guard (another clone's commands). */
+  guards?: string[];
 }
 type Gate = GoalState['gates'][number];
 
@@ -91,6 +93,7 @@ function analyse(
   agent: string,
   abilities: Set<AgentAbility>,
   skip: ReadonlySet<string>,
+  writer: string | undefined,
 ) {
   const done = new Set(goal.todos.filter((t) => t.status === 'done').map((t) => t.id));
   const gates = new Map<string, BlockedGate>();
@@ -111,6 +114,20 @@ function analyse(
       continue;
     }
     const missing = unapprovedGates(t, policy, goal.gates);
+    const review = reviewGateId(t.id);
+    if (proposedElsewhere(t, goal.gates, writer) && !goal.gates.some((g) => g.id === review)) {
+      const reason = `todo ${t.id}'s command was written by another clone (writer ${t.actionFrom ?? 'unknown'}): a person reads it before it runs here`;
+      const title = `Review the command todo ${t.id} proposes`;
+      const held = gates.get(review);
+      gates.set(review, {
+        id: review,
+        title,
+        reason,
+        status: 'missing',
+        guards: [...(held?.guards ?? []), t.id],
+      });
+      continue;
+    }
     if (missing.length) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
@@ -200,7 +217,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
   }
   base.toEnd = toEnd;
   const skip = new Set(overBudget.flatMap((w) => w.todoIds));
-  const analysis = analyse(goal, policy, agent, abilities, skip);
+  const analysis = analyse(goal, policy, agent, abilities, skip, input.writer);
   base.gates = analysis.gates;
   const gateReason = base.gates.length
     ? [

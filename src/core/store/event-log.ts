@@ -206,6 +206,16 @@ export interface LogHead {
   hlc: string | undefined;
 }
 
+/** Whether `ev` is a command a person adds with their key at hand (a todo with an action). */
+function signsCommand(ev: LoopxEvent, stamp: { actor: Actor; signer?: Signer }): boolean {
+  return (
+    ev.type === 'todo.added' &&
+    ev.data.todo.action !== undefined &&
+    stamp.actor.kind === 'user' &&
+    !!stamp.signer
+  );
+}
+
 /**
  * Seals drafts into the lines that follow `head`: each event gets its seq, id and hash link, is
  * checked against the schema and applied to the state, so an invalid one refuses the whole write.
@@ -243,6 +253,8 @@ export function chainEvents(
     }
     const ev = checked.data as LoopxEvent;
     if (isDecision(state, ev)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
+    // A person who adds a command with their key signs it: other clones run it without review.
+    else if (signsCommand(ev, stamp)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
     const overruledBefore = state?.overruled?.length ?? 0;
     try {
       state = applyInPlace(state, ev, goalId, trust);

@@ -189,9 +189,9 @@ export function trustOf(keys: readonly PublicKeyFile[], workspace?: string): Tru
 /**
  * The version of the rules that give decisions their effect, folded into the trust fingerprint so
  * that snapshots and the index built under older rules are replayed (2: an approval covers the
- * work listed in it; 3: a decision names its workspace).
+ * work listed in it; 3: a decision names its workspace; 4: a todo records the clone its command came from).
  */
-const DECISION_RULES = 'loopx-decision-rules/3';
+const DECISION_RULES = 'loopx-decision-rules/4';
 
 /** Trusts nothing: every decision is ignored. */
 export const NO_TRUST: Trust = trustOf([]);

@@ -8,6 +8,7 @@ import type { SignedPolicy } from '../../../../src/core/trust/policy-signature';
 import { formatDiff, lineDiff } from '../../../../src/core/views/text-diff';
 import { newKeyPair } from '../../../../src/core/trust/keys';
 import { signerFor } from '../../../../src/core/trust/signed-decisions';
+import { policyFiles } from '../../../../src/core/trust/workspace-policy';
 import type { Trust } from '../../../../src/core/trust/signed-decisions';
 import { LoopxError } from '../../../../src/core/model/errors';
 import { personSigner, removeTempDirs, tempStore, writeSignedPolicy } from '../../../helpers/store';
@@ -91,7 +92,10 @@ describe('the policy LoopX enforces', () => {
     const good = JSON.parse(fs.readFileSync(signedFile, 'utf8'));
     // The agent edits the signed policy to loosen it further: the signature no longer verifies.
     fs.writeFileSync(signedFile, JSON.stringify({ ...good, policy: P({ contractTtlMinutes: 1440 }) }));
-    fs.rmSync(`${store.secretsDir}/policy.signed.json`);
+    // ...and removes the other copies of the good one: the config folder's and the chain's.
+    const files = policyFiles(store.root, store.configDir, store.identity().id);
+    fs.rmSync(files.copy);
+    fs.rmSync(files.history, { recursive: true });
     fs.writeFileSync(store.policyPath, JSON.stringify(P({ contractTtlMinutes: 1440 })));
     let v = store.policyView();
     assert.equal(v.state, 'not_signed');
