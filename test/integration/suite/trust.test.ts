@@ -171,13 +171,15 @@ export function registerTrustTests(): void {
     it('shows a published name with a link in it as plain text, and never offers a key file that does not check out', async () => {
       const a = await api();
       const store = new Store(workspaceDir());
-      const name = 'Mallory [x](command:loopx.approveGate) `rm`\u202e "q"\u0007' + ' padding'.repeat(5);
+      const name = 'Mallory [x](command:loopx.approveGate) `rm` "q"' + ' padding'.repeat(5);
       const { pub } = newKeyPair(name, store.now());
       const fp = fingerprint(pub.keyId);
       const dir = approversDir(store.root);
       // Files that must never be offered: bad JSON, a wrong shape, a key id that is not its key's.
       const fakeId = 'ab'.repeat(32);
       const other = newKeyPair('Impostor', store.now()).pub;
+      // A real key whose name breaks the text rules (bidi, a bell), written by hand: invalid.
+      const escaped = newKeyPair('Bell \u202e"q"\u0007', store.now()).pub;
       const asked: Asked[] = [];
       const modals: string[] = [];
       await withStub(
@@ -197,6 +199,7 @@ export function registerTrustTests(): void {
                 JSON.stringify({ v: 1, name: 'Broken' }),
               );
               fs.writeFileSync(path.join(dir, `${fakeId}.json`), JSON.stringify({ ...other, keyId: fakeId }));
+              fs.writeFileSync(path.join(dir, `${escaped.keyId}.json`), JSON.stringify(escaped));
               publishKey(store.root, pub);
               await until('the notification', () => asked.find((x) => x.msg.includes(fp)), 15_000);
               a.workspaces.refreshNow();
@@ -215,9 +218,19 @@ export function registerTrustTests(): void {
       assert.ok(shown.length <= 61 && shown.endsWith('…'), `the name is capped: ${shown}`);
       assert.ok(!asked.some((x) => /Broken|Impostor|not-a-key/.test(x.msg)), JSON.stringify(asked));
       assert.ok(!asked.some((x) => x.msg.includes(fingerprint(fakeId))));
+      assert.ok(
+        !asked.some((x) => x.msg.includes(fingerprint(escaped.keyId))),
+        'an invalid name is not offered',
+      );
       assert.deepEqual(modals, [], 'no decision was made');
       assert.equal(isPinned(pub.keyId), false);
-      for (const f of ['not-a-key.json', `${'cd'.repeat(32)}.json`, `${fakeId}.json`, `${pub.keyId}.json`])
+      for (const f of [
+        'not-a-key.json',
+        `${'cd'.repeat(32)}.json`,
+        `${fakeId}.json`,
+        `${escaped.keyId}.json`,
+        `${pub.keyId}.json`,
+      ])
         fs.rmSync(path.join(dir, f), { force: true });
     });
 
