@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { Sandbox, loopx, ok, removeTempDirs, fails } from '../helpers/security';
 import type { Result } from '../helpers/security';
 import { ensurePersonKey, loopxAsPerson, show } from '../helpers/cli';
+import { decisionOf, denied } from '../helpers/hook-answers';
 
 after(removeTempDirs);
 
@@ -31,15 +32,6 @@ const bash = (sb: Sandbox, command: string) =>
   hook(sb, 'pre-tool-use', { tool_name: 'Bash', tool_input: { command } });
 const writeFile = (sb: Sandbox, file: string) =>
   hook(sb, 'pre-tool-use', { tool_name: 'Write', tool_input: { file_path: file, content: '{}' } });
-
-const decisionOf = (r: Result) =>
-  (JSON.parse(r.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string } })
-    .hookSpecificOutput?.permissionDecision;
-function denied(r: Result, reason?: RegExp) {
-  assert.equal(r.code, 2, show(r));
-  assert.equal(decisionOf(r), 'deny', show(r));
-  if (reason) assert.match(r.stderr, reason);
-}
 
 async function governed(): Promise<Sandbox> {
   const sb = new Sandbox();

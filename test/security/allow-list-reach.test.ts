@@ -14,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import { Sandbox, loopx, ok, removeTempDirs } from '../helpers/security';
 import type { Result } from '../helpers/security';
 import { show } from '../helpers/cli';
+import { decisionOf } from '../helpers/hook-answers';
 
 after(removeTempDirs);
 
@@ -41,10 +42,6 @@ function bash(
     input: JSON.stringify(payload(o.shellCwd ?? sb.dir, command)),
   });
 }
-
-const decisionOf = (r: Result) =>
-  (JSON.parse(r.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string } })
-    .hookSpecificOutput?.permissionDecision;
 
 function allowed(r: Result, command: string) {
   assert.equal(decisionOf(r), 'allow', `${command}\n${show(r)}`);

@@ -17,6 +17,7 @@ import { Sandbox, loopx, ok, removeTempDirs, tempDir } from '../helpers/security
 import type { Result } from '../helpers/security';
 import { BIN, ensurePersonKey, loopxAsPerson, sh, show } from '../helpers/cli';
 import { applyHooks, planHooks, writeHookShim } from '../../src/core/hooks';
+import { allowed, denied, leftToHost } from '../helpers/hook-answers';
 
 after(removeTempDirs);
 
@@ -74,23 +75,6 @@ function hook(w: Installed, tool: string, input: unknown, timeoutMs?: number): P
   });
 }
 const bash = (w: Installed, command: string) => hook(w, 'Bash', { command, description: 'run it' });
-
-const decisionOf = (r: Result) =>
-  (JSON.parse(r.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string } })
-    .hookSpecificOutput?.permissionDecision;
-function denied(r: Result, reason?: RegExp) {
-  assert.equal(r.code, 2, show(r));
-  assert.equal(decisionOf(r), 'deny', show(r));
-  if (reason) assert.match(r.stderr, reason, show(r));
-}
-function leftToHost(r: Result) {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(decisionOf(r), undefined, `the hook decided for the host:\n${show(r)}`);
-}
-function allowed(r: Result) {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(decisionOf(r), 'allow', show(r));
-}
 
 /** The reason codes of the goal's newest `n` refusals, newest first. */
 async function newestCodes(w: Installed, n: number): Promise<string[]> {

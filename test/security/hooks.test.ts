@@ -13,6 +13,7 @@ import { Sandbox, loopx, ok, removeTempDirs, tempDir } from '../helpers/security
 import type { Result } from '../helpers/security';
 import { BIN, sh, shq, show } from '../helpers/cli';
 import { writeHookShim } from '../../src/core/hooks';
+import { allowed, denied, leftToHost } from '../helpers/hook-answers';
 
 const CLI = fs.realpathSync(BIN);
 
@@ -41,25 +42,6 @@ function hook(sb: Sandbox, tool: string, input: unknown, env: Record<string, str
   });
 }
 const bash = (sb: Sandbox, command: string) => hook(sb, 'Bash', { command, description: 'run it' });
-
-const decisionOf = (r: Result) =>
-  (JSON.parse(r.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string } })
-    .hookSpecificOutput?.permissionDecision;
-
-/** No decision: the tool goes on to the host's own rules and permission prompt. */
-function leftToHost(r: Result) {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(decisionOf(r), undefined, `the hook decided for the host:\n${show(r)}`);
-}
-function allowed(r: Result) {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(decisionOf(r), 'allow', show(r));
-}
-function denied(r: Result, reason?: RegExp) {
-  assert.equal(r.code, 2, show(r));
-  assert.equal(decisionOf(r), 'deny', show(r));
-  if (reason) assert.match(r.stderr, reason, show(r));
-}
 
 /** A workspace with goal g: an action todo, a judgment todo, and the agent's live contract. */
 async function governed(action = 'echo listed') {

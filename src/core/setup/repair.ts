@@ -116,7 +116,8 @@ function repairGoal(store: Store, goalId: string, dryRun: boolean, actor: Actor,
   // itself: a finding is a damaged cache, or one that fits the logs and says something else.
   const { problem } = store.readSnapshot(goalId);
   const viaSnapshot = store.load(goalId);
-  const snapOk = !problem && canonicalJson(viaSnapshot.state) === canonicalJson(replayed.state);
+  const snapOk =
+    !problem && !viaSnapshot.cacheStale && canonicalJson(viaSnapshot.state) === canonicalJson(replayed.state);
   if (!snapOk) {
     if (!dryRun) store.rebuildSnapshot(goalId);
     add(

@@ -29,6 +29,11 @@ export interface LoadedGoal {
   warnings: string[];
   /** Events after the snapshot that was used (0 when it was current; undefined after a full replay). */
   snapshotLag?: number;
+  /**
+   * The cached snapshot could not be used and was left as it is: damaged, or over a log that
+   * was cut since (self-repair rewrites it; a load that warns never does).
+   */
+  cacheStale?: boolean;
 }
 
 /** Where a log with no events yet ends. */

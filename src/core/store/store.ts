@@ -238,7 +238,7 @@ export class Store extends StoreFiles {
       // Cached: the snapshot is current (a commit need not write it again).
       if (warnings.length === 0 && this.cache.keepReplay(goalId, loaded, trust.fingerprint))
         return { ...loaded, snapshotLag: 0 };
-      return loaded;
+      return warnings.length > 0 ? { ...loaded, cacheStale: true } : loaded;
     } finally {
       closeLogFiles(logs);
     }

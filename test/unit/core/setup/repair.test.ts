@@ -102,6 +102,22 @@ describe('repair', () => {
     assert.deepEqual(repair(store, { goalId }).findings, [], 'fixed for good');
   });
 
+  it('a snapshot over a log cut at a line boundary (a reset) is rebuilt, and loads warn no more', () => {
+    const { store, goalId } = goalFixture();
+    for (const id of ['a', 'b', 'c']) addTodo(store, goalId, id);
+    store.rebuildSnapshot(goalId);
+    // git reset drops the last whole line: no torn tail, only a log shorter than the snapshot.
+    const log = store.logPath(goalId);
+    const lines = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    fs.writeFileSync(log, `${lines.slice(0, -1).join('\n')}\n`);
+    assert.match(store.load(goalId).warnings.join('\n'), /shorter than this clone read before/);
+
+    const r = repair(store, { goalId });
+    assert.equal(finding(r, 'snapshot-stale').fixed, true);
+    assert.deepEqual(store.load(goalId).warnings, [], 'the snapshot fits the log again');
+    assert.deepEqual(repair(store, { goalId, dryRun: true }).findings, [], 'fixed for good');
+  });
+
   it('a torn last line is moved to a quarantine file with exactly its bytes, never deleted', () => {
     const { store, goalId } = goalFixture();
     addTodo(store, goalId, 'a');
