@@ -219,6 +219,7 @@ describe('security: another clone’s commands are proposals here', () => {
           priority: 'P0',
           dependsOn: [],
           action: 'echo pushed',
+          gate: 'prod',
         },
       }),
     ]);
@@ -241,12 +242,16 @@ describe('security: another clone’s commands are proposals here', () => {
     }[];
     assert.deepEqual(
       gates.map((g) => [g.id, g.status]),
-      [['review-theirs', 'pending']],
-      'its review waits for a person',
+      [
+        ['review-theirs', 'pending'],
+        ['prod', 'pending'],
+      ],
+      'its review, and the gate it names, are asked for at once and wait for a person',
     );
     const o = sb.opts();
     await ensurePersonKey(o);
-    ok(await loopxAsPerson(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'review-theirs'], o));
+    for (const gate of ['review-theirs', 'prod'])
+      ok(await loopxAsPerson(['gate', 'approve', '--goal-id', 'g', '--gate-id', gate], o));
     // The agent finishes its first contract; the next one lists the approved command.
     ok(await sb.run(['exec', '--contract', contractId, '--todo', 'mine', '--', 'echo', 'local']));
     assert.match(await actions(), /echo pushed/, 'approved, it runs here');

@@ -115,20 +115,13 @@ function analyse(
     }
     const missing = unapprovedGates(t, policy, goal.gates);
     const review = reviewGateId(t.id);
-    if (proposedElsewhere(t, goal.gates, writer) && !goal.gates.some((g) => g.id === review)) {
+    const unreviewed = proposedElsewhere(t, goal.gates, writer) && !goal.gates.some((g) => g.id === review);
+    if (unreviewed) {
       const reason = `todo ${t.id}'s command was written by another clone (writer ${t.actionFrom ?? 'unknown'}): a person reads it before it runs here`;
       const title = `Review the command todo ${t.id} proposes`;
-      const held = gates.get(review);
-      gates.set(review, {
-        id: review,
-        title,
-        reason,
-        status: 'missing',
-        guards: [...(held?.guards ?? []), t.id],
-      });
-      continue;
+      gates.set(review, { id: review, title, reason, status: 'missing', guards: [t.id] });
     }
-    if (missing.length) {
+    if (missing.length || unreviewed) {
       for (const m of missing) {
         const g = goal.gates.find((x) => x.id === m.id);
         gates.set(m.id, {

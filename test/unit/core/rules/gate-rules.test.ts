@@ -19,6 +19,8 @@ import {
   awaitsDecision,
   gatesAwaitingDecision,
   notAwaitingDecision,
+  proposedElsewhere,
+  reviewGateId,
 } from '../../../../src/core/rules/gate-rules';
 import type { Gate, Todo } from '../../../../src/core/model/goal-state';
 import type { Policy } from '../../../../src/core/model/policy';
@@ -275,6 +277,25 @@ describe('gate rules', () => {
       assert.deepEqual(contractActionFor(contract, 'a2'), { todoId: 'a2', command: 'npm run lint' });
       assert.equal(contractActionFor(contract, 'j1'), undefined);
       assert.equal(contractActionFor(contract, 'x'), undefined);
+    });
+  });
+
+  describe('another clone’s commands', () => {
+    const theirs = todo('t', { action: 'echo pushed', actionFrom: 'w-other' });
+    it('a command from another clone’s log is a proposal here until a signed approval lists it', () => {
+      assert.equal(proposedElsewhere(theirs, [], 'w-me'), true);
+      assert.equal(proposedElsewhere(theirs, [], 'w-other'), false, 'its own clone runs it');
+      assert.equal(proposedElsewhere(todo('j'), [], 'w-me'), false, 'a judgment todo has no command');
+      assert.equal(proposedElsewhere(theirs, [], undefined), false, 'a preview answers for no clone');
+      const approved = {
+        ...gate(reviewGateId('t'), 'approved', ['t']),
+        approvedFor: [{ todoId: 't', title: 'Todo t', action: 'echo pushed' }],
+      };
+      assert.equal(proposedElsewhere(theirs, [approved], 'w-me'), false, 'a person read it');
+      const other = { ...approved, approvedFor: [{ todoId: 't', title: 'Todo t', action: 'echo else' }] };
+      assert.equal(proposedElsewhere(theirs, [other], 'w-me'), true, 'an approval of another command');
+      assert.equal(proposedElsewhere({ ...theirs, actionSignedBy: 'k'.repeat(64) }, [], 'w-me'), false);
+      assert.equal(proposedElsewhere({ ...theirs, actionFrom: undefined }, [], 'w-me'), true);
     });
   });
 });
