@@ -28,3 +28,25 @@ export function allowed(r: Result): void {
   assert.equal(r.code, 0, show(r));
   assert.equal(decisionOf(r), 'allow', show(r));
 }
+
+/**
+ * A Claude Code PreToolUse payload, as the host writes it on the hook's stdin (`session`: the
+ * session id it names; `mode`: its permission mode).
+ */
+export function preToolUsePayload(
+  cwd: string,
+  tool_name: string,
+  tool_input: unknown,
+  o: { session: string; mode?: string; toolUseId?: string },
+) {
+  return {
+    session_id: o.session,
+    transcript_path: `/home/dev/.claude/projects/-work-app/${o.session}.jsonl`,
+    cwd,
+    permission_mode: o.mode ?? 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name,
+    tool_input,
+    tool_use_id: o.toolUseId ?? 'toolu_01SecTest',
+  };
+}

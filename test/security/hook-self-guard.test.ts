@@ -17,7 +17,7 @@ import { Sandbox, loopx, ok, removeTempDirs, tempDir } from '../helpers/security
 import type { Result } from '../helpers/security';
 import { BIN, ensurePersonKey, loopxAsPerson, sh, show } from '../helpers/cli';
 import { applyHooks, planHooks, writeHookShim } from '../../src/core/hooks';
-import { allowed, denied, leftToHost } from '../helpers/hook-answers';
+import { allowed, denied, leftToHost, preToolUsePayload } from '../helpers/hook-answers';
 
 after(removeTempDirs);
 
@@ -26,16 +26,12 @@ const CLI = fs.realpathSync(BIN);
 const DIST = path.join(path.dirname(path.dirname(CLI)), 'dist', 'cli.js');
 
 /** A Claude Code PreToolUse payload. */
-const payload = (cwd: string, tool_name: string, tool_input: unknown) => ({
-  session_id: SESSION,
-  transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}.jsonl`,
-  cwd,
-  permission_mode: 'acceptEdits',
-  hook_event_name: 'PreToolUse',
-  tool_name,
-  tool_input,
-  tool_use_id: 'toolu_01SelfGuard',
-});
+const payload = (cwd: string, tool: string, input: unknown) =>
+  preToolUsePayload(cwd, tool, input, {
+    session: SESSION,
+    mode: 'acceptEdits',
+    toolUseId: 'toolu_01SelfGuard',
+  });
 
 /**
  * A governed workspace whose hooks are installed as the extension installs them: the shim in a

@@ -13,7 +13,7 @@ import { Sandbox, loopx, ok, removeTempDirs, tempDir } from '../helpers/security
 import type { Result } from '../helpers/security';
 import { BIN, sh, shq, show } from '../helpers/cli';
 import { writeHookShim } from '../../src/core/hooks';
-import { allowed, denied, leftToHost } from '../helpers/hook-answers';
+import { allowed, denied, leftToHost, preToolUsePayload } from '../helpers/hook-answers';
 
 const CLI = fs.realpathSync(BIN);
 
@@ -22,16 +22,8 @@ after(removeTempDirs);
 const SESSION = '9d0c4a7e-2b51-4f3e-8a66-0c1d2e3f4a5b';
 
 /** A Claude Code PreToolUse payload. */
-const payload = (cwd: string, tool_name: string, tool_input: unknown) => ({
-  session_id: SESSION,
-  transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}.jsonl`,
-  cwd,
-  permission_mode: 'default',
-  hook_event_name: 'PreToolUse',
-  tool_name,
-  tool_input,
-  tool_use_id: 'toolu_01SecTest',
-});
+const payload = (cwd: string, tool: string, input: unknown) =>
+  preToolUsePayload(cwd, tool, input, { session: SESSION });
 
 /** `loopx hook pre-tool-use` in the workspace, the payload on stdin. */
 function hook(sb: Sandbox, tool: string, input: unknown, env: Record<string, string> = {}): Promise<Result> {
