@@ -1,8 +1,9 @@
 // Builds the bundles: the `loopx` CLI, the extension, and (when present) the dashboard webview.
 // Usage: node scripts/build/build.mjs [--watch] [--dev]
 import * as esbuild from 'esbuild';
-import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { LOCK_PLATFORMS } from './lock-platforms.mjs';
 
 const watch = process.argv.includes('--watch');
 const dev = process.argv.includes('--dev') || watch;
@@ -39,7 +40,6 @@ const zodEnglishOnly = {
     }));
   },
 };
-common.plugins = [zodEnglishOnly];
 // commander and a few of our modules require child_process when they load, and Node loads net,
 // stream and dgram with it: 4.7% of the instructions of `quota should-run`. Only exec, doctor and
 // the terminal prompts start a process, so in the CLI the module is loaded on its first use
@@ -65,6 +65,33 @@ const lazyChildProcess = {
     }));
   },
 };
+// The kernel lock (store/lock.ts) is fs-native-extensions, a prebuilt Node-API binding: its
+// JavaScript is bundled, and its binding is loaded from dist/prebuilds/<platform>-<arch>/, copied
+// there below for the platforms VS Code runs on (Node-API: one binary serves Node.js and Electron).
+const lockBinding = {
+  name: 'lock-binding',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/binding$/ }, (args) =>
+      /[\\/]fs-native-extensions[\\/]/.test(args.importer)
+        ? { path: 'fs-native-extensions-binding', namespace: 'lock-binding' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lock-binding' }, () => ({
+      contents:
+        "module.exports = require(require('node:path').join(__dirname, 'prebuilds', process.platform + '-' + process.arch, 'fs-native-extensions.node'));",
+      loader: 'js',
+    }));
+  },
+};
+function copyLockBindings() {
+  const from = 'node_modules/fs-native-extensions/prebuilds';
+  for (const p of LOCK_PLATFORMS) {
+    mkdirSync(`dist/prebuilds/${p}`, { recursive: true });
+    copyFileSync(`${from}/${p}/fs-native-extensions.node`, `dist/prebuilds/${p}/fs-native-extensions.node`);
+  }
+}
+common.plugins = [zodEnglishOnly, lockBinding];
+
 // `import('./mcp.js')` stays a require(): bin/loopx.js runs the CLI from V8's code cache through
 // vm.Script, where a real dynamic import has no loader.
 common.supported = { 'dynamic-import': false };
@@ -77,7 +104,7 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    plugins: [mcpExternal, zodEnglishOnly, lazyChildProcess],
+    plugins: [mcpExternal, zodEnglishOnly, lockBinding, lazyChildProcess],
   },
   {
     ...common,
@@ -97,7 +124,7 @@ if (existsSync('src/extension/extension.ts')) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    plugins: [mcpExternal, zodEnglishOnly],
+    plugins: [mcpExternal, zodEnglishOnly, lockBinding],
   });
 }
 if (existsSync('webview/main.ts')) {
@@ -112,6 +139,7 @@ if (existsSync('webview/main.ts')) {
 }
 
 mkdirSync('dist', { recursive: true });
+copyLockBindings();
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

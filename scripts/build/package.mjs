@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageCli } from './package-cli.mjs';
 import { ROOT, buildDist, run, shownPath } from './packaging-steps.mjs';
+import { LOCK_PLATFORMS } from './lock-platforms.mjs';
 
 export { ROOT };
 
@@ -27,6 +28,7 @@ export const REQUIRED = [
   'dist/cli.js',
   'dist/mcp.js',
   'dist/webview.js',
+  ...LOCK_PLATFORMS.map((p) => `dist/prebuilds/${p}/fs-native-extensions.node`),
   'bin/loopx',
   'bin/loopx.js',
   'media/loopx.svg',

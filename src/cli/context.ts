@@ -39,7 +39,16 @@ export interface Io {
 }
 
 /** Documented exit codes (README, "Exit codes"). */
-export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, refused: 4, conflict: 5, corrupt: 6 } as const;
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  notFound: 3,
+  refused: 4,
+  conflict: 5,
+  corrupt: 6,
+  storage: 7,
+} as const;
 
 export function exitCodeFor(e: unknown): number {
   if (!(e instanceof LoopxError)) return EXIT.error;
@@ -54,6 +63,8 @@ export function exitCodeFor(e: unknown): number {
       return EXIT.conflict;
     case 'corrupt':
       return EXIT.corrupt;
+    case 'storage':
+      return EXIT.storage;
     default:
       return EXIT.error;
   }
@@ -109,7 +120,7 @@ export class CliContext {
 
   /** What every store this call opens shares: the config folder of this call's environment. */
   storeOptions(): StoreOptions {
-    return { configDir: this.configDir() };
+    return { configDir: this.configDir(), onWarning: (m) => this.warn([m]) };
   }
 
   /** Like `store`, but creates `.loopx/` in the current folder when there is none (goal creation). */

@@ -28,6 +28,8 @@ function httpStatusOf(e: unknown): number {
       return 403;
     case 'conflict':
       return 409;
+    case 'storage':
+      return 507;
     default:
       return 500;
   }

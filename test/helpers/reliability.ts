@@ -3,6 +3,7 @@
  * spawned as a script would (stdin a pipe, no LOOPX_* from the parent), tree hashes to prove
  * that nothing changed, stack-trace detection, and a time budget every loop is bounded by.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,6 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
+import { tryLock } from '../../src/core/store/lock';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const BIN = path.join(REPO, 'bin', 'loopx.js');
@@ -267,3 +269,20 @@ export async function loopxInProcess(
 
 /** C0/C1 controls other than newline and tab: what would steer a terminal if echoed raw. */
 export const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** Whether some process holds the lock at `file` now (the kernel lock: a file alone is no lock). */
+export function lockHeld(file: string): boolean {
+  if (!fs.existsSync(file)) return false;
+  const release = tryLock(file);
+  release?.();
+  return release === undefined;
+}
+
+/** The todo ids of goal `goalId`, after `verify` found every log of the workspace one valid chain. */
+export async function verifiedTodoIds(ws: string, goalId = 'g'): Promise<string[]> {
+  const verify = await loopx(['verify'], { cwd: ws });
+  assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+  const status = await loopx(['status', '--goal-id', goalId, '--json'], { cwd: ws });
+  assert.equal(status.code, 0, status.stderr);
+  return (JSON.parse(status.stdout) as { todos: { id: string }[] }).todos.map((t) => t.id);
+}

@@ -20,7 +20,15 @@ import { replay } from '../../src/core/rules/apply-event';
 import { repair } from '../../src/core/setup/repair';
 import type { FindingKind } from '../../src/core/setup/repair';
 import { canonicalJson } from '../../src/core/store/json-file';
-import { Budget, figure, killWriters, loopWriter, removeTempDirs, tempDir } from '../helpers/reliability';
+import {
+  Budget,
+  figure,
+  killWriters,
+  lockHeld,
+  loopWriter,
+  removeTempDirs,
+  tempDir,
+} from '../helpers/reliability';
 import { human } from '../helpers/store';
 
 const LANES = 5;
@@ -133,7 +141,7 @@ describe('crash: a writer killed with SIGKILL at a random moment', () => {
           const raw = fs.readFileSync(fresh.logPath('crash'));
           const before = parseLog(raw, fresh.logPath('crash'), fresh.writerId());
           if (before.torn) stats.tornTails++;
-          if (fs.existsSync(lockFile)) stats.locksLeft++;
+          if (lockHeld(lockFile)) stats.locksLeft++;
           const loaded = fresh.load('crash');
           if ((loaded.snapshotLag ?? 0) > 0) stats.snapshotBehind++;
           if (before.torn)

@@ -6,7 +6,7 @@
  *   checkout's;
  * - the hook shim the workspace's settings call, and `loopx-hook` in each LoopX config folder, with
  *   the target file an older shim read beside it;
- * - the CLI a shim runs (`bin/loopx.js` and the `dist/cli.js` it loads), and the CLI's code cache
+ * - the CLI a shim runs (`bin/loopx.js`, the `dist/cli.js` it loads and the lock binding that loads), and the CLI's code cache
  *   (`<cache>/loopx/`, compiled code bin/loopx.js runs);
  * - a folder holding any of these (moving `.claude` away removes the hooks), other than the one
  *   the tool runs in and those above it.
@@ -99,7 +99,15 @@ function concreteFiles(scope: HookFileScope) {
     if (read && 'target' in read) {
       const cli = read.target.cli;
       // bin/loopx.js runs the bundle beside it; a shim may name the bundle itself.
-      files.push(cli, path.resolve(path.dirname(cli), '..', 'dist', 'cli.js'));
+      const dist = path.resolve(path.dirname(cli), '..', 'dist');
+      // ... and loads the kernel lock's binding from beside it (store/lock.ts).
+      const binding = path.join(
+        dist,
+        'prebuilds',
+        `${process.platform}-${process.arch}`,
+        'fs-native-extensions.node',
+      );
+      files.push(cli, path.join(dist, 'cli.js'), binding);
     }
   }
   const xdg = scope.env.XDG_CACHE_HOME;

@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'refused' // not allowed: contract, policy, gate, actor, state machine
   | 'conflict' // the goal moved on (optimistic concurrency) or a lock could not be taken
   | 'corrupt' // a file on disk that does not parse or validate
+  | 'storage' // the disk refused a write (full, a size limit, an I/O error): nothing was acknowledged
   | 'internal';
 
 /** A brand shared by every copy of this class in one process (see `Symbol.hasInstance` below). */

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { installedHooks, readHookShim } from '../hooks';
 import { lazy, LoopxError } from '../model';
 import { shellQuote } from '../shell';
-import { findWorkspace, GITATTRIBUTES_LINES, LOOPX_DIR, Store } from '../store';
+import { findWorkspace, GITATTRIBUTES_LINES, lockKind, LOOPX_DIR, Store } from '../store';
 import { fingerprint, pinnedKeys, publishedKeys, terminalKeys } from '../trust';
 import { policyStatus } from '../views';
 import { cliShimTarget } from './cli-shim';
@@ -155,8 +155,18 @@ function checkCli(i: DoctorInput): Check {
 function checkNode(i: DoctorInput): Check {
   const major = Number(/^v?(\d+)/.exec(i.nodeVersion)?.[1] ?? NaN);
   const what = `Node.js ${i.nodeVersion} (${i.execPath})`;
-  if (Number.isFinite(major) && major >= MIN_NODE_MAJOR)
-    return ok(`${what}; LoopX needs ${MIN_NODE_MAJOR} or later`);
+  if (Number.isFinite(major) && major >= MIN_NODE_MAJOR) {
+    const lock = lockKind();
+    if (lock.kind === 'file')
+      return warn(
+        `${what}: the kernel lock's binding for ${process.platform}-${process.arch} did not load (${lock.problem}), ` +
+          'so goals are locked with an exclusive file, whose holder is judged by pid and clock (a clock jump or another PID namespace can fool it)',
+        'use a platform LoopX ships the binding for (Linux, macOS or Windows on x64 or arm64, glibc)',
+      );
+    return ok(
+      `${what}; LoopX needs ${MIN_NODE_MAJOR} or later; goals are locked with the kernel's file locks`,
+    );
+  }
   return fail(
     `${what}: LoopX needs Node.js ${MIN_NODE_MAJOR} or later (package.json engines)`,
     `install Node.js ${MIN_NODE_MAJOR} or later, then run \`loopx doctor\` again`,

@@ -9,22 +9,24 @@ import * as fs from 'node:fs';
 import type { Actor, EventDraft, GoalState, LoopxError, LoopxEvent } from '../model';
 import { aheadCutoff, conflict, maxHlc } from '../model';
 import type { Signer, Trust } from '../trust';
-import type { WriterHead } from './event-log';
-import { appendToLog, chainEvents } from './event-log';
+import * as path from 'node:path';
+import type { PendingAppend, WriterHead } from './event-log';
+import { appendToLog, chainEvents, syncAppend } from './event-log';
 import type { IndexEntry } from './goal-index';
 import { indexEntryOf } from './goal-index';
 import type { LoadedGoal } from './goal-load';
 import { resumeFromSnapshot } from './goal-load';
 import type { LogFile } from './goal-logs';
 import { closeLogFiles, LEGACY_LOG, openLogFiles } from './goal-logs';
-import type { GroupContext, GroupTarget, HeldLock } from './group-commit';
-import { answerBatch, batchOf, commitQueued, drainQueue, resultLater } from './group-commit';
+import type { GroupContext, HeldLock } from './group-commit';
+import { answerBatch, batchOf, commitQueued, drainQueue } from './group-commit';
+import type { AfterCommit, Appended, Appending, Current } from './commit-derived';
+import { groupTargetOf, refreshDerived } from './commit-derived';
 import { copyJson } from './json-file';
 import type { Plan } from './plan-check';
 import { checkedActor, checkedPlan, movedOn } from './plan-check';
 import { mkdirStore } from './safe-path';
 import type { Snapshot } from './snapshot';
-import { SNAPSHOT_EVERY } from './snapshot';
 
 export interface CommitOptions {
   actor: Actor;
@@ -63,6 +65,8 @@ export interface CommitTarget {
   /** This writer's log. */
   ownLog: string;
   withLock<T>(fn: () => T): T;
+  /** Throws unless this process still holds the goal's lock (store/lock.ts `assertHeld`). */
+  assertLockHeld(): void;
   /** The goal's logs (none: the goal does not exist). */
   logFiles(): LogFile[];
   /** The goal's current state from `files`, its logs as `logFiles` listed them. */
@@ -89,6 +93,8 @@ export interface CommitTarget {
   writeSnapshot(snap: Snapshot): void;
   /** Records the goal's entry in the index, made under the pinned keys `trust` (a fingerprint). */
   updateIndexEntry(entry: IndexEntry, trust: string): void;
+  /** Tells the caller something it should know that did not fail the call (a cache not written). */
+  warn(message: string): void;
   /**
    * The goal as this process's last commit to it left it (a snapshot in memory, never shared with
    * a caller), kept by the store between commits: `take` hands it over and forgets it, so a
@@ -115,15 +121,6 @@ export function commitGoal(target: CommitTarget, plan: Plan, opts: CommitOptions
   );
 }
 
-function groupTargetOf(target: CommitTarget): GroupTarget {
-  return {
-    goalId: target.goalId,
-    ownLog: target.ownLog,
-    tryLock: (stale) => target.tryLock(stale),
-    state: () => target.load(target.logFiles()).state,
-  };
-}
-
 /** Commits in this process, under the goal's lock as `lock` takes it. */
 function commitHeld(target: CommitTarget, plan: Plan, opts: CommitOptions, lock: HeldLock): CommitResult {
   const { goalId } = target;
@@ -131,23 +128,17 @@ function commitHeld(target: CommitTarget, plan: Plan, opts: CommitOptions, lock:
   // `made`: this call created the goal's folder, so a refused creation removes it again (while
   // still empty) instead of leaving a goal that never existed, listed as broken from then on.
   const made = opts.create ? mkdirStore(target.dir) !== undefined : false;
-  let pendingSync: number | undefined;
+  let pendingSync: PendingAppend | undefined;
   let kept: Snapshot | undefined;
   try {
     const result = lock(() => {
       try {
         return commitLocked(target, plan, opts, actor, {
-          syncLater: (fd) => (pendingSync = fd),
+          syncLater: (p) => (pendingSync = p),
           keep: (snap) => (kept = snap),
         });
       } catch (e) {
-        if (made && pendingSync === undefined) {
-          try {
-            fs.rmdirSync(target.dir);
-          } catch {
-            /* not empty: leave it */
-          }
-        }
+        if (made && pendingSync === undefined) removeEmptyGoal(target);
         throw e;
       }
     });
@@ -157,13 +148,23 @@ function commitHeld(target: CommitTarget, plan: Plan, opts: CommitOptions, lock:
     if (k) target.memo?.keep(() => ({ ...k, state: copyJson(k.state) }));
     return result;
   } finally {
-    if (pendingSync !== undefined) {
-      try {
-        fs.fsyncSync(pendingSync);
-      } finally {
-        fs.closeSync(pendingSync);
-      }
-    }
+    if (pendingSync !== undefined) syncAppend(pendingSync, path.dirname(target.dir));
+  }
+}
+
+/** A goal this call was creating when it was refused (or the disk refused it): its empty folders go. */
+function removeEmptyGoal(target: CommitTarget): void {
+  try {
+    const log = fs.statSync(target.ownLog, { throwIfNoEntry: false });
+    if (log?.size === 0) fs.unlinkSync(target.ownLog);
+    fs.rmdirSync(target.logsDir);
+  } catch {
+    /* not there, or not empty: leave it */
+  }
+  try {
+    fs.rmdirSync(target.dir);
+  } catch {
+    /* not empty: leave it */
   }
 }
 
@@ -181,58 +182,6 @@ function resumeFromMemo(target: CommitTarget, files: LogFile[], memo: Snapshot):
     closeLogFiles(logs);
   }
 }
-
-/** Events the snapshot file `head` lacks of a goal at `revision`; undefined when it cannot be resumed from. */
-function memoLag(head: Omit<Snapshot, 'state'> | undefined, revision: number, trust: string) {
-  return head && head.trust === trust && head.revision <= revision ? revision - head.revision : undefined;
-}
-
-/**
- * Whether the snapshot file lags SNAPSHOT_EVERY events or more once `added` are appended, or
- * cannot be resumed from. Resumed from memory, the file's header says how far behind it is: the
- * same rule as after a load from it, without parsing its state.
- */
-function snapshotDue(
-  target: CommitTarget,
-  cur: LoadedGoal,
-  fromMemo: LoadedGoal | undefined,
-  revision: number,
-  added: number,
-): boolean {
-  const lagBefore = fromMemo
-    ? memoLag(target.snapshotHead(), revision, target.trust().fingerprint)
-    : cur.snapshotLag;
-  return lagBefore === undefined || lagBefore + added >= SNAPSHOT_EVERY;
-}
-
-/** What the lock holder found: the goal as it is now (`loaded`: undefined for a goal being created). */
-interface Current {
-  files: LogFile[];
-  loaded: LoadedGoal | undefined;
-  /** `loaded`, when it was resumed from this process's last commit rather than read. */
-  fromMemo: LoadedGoal | undefined;
-  revision: number;
-}
-
-/** What one commit appends: the drafts, and this writer's place in the goal before them. */
-interface Appending {
-  drafts: EventDraft[];
-  own: WriterHead | undefined;
-  firstInGoal: boolean;
-  migration: ReturnType<CommitTarget['migrateLegacy']> | undefined;
-}
-
-/** What the append wrote: this call's events chained, and the queued calls' written with them. */
-interface Appended {
-  next: ReturnType<typeof chainEvents>;
-  drained: ReturnType<typeof drainQueue> | undefined;
-  ownRevision: number;
-  /** The goal's index entry before the events (they are applied to the loaded state in place). */
-  indexBefore: string;
-  trust: Trust;
-}
-
-type AfterCommit = { syncLater: (fd: number) => void; keep: (snap: Snapshot) => void };
 
 /** The write protocol under the goal's lock: read, plan, append (the acknowledgement), then the caches. */
 function commitLocked(
@@ -354,72 +303,20 @@ function appendToOwnLog(
     // Nothing is written before this point: a refused call leaves an older store as it was.
     migration?.apply?.();
     const batch = batchOf(target.ownLog, next.chunk, drained, queue);
-    const fd = appendToLog(target.ownLog, batch.chunk, batch.journal);
+    target.assertLockHeld();
+    const pending = appendToLog(target.ownLog, batch.chunk, own?.bytes ?? 0, batch.journal);
     // The fsync (the acknowledgement) happens after the lock is released: waiting for the disk
     // no longer holds other writers back, and concurrent fsyncs share one journal commit. An
     // fsync flushes everything written to the file before it, so no later event is durable
     // while an earlier one is not. Derived files below are rebuilt if a crash outruns them.
     // Queued calls are answered under the lock, once fsync'd, so a holder that finds one
     // claimed and unanswered knows its holder died (GroupQueue.recover).
-    if (drained && queue) answerBatch(fd, drained, queue);
-    else after.syncLater(fd);
+    if (drained && queue) answerBatch(pending, path.dirname(target.dir), drained, queue);
+    else after.syncLater(pending);
   } catch (e) {
     // Answers whatever got written, puts the rest back in the queue.
     if (drained) queue?.recover(target.ownLog);
     throw e;
   }
   return { next, drained, ownRevision, indexBefore, trust };
-}
-
-/** Step 4: the snapshot, the index entry and this process's memo, derived from what was appended. */
-function refreshDerived(
-  target: CommitTarget,
-  opts: CommitOptions,
-  cur: Current,
-  { own, migration }: Appending,
-  { next, drained, ownRevision, indexBefore, trust }: Appended,
-  after: AfterCommit,
-): CommitResult {
-  const { revision } = cur;
-  const tip = drained ? drained.head : next;
-  const revisionAfter = drained ? drained.revision : ownRevision;
-  const added = revisionAfter - revision;
-  if (drained?.poisoned) {
-    // The state object holds half of a queued call's events: read the goal again when asked.
-    return resultLater(groupTargetOf(target), { ok: true, events: next.events, revision: ownRevision });
-  }
-  const state = tip.state!;
-  const heads = { ...cur.loaded?.heads };
-  if (migration?.cleanup) delete heads[LEGACY_LOG];
-  heads[target.writerId()] = {
-    seq: tip.seq,
-    bytes: (own?.bytes ?? 0) + next.chunk.length + (drained?.bytes ?? 0),
-    lastHash: tip.prev,
-    key: tip.hlc,
-  };
-  const heldUntil = cur.loaded?.heldUntil;
-  const snap: Snapshot = {
-    revision: revisionAfter,
-    heads,
-    hlc: tip.hlc,
-    heldUntil,
-    trust: trust.fingerprint,
-    state,
-  };
-  // A process's first commit brings the snapshot up to date: the next `loopx` call then resumes
-  // with no tail to validate (a few ms each; reads never write it), while a process that writes
-  // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.
-  const oneShot = target.memo?.first() ?? true;
-  if (
-    !cur.loaded ||
-    oneShot ||
-    migration?.cleanup ||
-    snapshotDue(target, cur.loaded, cur.fromMemo, revision, added)
-  )
-    target.writeSnapshot(snap);
-  const entry = indexEntryOf(state);
-  if (!opts.deferIndex && JSON.stringify(entry) !== indexBefore)
-    target.updateIndexEntry(entry, trust.fingerprint);
-  if (!migration?.cleanup) after.keep(snap);
-  return { events: next.events, state, revision: ownRevision };
 }

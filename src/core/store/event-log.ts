@@ -7,10 +7,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Actor, EventDraft, GoalState, LoopxEvent } from '../model';
-import { corrupt, EVENT_VERSION, newId, nextHlc, safeParseEvent, usageError } from '../model';
+import { conflict, corrupt, EVENT_VERSION, newId, nextHlc, safeParseEvent, usageError } from '../model';
 import { applyInPlace } from '../rules';
 import type { Signer, Trust } from '../trust';
 import { isDecision, NO_TRUST, signDecision } from '../trust';
+import { appendWhole, storageError, syncFolders } from './disk-write';
 import { describeIssues, sha256 } from './json-file';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 
@@ -274,20 +275,74 @@ export function chainEvents(
   return { state, seq, prev, hlc, events, chunk };
 }
 
+/** A chunk appended to a log and not yet fsync'd: the caller's fsync is the acknowledgement. */
+export interface PendingAppend {
+  fd: number;
+  file: string;
+  /** Where the chunk starts: the log's length before it. */
+  startsAt: number;
+  /** The file was made by this append: its folder must be synced too (`syncAppend`). */
+  created: boolean;
+}
+
 /**
- * The one way lines reach a writer's log: `chunk` (whole lines) in one write, at the end. Returns
- * the still open descriptor, not yet fsync'd: the caller's fsync is the acknowledgement.
- * `beforeWrite` learns the offset the chunk will start at, before anything is written (group
- * commit journals where each queued call's events go).
+ * The one way lines reach a writer's log: `chunk` (whole lines) at its end, all of it or none
+ * (store/disk-write.ts). The log must be `expectSize` bytes long, as the caller read it under the
+ * goal's lock: if another process wrote to it since (a lock that did not exclude it), nothing is
+ * written. `beforeWrite` learns the offset the chunk will start at, before anything is written
+ * (group commit journals where each queued call's events go).
  */
-export function appendToLog(file: string, chunk: Buffer, beforeWrite?: (startsAt: number) => void): number {
+export function appendToLog(
+  file: string,
+  chunk: Buffer,
+  expectSize: number,
+  beforeWrite?: (startsAt: number) => void,
+): PendingAppend {
   const fd = openStoreFile(file, 'a', 0o644);
   try {
-    beforeWrite?.(fs.fstatSync(fd).size);
-    fs.writeSync(fd, chunk);
+    const size = fs.fstatSync(fd).size;
+    if (size !== expectSize)
+      throw conflict(
+        `${file} is ${size} bytes, not the ${expectSize} this call read under the goal's lock: ` +
+          'another process wrote to it meanwhile; nothing was written, run the command again',
+        { file, reason: 'log_moved' },
+      );
+    beforeWrite?.(size);
+    appendWhole(fd, file, chunk, size);
+    return { fd, file, startsAt: size, created: size === 0 };
   } catch (e) {
     fs.closeSync(fd);
     throw e;
   }
-  return fd;
+}
+
+/**
+ * Makes an append durable: fsyncs the log (and, for a new log, its folders up to `root`), then
+ * closes it. An fsync that fails is reported as a storage error: the write is not acknowledged.
+ * `held`: the caller still holds the goal's lock, so the chunk is cut off again (a failed fsync
+ * may have lost it already, and a second fsync would not say so).
+ */
+export function syncAppend(pending: PendingAppend, root: string, held = false): void {
+  try {
+    fs.fsyncSync(pending.fd);
+  } catch (e) {
+    let cut = false;
+    if (held) {
+      try {
+        fs.ftruncateSync(pending.fd, pending.startsAt);
+        cut = true;
+      } catch {
+        /* reported below as not known to be cut */
+      }
+    }
+    throw storageError(
+      e,
+      pending.file,
+      0,
+      cut ? 'nothing was written (cut off again)' : 'the events may not be on disk; run the command again',
+    );
+  } finally {
+    fs.closeSync(pending.fd);
+  }
+  if (pending.created) syncFolders(pending.file, root);
 }

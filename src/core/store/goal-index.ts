@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { GoalState } from '../model';
 import { compareText, effectiveStatus, GoalStatus, Id, lazy, Timestamp } from '../model';
+import { writeAll } from './disk-write';
 import { folderStamp, sameFolderTime, stampSettled } from './file-stamp';
 import { readJsonFile, writeJsonAtomic } from './json-file';
 import { openStoreFile, readStoreFile } from './safe-path';
@@ -147,7 +148,7 @@ export function upsertIndexEntry(file: string, entry: StoredEntry, trust: string
   const fd = openStoreFile(indexJournal(file), 'a', 0o600);
   let size: number;
   try {
-    fs.writeSync(fd, `${JSON.stringify({ trust, entry })}\n`);
+    writeAll(fd, Buffer.from(`${JSON.stringify({ trust, entry })}\n`));
     size = fs.fstatSync(fd).size;
   } finally {
     fs.closeSync(fd);

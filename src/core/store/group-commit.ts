@@ -17,12 +17,11 @@
  * Only calls made in the same context are grouped (the same LoopX, config folder and real clock):
  * everything else a plan depends on, the holder reads from the same workspace.
  */
-import * as fs from 'node:fs';
 import type { Actor, GoalState } from '../model';
 import { LoopxError } from '../model';
 import type { Trust } from '../trust';
-import type { LogHead } from './event-log';
-import { chainEvents } from './event-log';
+import type { LogHead, PendingAppend } from './event-log';
+import { chainEvents, syncAppend } from './event-log';
 import type { GroupAnswer, GroupQueue, GroupRequest, JournalEntry } from './group-queue';
 import { sha256 } from './json-file';
 import { lockBusy, STALE_CHECK_MS } from './lock';
@@ -175,12 +174,8 @@ export function batchOf(
 }
 
 /** Once the batch is written: fsyncs it, then answers every call (the rest go back in the queue). */
-export function answerBatch(fd: number, drained: Drained, queue: GroupQueue): void {
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+export function answerBatch(pending: PendingAppend, root: string, drained: Drained, queue: GroupQueue): void {
+  syncAppend(pending, root, true);
   for (const { id, answer } of drained.answers) queue.respond(id, answer);
   queue.endBatch(drained.left);
 }

@@ -23,6 +23,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { ErrorKind, LoopxEvent } from '../model';
 import { lazy } from '../model';
+import { writeAll } from './disk-write';
 import { sha256 } from './json-file';
 import { lstatStore, mkdirStore, openStoreFile } from './safe-path';
 
@@ -116,7 +117,11 @@ function openIn(file: string, flags: number): number {
 function writeWhole(file: string, flags: number, body: string): void {
   const fd = openIn(file, flags);
   try {
-    fs.writeSync(fd, body);
+    writeAll(fd, Buffer.from(body));
+  } catch (e) {
+    // A new file the disk would not take whole is removed: a half-written call is no call.
+    if (flags & O_EXCL) removeFile(file);
+    throw e;
   } finally {
     fs.closeSync(fd);
   }
@@ -131,7 +136,7 @@ function overwrite(file: string, body: string): void {
   const fd = openIn(file, O_WRONLY | O_CREAT);
   try {
     const buf = Buffer.from(body);
-    fs.writeSync(fd, buf, 0, buf.length, 0);
+    writeAll(fd, buf, 0);
     fs.ftruncateSync(fd, buf.length);
   } finally {
     fs.closeSync(fd);

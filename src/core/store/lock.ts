@@ -1,150 +1,195 @@
 /**
- * An inter-process lock on a file created with O_EXCL. Synchronous on purpose: every write to a
- * goal is short (one append, one rename), and a synchronous critical section cannot be
- * interleaved with other work of the same process.
+ * The inter-process lock of a goal (and of the goal index): a lock the kernel keeps on an open
+ * file (an open file description lock, `F_OFD_SETLK` on Linux, `flock` on macOS, `LockFileEx` on
+ * Windows, through fs-native-extensions). Nothing about its holder is guessed: no clock, no pid,
+ * no file age. The kernel releases it when the holder's last descriptor closes, so a holder that
+ * dies frees it at once, and a holder that is stopped (SIGSTOP, a suspended VM) keeps it until it
+ * goes on or dies: the others wait, then report who holds it. It works across PID namespaces and
+ * clock jumps because it is one kernel's record of one inode.
  *
- * A lock whose holder died is stale: same host and the pid is gone, or older than
- * LOCK_MAX_HOLD_MS (a holder on another host, a pid reused, a hung process), or dated
- * in the future beyond LOCK_CLOCK_SKEW_MS (a clock that jumped back, or a lock planted by hand,
- * which would otherwise block every write for good). Breaking one renames it aside first, so of
- * two processes that both found it stale only one removes it; the other sees ENOENT and retries.
- * `self-repair` reports and clears stale locks too (`staleLocks`, `breakLock`).
+ * The lock file is never removed (a removed file could be locked anew by one process while
+ * another holds the old inode): it holds only who last took it, for messages. A holder checks
+ * that the file at the lock's path is still the one it locked (`assertHeld`) before it writes.
+ *
+ * Synchronous on purpose: every write to a goal is short (one append, one rename), and a
+ * synchronous critical section cannot be interleaved with other work of the same process.
+ *
+ * Where the kernel lock cannot be loaded (a platform without a prebuilt binding), the exclusive
+ * file of store/lock-file.ts stands in, with its rules for stale locks; `lockKind` says which.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import { conflict, LoopxError } from '../model';
-import { lstatStore, openStoreFile, readdirStore, readStoreFile } from './safe-path';
+import { writeAll } from './disk-write';
+import * as fileLock from './lock-file';
+import { mkdirStore, openStoreFile, readStoreFile } from './safe-path';
 import { sleepMs } from './sleep';
 
-/**
- * The longest any call holds a lock. Locks are held for one append and one rename (the command
- * of `exec` runs outside it), so a lock this old is stale even when its pid is alive (reused).
- */
-const LOCK_MAX_HOLD_MS = 5 * 60_000;
-/** How far in the future a lock's time may be before it is stale (clocks of two hosts differ). */
-const LOCK_CLOCK_SKEW_MS = 60_000;
+export { STALE_CHECK_MS } from './lock-file';
 
 export interface LockOptions {
   timeoutMs?: number;
 }
 
-interface LockOwner {
-  pid: number;
-  host: string;
-  nonce: string;
-  at: number;
+interface KernelLocks {
+  tryLock(fd: number): boolean;
 }
 
-function pidAlive(pid: number): boolean {
+let kernel: KernelLocks | null | undefined;
+let kernelProblem: string | undefined;
+
+function kernelLocks(): KernelLocks | null {
+  if (kernel !== undefined) return kernel;
   try {
-    process.kill(pid, 0);
-    return true;
+    // Loaded on first use: a call that never writes never loads the binding.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const native = require('fs-native-extensions') as { tryLock(fd: number): boolean };
+    kernel = { tryLock: (fd) => native.tryLock(fd) };
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    kernelProblem = (e as Error).message.split('\n')[0];
+    kernel = null;
   }
+  return kernel;
 }
 
-function readOwner(path: string): LockOwner | undefined {
+/** Which lock this process uses: the kernel's, or the exclusive file where it cannot be loaded (and why). */
+export function lockKind(): { kind: 'kernel' | 'file'; problem?: string } {
+  return kernelLocks() ? { kind: 'kernel' } : { kind: 'file', problem: kernelProblem };
+}
+
+/** The locks this process holds: path to the descriptor that holds it. */
+const held = new Map<string, number>();
+
+function sameFile(fd: number, path: string): boolean {
+  const mine = fs.fstatSync(fd);
+  const now = fs.lstatSync(path, { throwIfNoEntry: false });
+  return !!now && now.ino === mine.ino && now.dev === mine.dev;
+}
+
+/** Who took the lock, written while it is held (for the message of a waiter that gives up). */
+function recordHolder(fd: number): void {
+  const body = Buffer.from(
+    JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }),
+  );
   try {
-    const o = JSON.parse(readStoreFile(path, 'utf8')) as LockOwner;
-    return typeof o.pid === 'number' && typeof o.at === 'number' ? o : undefined;
+    writeAll(fd, body, 0);
+    fs.ftruncateSync(fd, body.length);
   } catch {
-    return undefined;
+    // Only a message depends on it (a full disk must not stop the write the lock is for).
   }
 }
 
-const iso = (ms: number) =>
-  Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
-
-/** Why the lock at `path` is stale, or undefined when it is held (or gone). */
-function whyStale(path: string): string | undefined {
-  const now = Date.now();
-  const owner = readOwner(path);
-  if (owner) {
-    if (owner.at > now + LOCK_CLOCK_SKEW_MS)
-      return `its time ${iso(owner.at)} is in the future (process ${owner.pid} on ${owner.host})`;
-    if (owner.host === hostname() && !pidAlive(owner.pid))
-      return `its holder, process ${owner.pid} on this host, is gone`;
-    if (now - owner.at > LOCK_MAX_HOLD_MS)
-      return `held by process ${owner.pid} on ${owner.host} since ${iso(owner.at)}, longer than any call takes (${Math.round(LOCK_MAX_HOLD_MS / 1000)} s)`;
-    return undefined;
-  }
-  // Unreadable or half-written: the creator may be between open and write, so judge by age.
-  let mtime: number;
+/** The lock file open for locking (made when missing), or undefined to try again. */
+function openLockFile(path: string): number | undefined {
   try {
-    const st = lstatStore(path);
-    if (!st) return undefined;
-    mtime = st.mtimeMs;
-  } catch {
-    return 'it is not a plain file';
+    return openStoreFile(path, 'r+', 0o600);
+  } catch (e) {
+    if (e instanceof LoopxError && e.details.path === path) {
+      // A link or a folder in the lock's own place is never followed: it goes, and the caller
+      // tries again (nothing in it is LoopX's).
+      fs.rmSync(path, { recursive: true, force: true });
+      return undefined;
+    }
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  if (mtime > now + LOCK_CLOCK_SKEW_MS) return `it is unreadable and dated in the future (${iso(mtime)})`;
-  if (now - mtime > 2000) return 'it is unreadable (not a lock LoopX wrote)';
-  return undefined;
+  mkdirStore(nodePath.dirname(path), 0o700);
+  try {
+    return openStoreFile(path, 'wx', 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined; // made meanwhile
+    throw e;
+  }
 }
 
-/** A breaker's guard older than this was left by a breaker that died: it is removed. */
-const BREAKING_MAX_MS = 2000;
+/** Takes the kernel lock if it is free, without waiting: its release, or undefined. */
+function tryKernelLock(path: string, locks: KernelLocks): (() => void) | undefined {
+  if (held.has(path)) return undefined;
+  const fd = openLockFile(path);
+  if (fd === undefined) return undefined;
+  try {
+    // Locked, and still the file at the path: one removed by hand meanwhile is not the lock.
+    if (!locks.tryLock(fd) || !sameFile(fd, path)) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+  held.set(path, fd);
+  recordHolder(fd);
+  return () => {
+    held.delete(path);
+    fs.closeSync(fd); // the kernel releases the lock with the last descriptor
+  };
+}
 
 /**
- * Removes a lock found stale. Two waiters can both find the same lock stale; if the first breaks it
- * and takes a new one before the second acts, the second must not remove that fresh lock (both
- * would then hold it). So breaking happens under a guard file of its own (`<lock>.breaking`,
- * O_EXCL), and the lock is judged again under it: while the stale lock is in place no new one can
- * be made, and no other breaker can remove it, so the lock judged is the lock removed.
+ * Takes the lock if it is free, without waiting: its release, or undefined. `checkStale` matters
+ * only to the exclusive file stand-in (a kernel lock is never stale).
  */
-export function breakLock(path: string): void {
-  const guard = `${path}.breaking`;
-  let fd: number;
-  try {
-    fd = openStoreFile(guard, 'wx', 0o600);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    // Another breaker is at work; its guard is removed only when its breaker died.
-    try {
-      if (Date.now() - fs.lstatSync(guard).mtimeMs > BREAKING_MAX_MS) fs.rmSync(guard, { force: true });
-    } catch {
-      /* gone meanwhile */
-    }
-    return;
-  }
-  try {
-    if (whyStale(path) === undefined) return;
-    const aside = `${path}.stale-${randomBytes(8).toString('hex')}`;
-    try {
-      fs.renameSync(path, aside);
-      fs.rmSync(aside, { force: true });
-    } catch {
-      /* gone meanwhile (its holder released it) */
-    }
-  } finally {
-    fs.closeSync(fd);
-    fs.rmSync(guard, { force: true });
-  }
+export function tryLock(path: string, checkStale = false): (() => void) | undefined {
+  const locks = kernelLocks();
+  return locks ? tryKernelLock(path, locks) : fileLock.tryLock(path, checkStale);
 }
 
-/** The stale locks in a locks folder, with why each is stale (self-repair). */
-export function staleLocks(dir: string): { file: string; why: string }[] {
-  let names: string[];
+/**
+ * Throws unless this process still holds the lock at `path` on the file now at that path: a
+ * holder asks before it appends, so a lock file replaced meanwhile never lets two write.
+ */
+export function assertHeld(path: string): void {
+  const fd = held.get(path);
+  if (fd === undefined) {
+    if (kernelLocks()) throw new LoopxError('internal', `the lock ${path} is not held by this process`);
+    return;
+  }
+  if (!sameFile(fd, path))
+    throw conflict(
+      `the lock ${path} was removed or replaced while this process held it: nothing was written, run the command again`,
+      { lock: path, reason: 'lock_lost' },
+    );
+}
+
+/** The error of a lock not taken within `timeoutMs`, naming who last took it. */
+export function lockBusy(path: string, timeoutMs: number): LoopxError {
+  if (!kernelLocks()) return fileLock.lockBusy(path, timeoutMs);
+  let who = '';
   try {
-    names = readdirStore(dir);
+    const o = JSON.parse(readStoreFile(path, 'utf8')) as { pid?: unknown; host?: unknown; at?: unknown };
+    if (typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.at === 'string')
+      who = `: held by process ${o.pid} on ${o.host} since ${o.at}`;
   } catch {
-    return [];
+    /* no name to give */
   }
-  const out: { file: string; why: string }[] = [];
-  for (const n of names.filter((x) => x.endsWith('.lock')).sort()) {
-    const file = nodePath.join(dir, n);
-    const why = whyStale(file);
-    if (why) out.push({ file, why });
+  return conflict(`could not take the lock ${path} within ${timeoutMs} ms${who}`, {
+    lock: path,
+    reason: 'lock_busy',
+  });
+}
+
+/** Waiting: short, jittered, growing steps, so many waiters neither spin nor wake in lock-step. */
+const WAIT_MIN_MS = 0.1;
+const WAIT_MAX_MS = 1;
+
+/** Takes the lock (waiting up to `timeoutMs`) and returns its release. */
+function acquireLock(path: string, timeoutMs: number): () => void {
+  const locks = kernelLocks();
+  if (!locks) return fileLock.acquireLock(path, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  let wait = WAIT_MIN_MS;
+  for (;;) {
+    const release = tryKernelLock(path, locks);
+    if (release) return release;
+    if (Date.now() > deadline) throw lockBusy(path, timeoutMs);
+    sleepMs(wait * (0.5 + Math.random()));
+    wait = Math.min(wait * 1.5, WAIT_MAX_MS);
   }
-  return out;
 }
 
 /** Takes the lock, runs `fn`, releases the lock (also when `fn` throws). */
 export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): T {
-  const release = acquireLock(path, opts.timeoutMs);
+  const release = acquireLock(path, opts.timeoutMs ?? 15000);
   try {
     return fn();
   } finally {
@@ -153,110 +198,14 @@ export function withLock<T>(path: string, fn: () => T, opts: LockOptions = {}): 
 }
 
 /**
- * How waiting works: a waiter sleeps in short, jittered, growing steps and then looks whether the
- * lock file is gone (one lstat, no read), so the lock is taken again soon after a release without
- * many waiters burning the CPU the holder needs; only when it is gone does it try to create it.
- * Whether the holder is stale (a read of the file and a look at the pid) is asked at most every
- * STALE_CHECK_MS, so a dead holder's lock is still broken within that much.
+ * The stale locks in a locks folder, with why each is stale (self-repair). A kernel lock is never
+ * stale; files an older LoopX left (an exclusive lock of a holder that died) are reported by the
+ * stand-in's rules only when it is the lock in use.
  */
-const WAIT_MIN_MS = 0.1;
-const WAIT_MAX_MS = 1;
-export const STALE_CHECK_MS = 25;
-
-function ownerBody(): string {
-  const owner: LockOwner = {
-    pid: process.pid,
-    host: hostname(),
-    nonce: randomBytes(8).toString('hex'),
-    at: Date.now(),
-  };
-  return JSON.stringify(owner);
+export function staleLocks(dir: string): { file: string; why: string }[] {
+  return kernelLocks() ? [] : fileLock.staleLocks(dir);
 }
 
-/**
- * One attempt to create the lock: its release, or undefined when another holds it. A link (or a
- * folder) in the lock's own place is never followed: it is removed like a stale lock and the
- * attempt fails, so the caller tries again.
- */
-function attempt(path: string, body: string, deadline: number): (() => void) | undefined {
-  let fd: number;
-  try {
-    fd = openStoreFile(path, 'wx', 0o600);
-  } catch (e) {
-    if (e instanceof LoopxError && e.details.path === path) {
-      if (Date.now() > deadline) throw e;
-      breakLock(path);
-      return undefined;
-    }
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    return undefined;
-  }
-  try {
-    fs.writeSync(fd, body);
-  } catch (e) {
-    fs.closeSync(fd);
-    fs.rmSync(path, { force: true });
-    throw e;
-  }
-  // Kept open while held: the file cannot be replaced by another with the same inode number
-  // meanwhile, so comparing inodes at release tells whether the lock is still ours.
-  return () => {
-    try {
-      const mine = fs.fstatSync(fd);
-      const now = fs.lstatSync(path, { throwIfNoEntry: false });
-      // Remove only our own lock: if it was broken as stale and taken by another, leave it.
-      if (now && now.ino === mine.ino && now.dev === mine.dev) fs.unlinkSync(path);
-    } finally {
-      fs.closeSync(fd);
-    }
-  };
-}
-
-/**
- * Takes the lock if it is free, without waiting: its release, or undefined. With `checkStale`, a
- * stale lock is broken first (the caller asks at most every STALE_CHECK_MS, as `acquireLock` does).
- */
-export function tryLock(path: string, checkStale = false): (() => void) | undefined {
-  if (fs.existsSync(path)) {
-    if (!checkStale || whyStale(path) === undefined) return undefined;
-    breakLock(path);
-  }
-  return attempt(path, ownerBody(), Date.now());
-}
-
-/** The error of a lock not taken within `timeoutMs`, naming its holder. */
-export function lockBusy(path: string, timeoutMs: number): LoopxError {
-  const o = readOwner(path);
-  return conflict(
-    `could not take the lock ${path} within ${timeoutMs} ms` +
-      (o ? `: held by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ''),
-    { lock: path, reason: 'lock_busy' },
-  );
-}
-
-/** Takes the lock (waiting up to `timeoutMs`, breaking a stale one) and returns its release. */
-function acquireLock(path: string, timeoutMs = 15000): () => void {
-  const body = ownerBody();
-  const deadline = Date.now() + timeoutMs;
-  let staleCheckAt = 0;
-  let wait = WAIT_MIN_MS;
-  for (;;) {
-    const release = attempt(path, body, deadline);
-    if (release) return release;
-    for (;;) {
-      const now = Date.now();
-      if (now >= staleCheckAt) {
-        staleCheckAt = now + STALE_CHECK_MS;
-        if (whyStale(path) !== undefined) {
-          breakLock(path);
-          if (now <= deadline) break;
-        }
-      }
-      if (now > deadline) throw lockBusy(path, timeoutMs);
-      // Jittered, so many waiting writers do not wake in lock-step.
-      sleepMs(wait * (0.5 + Math.random()));
-      wait = Math.min(wait * 1.5, WAIT_MAX_MS);
-      if (!fs.existsSync(path)) break;
-    }
-  }
+export function breakLock(path: string): void {
+  if (!kernelLocks()) fileLock.breakLock(path);
 }

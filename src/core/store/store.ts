@@ -33,7 +33,7 @@ import type { GroupRequest } from './group-queue';
 import { GroupQueue } from './group-queue';
 import { copyJson, sha256 } from './json-file';
 import { LocalCache } from './local-cache';
-import { tryLock, withLock } from './lock';
+import { assertHeld, tryLock, withLock } from './lock';
 import { migrateLegacyLog } from './log-migration';
 import { StoreFiles } from './paths';
 import { lstatStore } from './safe-path';
@@ -56,6 +56,16 @@ export interface StoreOptions {
   lockTimeoutMs?: number;
   /** The user's LoopX config folder (pinned keys, workspace secrets); default from the environment. */
   configDir?: string;
+  /**
+   * Told what did not fail a call but should be known (a cache the disk refused after the events
+   * were written); default: kept in `Store.warnings`.
+   */
+  onWarning?: (message: string) => void;
+}
+
+function keepLast(list: string[], item: string, max: number): void {
+  list.push(item);
+  if (list.length > max) list.shift();
 }
 
 export class Store extends StoreFiles {
@@ -69,12 +79,16 @@ export class Store extends StoreFiles {
   private readonly memos = new GoalMemos();
   private readonly policies = new PolicyViewCache();
   private identityMemo?: { stamp: string; identity: WorkspaceIdentity };
+  private readonly onWarning: (message: string) => void;
+  /** Warnings no `onWarning` took (the last 50). */
+  readonly warnings: string[] = [];
 
   constructor(workspace: string, opts: StoreOptions = {}) {
     super(workspace, opts.configDir ?? configDir(process.env));
     this.clock = opts.clock ?? (() => new Date());
     this.realClock = opts.clock === undefined;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
+    this.onWarning = opts.onWarning ?? ((m) => keepLast(this.warnings, m, 50));
     this.pinned = new PinnedTrust(this.configDir);
     this.cache = new LocalCache({
       localDir: this.localDir,
@@ -338,6 +352,7 @@ export class Store extends StoreFiles {
       logsDir: this.logsDir(goalId),
       ownLog: this.logPath(goalId),
       withLock: (fn) => this.withGoalLock(goalId, fn),
+      assertLockHeld: () => assertHeld((lock ??= this.lockPath(`goal-${goalId}`))),
       tryLock: (stale) => tryLock((lock ??= this.lockPath(`goal-${goalId}`)), stale),
       logFiles: () => this.logFiles(goalId),
       load: (files) => this.load(goalId, files),
@@ -352,6 +367,7 @@ export class Store extends StoreFiles {
       writeSnapshot: (snap) => this.cache.writeSnapshot(goalId, snap),
       updateIndexEntry: (entry, trust) => this.cache.updateIndexEntry(entry, this.logsDir(goalId), trust),
       snapshotHead: () => this.cache.snapshotHead(goalId),
+      warn: (m) => this.onWarning(m),
       memo: this.memos.forGoal(goalId),
     };
   }

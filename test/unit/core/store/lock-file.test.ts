@@ -1,6 +1,7 @@
 /**
- * The goal lock (store/lock.ts): released on return and on throw, never removing a lock that is no
- * longer its own, and a holder killed while it holds the lock does not block a waiter for long.
+ * The exclusive-file lock (store/lock-file.ts), the stand-in where the kernel lock cannot be
+ * loaded: released on return and on throw, never removing a lock that is no longer its own, and a
+ * holder killed while it holds the lock does not block a waiter for long.
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hostname } from 'node:os';
-import { breakLock, withLock } from '../../../../src/core/store/lock';
+import { acquireLock, breakLock } from '../../../../src/core/store/lock-file';
 import { LoopxError } from '../../../../src/core/model/errors';
 import { tempDir, removeTempDirs } from '../../../helpers/store';
 
@@ -27,11 +28,20 @@ function deadPid(): number {
   return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout);
 }
 
+function withLock<T>(lock: string, fn: () => T, opts: { timeoutMs?: number } = {}): T {
+  const release = acquireLock(lock, opts.timeoutMs);
+  try {
+    return fn();
+  } finally {
+    release();
+  }
+}
+
 /** A lock file as a holder writes it. */
 const planted = (pid: number, nonce = 'other') =>
   JSON.stringify({ pid, host: hostname(), nonce, at: Date.now() });
 
-describe('the goal lock', () => {
+describe('the exclusive-file lock (the stand-in)', () => {
   it('is held while fn runs and released after it returns or throws', () => {
     const lock = lockIn(tempDir());
     const seen = withLock(lock, () => fs.readFileSync(lock, 'utf8'));
@@ -79,10 +89,11 @@ describe('the goal lock', () => {
     fs.writeFileSync(lock, planted(holder.pid!));
     // The waiter is another process (this one cannot kill the holder while it waits).
     const waiterSrc = `
-      const { withLock } = require(${JSON.stringify(path.join(ROOT, 'src/core/store/lock.ts'))});
+      const { acquireLock } = require(${JSON.stringify(path.join(ROOT, 'src/core/store/lock-file.ts'))});
       process.stdout.write('waiting\\n');
       const t = Date.now();
-      withLock(${JSON.stringify(lock)}, () => process.stdout.write(String(Date.now() - t)), { timeoutMs: 20000 });`;
+      acquireLock(${JSON.stringify(lock)}, 20000)();
+      process.stdout.write(String(Date.now() - t));`;
     const waiter = spawn(process.execPath, ['--import', 'tsx', '-e', waiterSrc], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,146 @@
+/**
+ * Two writers never hold one goal (issue 35): a writer of the built CLI is stopped (SIGSTOP, by
+ * test/fixtures/fault-preload.cjs) at an exact point while it holds the goal's lock, and a second
+ * writer comes along in each of the ways that once made it break a live lock: its clock hours
+ * ahead or minutes behind, in another PID namespace (same host name, the holder's pid invisible),
+ * or finding the lock file still empty. The second must wait for the first; both must end with
+ * exit 0, and the goal must stay readable with both todos, its log one valid chain.
+ *
+ * With the exclusive-file lock this suite replaced, the second writer broke the lock at once (or
+ * after 2 s for the empty file), both appended the same seq, and every later command exited 6.
+ */
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  BIN,
+  cleanEnv,
+  figure,
+  loopx,
+  removeTempDirs,
+  sleep,
+  tempDir,
+  verifiedTodoIds,
+} from '../helpers/reliability';
+
+after(removeTempDirs);
+
+const PRELOAD = path.join(__dirname, '..', 'fixtures', 'fault-preload.cjs');
+/** How long the second writer gets while the first is stopped: past every stale rule of the old lock (2 s). */
+const STOPPED_MS = 3500;
+
+const canUnsharePid = spawnSync('unshare', ['--pid', '--fork', 'true']).status === 0;
+
+/** `loopx todo add` of todo `id` in goal g, run by the built CLI with the fault preload. */
+const todoAdd = (id: string) => [
+  process.execPath,
+  '--require',
+  PRELOAD,
+  BIN,
+  'todo',
+  'add',
+  '--goal-id',
+  'g',
+  '--todo-id',
+  id,
+  '--title',
+  `todo ${id}`,
+];
+
+interface Running {
+  pid: number;
+  exited: Promise<{ code: number | null; stderr: string; at: number }>;
+}
+
+function start(cmd: string[], cwd: string, env: Record<string, string>): Running {
+  const child = spawn(cmd[0]!, cmd.slice(1), {
+    cwd,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c));
+  const exited = new Promise<{ code: number | null; stderr: string; at: number }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr, at: Date.now() })),
+  );
+  return { pid: child.pid!, exited };
+}
+
+async function waitFor(file: string, ms: number): Promise<void> {
+  const t = Date.now();
+  while (!fs.existsSync(file)) {
+    if (Date.now() - t > ms) throw new Error(`${file} did not appear in ${ms} ms`);
+    await sleep(10);
+  }
+}
+
+interface Case {
+  name: string;
+  /** Where the first writer stops, holding the lock. */
+  pause: 'append' | 'lock-body';
+  /** The second writer's environment, and what it is run under. */
+  env?: Record<string, string>;
+  wrap?: string[];
+}
+
+const CASES: Case[] = [
+  {
+    name: 'a second writer whose clock is 6 hours ahead (a laptop waking, NTP stepping)',
+    pause: 'append',
+    env: { LOOPX_FAULT_CLOCK_MS: String(6 * 3600_000) },
+  },
+  {
+    name: 'a second writer whose clock is 2 minutes behind',
+    pause: 'append',
+    env: { LOOPX_FAULT_CLOCK_MS: String(-120_000) },
+  },
+  {
+    name: 'a second writer in another PID namespace with the same host name',
+    pause: 'append',
+    wrap: ['unshare', '--pid', '--fork'],
+  },
+  { name: 'a holder stopped before it wrote anything into the lock file', pause: 'lock-body' },
+];
+
+describe('two writers never hold one goal', () => {
+  for (const c of CASES) {
+    it(
+      `${c.name}: waits for the stopped holder; both todos are written once, the goal stays readable`,
+      { timeout: 60_000 },
+      async (t) => {
+        if (c.wrap) assert.ok(canUnsharePid, 'this test needs `unshare --pid` (run as root, as CI does)');
+        const ws = tempDir();
+        const run = (args: string[]) => loopx(args, { cwd: ws });
+        assert.equal((await run(['init'])).code, 0);
+        assert.equal((await run(['goal', 'create', '--goal-id', 'g', '--title', 'G'])).code, 0);
+        const marker = path.join(ws, 'stopped');
+        const first = start(todoAdd('a'), ws, { LOOPX_FAULT_PAUSE: c.pause, LOOPX_FAULT_MARKER: marker });
+        try {
+          await waitFor(marker, 20_000);
+          const startedAt = Date.now();
+          const second = start([...(c.wrap ?? []), ...todoAdd('b')], ws, c.env ?? {});
+          await sleep(STOPPED_MS);
+          const resumedAt = Date.now();
+          process.kill(first.pid, 'SIGCONT');
+          const [a, b] = await Promise.all([first.exited, second.exited]);
+          assert.equal(a.code, 0, `the stopped writer: ${a.stderr}`);
+          assert.equal(b.code, 0, `the second writer: ${b.stderr}`);
+          assert.ok(
+            b.at >= resumedAt,
+            `the second writer finished ${b.at - startedAt} ms after it started, while the first still held the lock`,
+          );
+          figure(t, `${c.name}: the second writer waited ${b.at - startedAt} ms, until the holder went on`);
+        } finally {
+          try {
+            process.kill(first.pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }
+        assert.deepEqual((await verifiedTodoIds(ws)).sort(), ['a', 'b']);
+      },
+    );
+  }
+});
