@@ -173,6 +173,18 @@ export async function benchWriters(opts: { quick: boolean; root: string }): Prom
       target: 'node20',
       outfile: writer,
       logLevel: 'warning',
+      // The kernel lock's binding is found beside its package, as the CLI finds it in dist/.
+      plugins: [
+        {
+          name: 'lock-binding-external',
+          setup(b) {
+            b.onResolve({ filter: /^fs-native-extensions$/ }, () => ({
+              path: require.resolve('fs-native-extensions'),
+              external: true,
+            }));
+          },
+        },
+      ],
     });
     const env = { ...process.env };
     const cores = os.availableParallelism();

@@ -143,4 +143,46 @@ describe('two writers never hold one goal', () => {
       },
     );
   }
+
+  it(
+    'the exclusive-file stand-in, fooled by a clock 6 hours ahead, forks nothing: the stopped holder’s append is refused (exit 5), its retry succeeds',
+    { timeout: 60_000 },
+    async () => {
+      const ws = tempDir();
+      const run = (args: string[]) => loopx(args, { cwd: ws, env: { LOOPX_LOCK: 'file' } });
+      assert.equal((await run(['init'])).code, 0);
+      assert.equal((await run(['goal', 'create', '--goal-id', 'g', '--title', 'G'])).code, 0);
+      const marker = path.join(ws, 'stopped');
+      const first = start(todoAdd('a'), ws, {
+        LOOPX_LOCK: 'file',
+        LOOPX_FAULT_PAUSE: 'append',
+        LOOPX_FAULT_MARKER: marker,
+      });
+      try {
+        await waitFor(marker, 20_000);
+        const second = start(todoAdd('b'), ws, {
+          LOOPX_LOCK: 'file',
+          LOOPX_FAULT_CLOCK_MS: String(6 * 3600_000),
+        });
+        const b = await second.exited;
+        assert.equal(b.code, 0, `the second writer broke the stand-in's lock and wrote: ${b.stderr}`);
+        process.kill(first.pid, 'SIGCONT');
+        const a = await first.exited;
+        assert.equal(a.code, 5, `the stopped holder: ${a.stderr}`);
+        assert.match(a.stderr, /another process wrote to it meanwhile; nothing was written/);
+      } finally {
+        try {
+          process.kill(first.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      assert.deepEqual(await verifiedTodoIds(ws), ['b']);
+      assert.equal(
+        (await run(['todo', 'add', '--goal-id', 'g', '--todo-id', 'a', '--title', 'todo a'])).code,
+        0,
+      );
+      assert.deepEqual((await verifiedTodoIds(ws)).sort(), ['a', 'b']);
+    },
+  );
 });

@@ -46,6 +46,10 @@ describe('the loopx-cli tarball', () => {
       'bin/loopx.js',
       'dist/cli.js',
       'dist/mcp.js',
+      // The kernel lock's binding (store/lock.ts), for each platform VS Code runs on.
+      ...['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64', 'win32-arm64', 'win32-x64'].map(
+        (p) => `dist/prebuilds/${p}/fs-native-extensions.node`,
+      ),
       'dist/webview.js',
       'media/browser-theme.css',
       'media/dashboard.css',

@@ -123,7 +123,12 @@ describe('scripts/install.sh', () => {
         assert.ok(fs.readFileSync(path.join(share, f)).equals(fs.readFileSync(path.join(REPO, f))), f);
       // Only the CLI (and its dashboard page): the extension's own bundle stays in the .vsix.
       assert.deepEqual(fs.readdirSync(share).sort(), ['bin', 'dist', 'media', 'package.json']);
-      assert.deepEqual(fs.readdirSync(path.join(share, 'dist')).sort(), ['cli.js', 'mcp.js', 'webview.js']);
+      assert.deepEqual(fs.readdirSync(path.join(share, 'dist')).sort(), [
+        'cli.js',
+        'mcp.js',
+        'prebuilds',
+        'webview.js',
+      ]);
       assert.deepEqual(fs.readdirSync(path.join(share, 'media')).sort(), [
         'browser-theme.css',
         'dashboard.css',

@@ -28,6 +28,11 @@ export interface ParsedLog {
   torn?: { line: number; offset: number; bytes: number };
   /** Byte length of the complete lines. */
   completeBytes: number;
+  /**
+   * Lines that continue an earlier line rather than the one before them (`continues`: its line
+   * number, 0 for the log's start): the log forked (parentOf says how, and why they are kept).
+   */
+  forks?: { line: number; continues: number }[];
 }
 
 /** Where one writer's log ends. */
@@ -48,6 +53,8 @@ export interface LogCursor {
    * so a version 1 event (an older LoopX's) cannot follow it.
    */
   prevKey?: string;
+  /** The seq of line `startLine - 1` (in a forked log it is not its line number). */
+  prevSeq?: number;
 }
 
 /**
@@ -68,6 +75,9 @@ export function parseLog(
   let lineNo = from.startLine;
   let prev = from.prevHash;
   let key = from.prevKey;
+  let lastSeq = from.prevSeq ?? from.startLine - 1;
+  const forks: NonNullable<ParsedLog['forks']> = [];
+  const parents: number[] = [];
   let v2 = from.prevKey !== undefined;
   while (offset < buf.length) {
     const nl = buf.indexOf(10, offset);
@@ -78,6 +88,7 @@ export function parseLog(
         keys,
         completeBytes: offset,
         torn: { line: lineNo, offset, bytes: buf.length - offset },
+        ...(forks.length ? { forks } : {}),
       };
     }
     const line = buf.toString('utf8', offset, nl);
@@ -91,23 +102,26 @@ export function parseLog(
     const parsed = safeParseEvent(raw);
     if (!parsed.success) throw corrupt(`${where}: ${describeIssues(parsed.error)}`, { file, line: lineNo });
     const ev = parsed.data as LoopxEvent;
-    if (ev.seq !== lineNo) {
-      throw corrupt(
-        `${where}: field seq: is ${ev.seq}, expected ${lineNo} (a line was removed, inserted or moved)`,
-        {
-          file,
-          line: lineNo,
-        },
-      );
+    // The common case, checked without a call: the line continues the one before it.
+    let parentKey = key;
+    let parentAt = hashes.length - 1;
+    if (ev.prev !== prev || ev.seq !== lastSeq + 1) {
+      const parent = parentOf(ev, { hashes, events, keys, parents }, from);
+      if (!parent) {
+        const what =
+          ev.seq !== lastSeq + 1
+            ? `field seq: is ${ev.seq}, expected ${lastSeq + 1} (a line was removed, inserted or moved)`
+            : `field prev: does not match the sha256 of line ${lineNo - 1} (the log was edited before this line)`;
+        throw corrupt(`${where}: ${what}`, { file, line: lineNo });
+      }
+      forks.push({ line: lineNo, continues: from.startLine + parent.at });
+      parentKey = parent.key;
+      parentAt = parent.at;
     }
-    if (ev.prev !== prev) {
-      throw corrupt(
-        `${where}: field prev: does not match the sha256 of line ${lineNo - 1} (the log was edited before this line)`,
-        { file, line: lineNo },
-      );
-    }
-    key = sortKey(ev, { key, v2 }, writer, where, { file, line: lineNo });
+    parents.push(parentAt);
+    key = sortKey(ev, { key: parentKey, v2 }, writer, where, { file, line: lineNo });
     v2 ||= ev.v === 2;
+    lastSeq = ev.seq;
     prev = sha256(line);
     hashes.push(prev);
     keys.push(key);
@@ -115,7 +129,39 @@ export function parseLog(
     offset = nl + 1;
     lineNo++;
   }
-  return { events, hashes, keys, completeBytes: offset };
+  return { events, hashes, keys, completeBytes: offset, ...(forks.length ? { forks } : {}) };
+}
+
+/**
+ * The earlier line `ev` continues when it does not continue the one before it, in a forked log: two writers that held the goal at once (an older
+ * LoopX's lock, or the exclusive-file stand-in fooled) both appended after one head, so every
+ * line between that head and this one descends from it. Such a line is kept: its events apply
+ * once like any other's, so the goal stays readable and writable on every clone. A line put into
+ * the middle of a log is still an edit: the line after it continues a line it does not descend
+ * from. Undefined when `ev` continues no line it may continue (an edit). `parents[i]`: the index
+ * of the line that line `i` continues (-1: the log's start).
+ */
+function parentOf(
+  ev: LoopxEvent,
+  read: { hashes: string[]; events: LoopxEvent[]; keys: string[]; parents: number[] },
+  from: LogCursor,
+): { key?: string; at: number } | undefined {
+  const { hashes, events, keys, parents } = read;
+  // Only lines this parse has read can be checked (a parse from a cursor fails and reads it all).
+  let at: number;
+  if (ev.prev === null) {
+    if (from.startLine !== 1 || ev.seq !== 1) return undefined;
+    at = -1;
+  } else {
+    at = hashes.lastIndexOf(ev.prev);
+    if (at === -1 || ev.seq !== events[at]!.seq + 1) return undefined;
+  }
+  for (let i = at + 1; i < hashes.length; i++) {
+    let up = i;
+    while (up > at) up = parents[up]!;
+    if (up !== at) return undefined;
+  }
+  return { key: at === -1 ? undefined : keys[at], at };
 }
 
 /** The sort key of `ev`, the event after the one keyed `before` in the log of `writer`. */
@@ -163,6 +209,17 @@ export function tornWarning(goalId: string, file: string, torn: NonNullable<Pars
   return (
     `goal ${goalId}: ${file}:${torn.line} is an incomplete line (${torn.bytes} bytes without a newline): ` +
     'a write in progress or one cut short by a crash; it is not part of the state. `loopx self-repair` moves it aside.'
+  );
+}
+
+export function forkWarning(goalId: string, file: string, forks: NonNullable<ParsedLog['forks']>): string {
+  const shown = forks
+    .slice(0, 3)
+    .map((f) => `line ${f.line} continues line ${f.continues}`)
+    .join(', ');
+  return (
+    `goal ${goalId}: ${file} forked (${shown}${forks.length > 3 ? ', ...' : ''}): two processes appended ` +
+    'after the same line at once; every line is kept and each event counts once'
   );
 }
 

@@ -10,7 +10,7 @@ import { applyInPlace, distinctEvents, mergeLogs, replayMerged } from '../rules'
 import type { Trust } from '../trust';
 import { NO_TRUST } from '../trust';
 import type { ParsedLog, WriterHead } from './event-log';
-import { lastLineMatches, parseLog, tornWarning } from './event-log';
+import { forkWarning, lastLineMatches, parseLog, tornWarning } from './event-log';
 import type { OpenLog } from './goal-logs';
 import { LEGACY_LOG, writerOf } from './goal-logs';
 import type { Snapshot } from './snapshot';
@@ -41,7 +41,8 @@ const NO_EVENTS: WriterHead = { seq: 0, bytes: 0, lastHash: null };
 
 function headOf(log: ParsedLog): WriterHead {
   return {
-    seq: log.events.length,
+    // The last line's seq: the next line continues it (in a forked log, not the line count).
+    seq: log.events.at(-1)?.seq ?? 0,
     bytes: log.completeBytes,
     lastHash: log.hashes.at(-1) ?? null,
     key: log.keys.at(-1),
@@ -93,7 +94,10 @@ export function resumeFromSnapshot(
       startLine: h.seq + 1,
       prevHash: h.lastHash,
       prevKey: h.key,
+      prevSeq: h.seq,
     });
+    // A forked tail's lines do not sort in file order: a full replay puts them in place.
+    if (parsed.forks) return undefined;
     // Lines of ours that sort before something the snapshot holds were not written by LoopX.
     const first = parsed.keys[0];
     if (first !== undefined && snap.hlc !== undefined && first <= snap.hlc) return undefined;
@@ -107,7 +111,7 @@ export function resumeFromSnapshot(
       heads: {
         ...snap.heads,
         [own]: {
-          seq: h.seq + parsed.events.length,
+          seq: parsed.events.at(-1)?.seq ?? h.seq,
           bytes: h.bytes + parsed.completeBytes,
           lastHash: parsed.hashes.at(-1) ?? h.lastHash,
           key: parsed.keys.at(-1) ?? h.key,
@@ -197,6 +201,7 @@ export function replayLogs(
   for (const l of logs) {
     heads[l.name] = headOf(l.parsed);
     if (l.parsed.torn) w.push(tornWarning(goalId, l.file, l.parsed.torn));
+    if (l.parsed.forks) w.push(forkWarning(goalId, l.file, l.parsed.forks));
   }
   return { state, revision: events.length, heads, hlc, heldUntil, warnings: w };
 }

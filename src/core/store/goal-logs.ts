@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { LoopxError } from '../model';
 import { corrupt, ID_PATTERN, notFound } from '../model';
 import type { ParsedLog } from './event-log';
-import { parseLog } from './event-log';
+import { lastLineMatches, parseLog } from './event-log';
 import { fileStamp } from './file-stamp';
 import { openStoreFile, readdirStore, storePathExists } from './safe-path';
 
@@ -49,6 +49,16 @@ export function readLogFile(log: LogFile): ParsedLog {
   const fd = openStoreFile(log.file, 'r');
   try {
     return parseLog(fs.readFileSync(fd), log.file, writerOf(log));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Whether the line of `log` that ends at byte `end` hashes to `hash` (a line a clone read before is still there). */
+export function lineEndsAt(log: LogFile, end: number, hash: string | null): boolean {
+  const fd = openStoreFile(log.file, 'r');
+  try {
+    return lastLineMatches(fd, end, hash);
   } finally {
     fs.closeSync(fd);
   }

@@ -8,7 +8,7 @@ import { LoopxError } from '../model';
 import type { MergedEvent } from '../rules';
 import { distinctEvents, mergeLogs } from '../rules';
 import type { ParsedLog, Store } from '../store';
-import { canonicalJson, logCut, logGone, missingGoal, readLogFile, sha256 } from '../store';
+import { canonicalJson, lineEndsAt, logCut, logGone, missingGoal, readLogFile, sha256 } from '../store';
 import { describeIgnored } from '../trust';
 import { eventWords } from './event-sentences';
 import { columns } from './people-text';
@@ -103,9 +103,7 @@ export function verifyGoal(store: Store, goalId: string): GoalCheck {
     try {
       const parsed = readLogFile(f);
       const h = seen[f.name];
-      const cut =
-        h &&
-        logCut(f.file, h, parsed.completeBytes, (_b, hash) => (parsed.hashes[h.seq - 1] ?? null) === hash);
+      const cut = h && logCut(f.file, h, parsed.completeBytes, (bytes, hash) => lineEndsAt(f, bytes, hash));
       writers.push({
         writer: f.name,
         file: f.file,

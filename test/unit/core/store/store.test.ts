@@ -458,12 +458,14 @@ describe('the hash chain', () => {
     );
   });
 
-  it('an inserted line is detected: a copied line by its seq, a forged one by the next prev', () => {
+  it('an inserted line is detected: a copied line by the line after it, a forged one by the next prev', () => {
     const store = tempStore();
     sixEvents(store);
     const lines = logLines(store, 'g');
+    // Line 4 could be a fork (it continues line 1, and lines 2-3 descend from line 1), but line 5
+    // continues line 3, which the copy between them does not descend from: an insertion.
     writeLogLines(store, 'g', [...lines.slice(0, 3), lines[1]!, ...lines.slice(3)]);
-    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\/[\w-]+\.jsonl:4: field seq: is 2, expected 4/);
+    throwsLoopx(() => store.readLog('g'), 'corrupt', /events\/[\w-]+\.jsonl:5: field seq: is 4, expected 3/);
 
     // A forger who gets seq and prev right for the new line and renumbers the rest still breaks the chain.
     // It stamps its line where line 4 was, and every later line one tick on.
