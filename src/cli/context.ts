@@ -19,6 +19,7 @@ export interface GlobalOptions {
   json?: boolean;
   workspace?: string;
   passphraseFd?: number;
+  idempotencyKey?: string;
   /** The command being run, `loopx reward add` (set by main.ts, for messages that name it). */
   commandLine?: string;
 }
@@ -120,7 +121,8 @@ export class CliContext {
 
   /** What every store this call opens shares: the config folder of this call's environment. */
   storeOptions(): StoreOptions {
-    return { configDir: this.configDir(), onWarning: (m) => this.warn([m]) };
+    const callKey = this.globals.idempotencyKey ?? (this.io.env.LOOPX_IDEMPOTENCY_KEY || undefined);
+    return { configDir: this.configDir(), onWarning: (m) => this.warn([m]), callKey };
   }
 
   /** Like `store`, but creates `.loopx/` in the current folder when there is none (goal creation). */

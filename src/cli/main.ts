@@ -72,6 +72,10 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
       'the workspace (default: LOOPX_WORKSPACE, or the nearest folder above with .loopx/)',
     )
     .option(
+      '--idempotency-key <key>',
+      'name this command so running it again appends nothing it wrote the first time (default: LOOPX_IDEMPOTENCY_KEY)',
+    )
+    .option(
       '--passphrase-fd <n>',
       'read your key passphrase from this file descriptor (for your own scripts; default: ask on the terminal)',
       fdNumber('--passphrase-fd'),

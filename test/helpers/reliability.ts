@@ -286,3 +286,62 @@ export async function verifiedTodoIds(ws: string, goalId = 'g'): Promise<string[
   assert.equal(status.code, 0, status.stderr);
   return (JSON.parse(status.stdout) as { todos: { id: string }[] }).todos.map((t) => t.id);
 }
+
+/** Resolves once `n` more acknowledgements have come in (or fails after `ms`). */
+export function progress(count: () => number, n: number, ms: number, what: string): Promise<void> {
+  const target = count() + n;
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const tick = setInterval(() => {
+      if (count() >= target) {
+        clearInterval(tick);
+        resolve();
+      } else if (Date.now() - t0 > ms) {
+        clearInterval(tick);
+        reject(new Error(`${what}: no progress in ${ms} ms (${count()} of ${target} acknowledgements)`));
+      }
+    }, 5);
+  });
+}
+
+/** Stops or shifts the built CLI at exact points of the write protocol (see the file). */
+export const FAULT_PRELOAD = path.join(REPO, 'test', 'fixtures', 'fault-preload.cjs');
+
+export interface Running {
+  pid: number;
+  /** Its exit code, what it wrote on stderr, and when it exited (Date.now()). */
+  exited: Promise<{ code: number | null; stderr: string; at: number }>;
+}
+
+/**
+ * Starts the built `loopx args...` with the fault preload (LOOPX_FAULT_* in `env` say where it
+ * stops); `wrap` runs it under another command (`unshare --pid --fork`).
+ */
+export function startFaulted(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  wrap: string[] = [],
+): Running {
+  const cmd = [...wrap, process.execPath, '--require', FAULT_PRELOAD, BIN, ...args];
+  const child = spawn(cmd[0]!, cmd.slice(1), {
+    cwd,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c));
+  const exited = new Promise<{ code: number | null; stderr: string; at: number }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr, at: Date.now() })),
+  );
+  return { pid: child.pid!, exited };
+}
+
+/** Waits for `file` to appear (a stopped writer's marker). */
+export async function waitForFile(file: string, ms = 20_000): Promise<void> {
+  const t = Date.now();
+  while (!fs.existsSync(file)) {
+    if (Date.now() - t > ms) throw new Error(`${file} did not appear in ${ms} ms`);
+    await sleep(10);
+  }
+}

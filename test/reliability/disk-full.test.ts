@@ -17,7 +17,17 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BIN, cleanEnv, loopx, removeTempDirs, tempDir, verifiedTodoIds } from '../helpers/reliability';
+import {
+  BIN,
+  cleanEnv,
+  loopx,
+  removeTempDirs,
+  sleep,
+  startFaulted,
+  tempDir,
+  verifiedTodoIds,
+  waitForFile,
+} from '../helpers/reliability';
 import type { Result } from '../helpers/reliability';
 
 const mounts: string[] = [];
@@ -150,6 +160,41 @@ describe('a full disk never eats an acknowledged event', () => {
     );
     fs.rmSync(filler);
     assert.ok((await verifiedTodoIds(ws)).includes('fits'));
+  });
+
+  it('a holder and a waiter in one group commit on a full disk: neither is told its todo is written unless it is', async () => {
+    assert.ok(root, 'this test mounts a tmpfs: run it as root, as CI does');
+    const ws = smallDisk();
+    await goal(ws);
+    await logNearPageEnd(ws, 300);
+    const marker = path.join(ws, 'stopped');
+    const add = (id: string, env: Record<string, string>) =>
+      startFaulted(['todo', 'add', '--goal-id', 'g', '--todo-id', id, '--title', bigTitle(id)], ws, env)
+        .exited;
+    // The holder takes the lock and stops; the waiter queues its call for it; then the disk fills.
+    const holder = add('held', { LOOPX_FAULT_PAUSE: 'lock-body', LOOPX_FAULT_MARKER: marker });
+    await waitForFile(marker);
+    const waiter = add('queued', {});
+    const queue = path.join(ws, '.loopx', 'local', 'queue', 'g');
+    while (!(fs.existsSync(queue) && fs.readdirSync(queue).some((n) => n.endsWith('.req')))) await sleep(10);
+    const filler = fill(ws);
+    process.kill(Number(fs.readFileSync(marker, 'utf8')), 'SIGCONT');
+    const results = { held: await holder, queued: await waiter };
+    fs.rmSync(filler);
+    const log = fs.readFileSync(logOf(ws));
+    assert.equal(log.at(-1), 10, 'the log ends in the middle of a line');
+    const ids = await verifiedTodoIds(ws);
+    for (const [id, r] of Object.entries(results)) {
+      if (r.code === 0) assert.ok(ids.includes(id), `${id} was acknowledged but is not in the log`);
+      else {
+        assert.equal(r.code, 7, `${id}: exit ${r.code}: ${r.stderr}`);
+        assert.ok(!ids.includes(id), `${id} failed but is in the log`);
+      }
+    }
+    assert.ok(
+      Object.values(results).some((r) => r.code === 7),
+      'the disk never refused a write',
+    );
   });
 
   it('the log reaches the file size limit part-way through an append (ulimit -f): exit 7, and the acknowledged todos stay', async () => {

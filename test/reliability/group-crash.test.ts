@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import { parseLog } from '../../src/core/store/event-log';
 import { invoke } from '../../src/core/capabilities/registry';
-import { killWriters, loopWriter, removeTempDirs, tempDir } from '../helpers/reliability';
+import { killWriters, loopWriter, progress, removeTempDirs, tempDir } from '../helpers/reliability';
 import type { LoopWriter } from '../helpers/reliability';
 import { human } from '../helpers/store';
 
@@ -38,23 +38,6 @@ function startWriter(ws: string, name: string, acked: (id: string) => void): Wri
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves once `n` more acknowledgements have come in (or fails after `ms`). */
-function progress(count: () => number, n: number, ms: number, what: string): Promise<void> {
-  const target = count() + n;
-  return new Promise((resolve, reject) => {
-    const t0 = Date.now();
-    const tick = setInterval(() => {
-      if (count() >= target) {
-        clearInterval(tick);
-        resolve();
-      } else if (Date.now() - t0 > ms) {
-        clearInterval(tick);
-        reject(new Error(`${what}: no progress in ${ms} ms (${count()} of ${target} acknowledgements)`));
-      }
-    }, 5);
-  });
-}
 
 describe('group commit: writers killed while others wait on them', () => {
   it(

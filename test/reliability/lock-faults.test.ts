@@ -11,70 +11,28 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import {
-  BIN,
-  cleanEnv,
   figure,
   loopx,
   removeTempDirs,
   sleep,
+  startFaulted,
   tempDir,
   verifiedTodoIds,
+  waitForFile,
 } from '../helpers/reliability';
 
 after(removeTempDirs);
 
-const PRELOAD = path.join(__dirname, '..', 'fixtures', 'fault-preload.cjs');
 /** How long the second writer gets while the first is stopped: past every stale rule of the old lock (2 s). */
 const STOPPED_MS = 3500;
 
 const canUnsharePid = spawnSync('unshare', ['--pid', '--fork', 'true']).status === 0;
 
-/** `loopx todo add` of todo `id` in goal g, run by the built CLI with the fault preload. */
-const todoAdd = (id: string) => [
-  process.execPath,
-  '--require',
-  PRELOAD,
-  BIN,
-  'todo',
-  'add',
-  '--goal-id',
-  'g',
-  '--todo-id',
-  id,
-  '--title',
-  `todo ${id}`,
-];
-
-interface Running {
-  pid: number;
-  exited: Promise<{ code: number | null; stderr: string; at: number }>;
-}
-
-function start(cmd: string[], cwd: string, env: Record<string, string>): Running {
-  const child = spawn(cmd[0]!, cmd.slice(1), {
-    cwd,
-    env: cleanEnv(env),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c));
-  const exited = new Promise<{ code: number | null; stderr: string; at: number }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stderr, at: Date.now() })),
-  );
-  return { pid: child.pid!, exited };
-}
-
-async function waitFor(file: string, ms: number): Promise<void> {
-  const t = Date.now();
-  while (!fs.existsSync(file)) {
-    if (Date.now() - t > ms) throw new Error(`${file} did not appear in ${ms} ms`);
-    await sleep(10);
-  }
-}
+/** `loopx todo add` of todo `id` in goal g. */
+const todoAdd = (id: string) => ['todo', 'add', '--goal-id', 'g', '--todo-id', id, '--title', `todo ${id}`];
 
 interface Case {
   name: string;
@@ -116,11 +74,14 @@ describe('two writers never hold one goal', () => {
         assert.equal((await run(['init'])).code, 0);
         assert.equal((await run(['goal', 'create', '--goal-id', 'g', '--title', 'G'])).code, 0);
         const marker = path.join(ws, 'stopped');
-        const first = start(todoAdd('a'), ws, { LOOPX_FAULT_PAUSE: c.pause, LOOPX_FAULT_MARKER: marker });
+        const first = startFaulted(todoAdd('a'), ws, {
+          LOOPX_FAULT_PAUSE: c.pause,
+          LOOPX_FAULT_MARKER: marker,
+        });
         try {
-          await waitFor(marker, 20_000);
+          await waitForFile(marker);
           const startedAt = Date.now();
-          const second = start([...(c.wrap ?? []), ...todoAdd('b')], ws, c.env ?? {});
+          const second = startFaulted(todoAdd('b'), ws, c.env ?? {}, c.wrap);
           await sleep(STOPPED_MS);
           const resumedAt = Date.now();
           process.kill(first.pid, 'SIGCONT');
@@ -153,14 +114,14 @@ describe('two writers never hold one goal', () => {
       assert.equal((await run(['init'])).code, 0);
       assert.equal((await run(['goal', 'create', '--goal-id', 'g', '--title', 'G'])).code, 0);
       const marker = path.join(ws, 'stopped');
-      const first = start(todoAdd('a'), ws, {
+      const first = startFaulted(todoAdd('a'), ws, {
         LOOPX_LOCK: 'file',
         LOOPX_FAULT_PAUSE: 'append',
         LOOPX_FAULT_MARKER: marker,
       });
       try {
-        await waitFor(marker, 20_000);
-        const second = start(todoAdd('b'), ws, {
+        await waitForFile(marker);
+        const second = startFaulted(todoAdd('b'), ws, {
           LOOPX_LOCK: 'file',
           LOOPX_FAULT_CLOCK_MS: String(6 * 3600_000),
         });

@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import type { Actor, GoalState, Policy } from '../model';
+import type { Actor, GoalState, LoopxEvent, Policy } from '../model';
 import { effectiveStatus, HUMAN_CHANNELS, quote, refused, usageError } from '../model';
 import type { CommitResult, Store } from '../store';
 import { describeIssues, withFolderChecksShared } from '../store';
@@ -95,6 +95,21 @@ export interface InvokeOptions {
    * and `state` is then read when first asked for.
    */
   alone?: boolean;
+}
+
+/**
+ * The input of a call that was written before (a retry with the same idempotency key): the ids
+ * `prepare` generated are those of the events written then, not the new ones it made this time.
+ */
+function replayedInput(input: Record<string, unknown>, events: LoopxEvent[]): Record<string, unknown> {
+  const out = { ...input };
+  for (const ev of events) {
+    if (ev.type === 'todo.added' && 'todoId' in out) out.todoId = ev.data.todo.id;
+    else if (ev.type === 'run.started' && 'runId' in out) out.runId = ev.data.run.id;
+    else if (ev.type === 'reward.added' && 'rewardId' in out) out.rewardId = ev.data.reward.id;
+    else if (ev.type === 'evidence.added' && 'evidenceId' in out) out.evidenceId = ev.data.evidence.id;
+  }
+  return out;
 }
 
 /** A call checked and ready to commit: the capability, its input as applied, and its plan. */
@@ -187,5 +202,8 @@ function invokeChecked<I extends Record<string, unknown>>(
     group,
   });
   // Assigned, not spread: a queued call's `state` is read when first asked for.
-  return Object.assign(result, { goalId, input: input as I });
+  return Object.assign(result, {
+    goalId,
+    input: (result.replayed ? replayedInput(input, result.events) : input) as I,
+  });
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   Actor,
   Budgets,
+  CallKey,
   DecisionSig,
   Denial,
   Evidence,
@@ -180,6 +181,11 @@ const envelope = lazy(() => ({
     .nullable(),
   /** A person's signature, on decision events (see `trust/signed-decisions.ts`). */
   sig: DecisionSig.optional(),
+  /**
+   * The call that wrote it, when its caller named one (an idempotency key): a retry of that call
+   * finds it and appends nothing, and replay applies one call's events once (rules/merge-order.ts).
+   */
+  call: CallKey.optional(),
 }));
 
 /** One type's event: envelope, type and data. Built once, when a line of that type is first read. */
@@ -221,6 +227,7 @@ export type LoopxEvent = EventDraft & {
   actor: z.infer<typeof Actor>;
   prev: string | null;
   sig?: z.infer<typeof DecisionSig>;
+  call?: string;
 };
 
 export function draft<T extends EventType>(type: T, d: EventData<T>): EventDraft {

@@ -10,6 +10,16 @@ import { textProblem } from './text-rules';
 
 export const Id = lazy(() => z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` }));
 
+/**
+ * The call an event was written by: the caller's idempotency key (an id, by the id rule) and which
+ * of that call's commits it was (`<key>#<n>`, a CLI command may commit more than once).
+ */
+export const CallKey = lazy(() =>
+  z.string().regex(new RegExp(`${ID_PATTERN.source.slice(0, -1)}#[1-9][0-9]{0,5}$`), {
+    message: `not a call (an idempotency key, ${ID_RULE}, then #<n>)`,
+  }),
+);
+
 /** One line of text under the store's one rule for characters (model/text-rules.ts). */
 export const Line = (max: number) =>
   z

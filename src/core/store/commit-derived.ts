@@ -6,7 +6,8 @@
 import type { Trust } from '../trust';
 import type { EventDraft } from '../model';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
-import type { chainEvents, PendingAppend, WriterHead } from './event-log';
+import type { chainEvents, WriterHead } from './event-log';
+import type { PendingAppend } from './log-append';
 import { indexEntryOf } from './goal-index';
 import type { LoadedGoal } from './goal-load';
 import type { LogFile } from './goal-logs';

@@ -10,8 +10,10 @@ import type { Actor, EventDraft, GoalState, LoopxError, LoopxEvent } from '../mo
 import { aheadCutoff, conflict, maxHlc } from '../model';
 import type { Signer, Trust } from '../trust';
 import * as path from 'node:path';
-import type { PendingAppend, WriterHead } from './event-log';
-import { appendToLog, chainEvents, syncAppend } from './event-log';
+import type { WriterHead } from './event-log';
+import { chainEvents } from './event-log';
+import type { PendingAppend } from './log-append';
+import { appendToLog, syncAppend } from './log-append';
 import type { IndexEntry } from './goal-index';
 import { indexEntryOf } from './goal-index';
 import type { LoadedGoal } from './goal-load';
@@ -42,6 +44,11 @@ export interface CommitOptions {
   /** The person's key, for the events that are a person's decision (see trust/signed-decisions.ts). */
   signer?: Signer;
   /**
+   * The call's idempotency key (model CallKey): its events carry it, and a call whose key this
+   * writer's log already holds appends nothing and answers with the events written then.
+   */
+  call?: string;
+  /**
    * Group commit (store/group-commit.ts): when the lock is taken, queue this call for its holder; when
    * this call holds it, commit the calls queued meanwhile after it. The result's `state` is then
    * the goal as it was at least this call's events later (read when first asked for).
@@ -53,6 +60,8 @@ export interface CommitResult {
   events: LoopxEvent[];
   state: GoalState;
   revision: number;
+  /** The call's key was in the log: `events` are what it wrote then, nothing was appended now. */
+  replayed?: boolean;
 }
 
 /** What a commit needs from the store, bound to one goal (given, not imported: the store imports this module). */
@@ -75,6 +84,8 @@ export interface CommitTarget {
   tryLock(checkStale: boolean): (() => void) | undefined;
   /** The error for a goal that has no log. */
   missing(): LoopxError;
+  /** The events a call with this key wrote to this writer's log, if it did (store/event-log.ts `eventsOfCall`). */
+  eventsOfCall(call: string): LoopxEvent[] | undefined;
   quarantineTornTail(): EventDraft | undefined;
   /**
    * Makes an older LoopX's `events.jsonl` (ended at `head`) the head of this writer's log, if
@@ -192,6 +203,10 @@ function commitLocked(
   after: AfterCommit,
 ): CommitResult {
   const cur = readCurrent(target, opts);
+  // A retry of a call that was written (its caller was not told: a crash, a failed fsync or cache
+  // write, a timeout) appends nothing: it is answered with what was written then.
+  const done = opts.call === undefined || !cur.loaded ? undefined : target.eventsOfCall(opts.call);
+  if (done) return { events: done, state: cur.loaded!.state, revision: cur.revision, replayed: true };
   // Plans only read the state (checkedPlan proves it in the tests): no copy is needed, and the
   // events below are applied to this same object.
   const planned = checkedPlan(plan)(cur.loaded?.state, cur.revision);
@@ -208,7 +223,8 @@ function readCurrent(target: CommitTarget, opts: CommitOptions): Current {
   const memo = target.memo?.take();
   const files = target.logFiles();
   const exists = files.length > 0;
-  if (opts.create && exists)
+  // A retried creation (the same idempotency key) finds its own goal: answered below, not refused.
+  if (opts.create && exists && (opts.call === undefined || !target.eventsOfCall(opts.call)))
     throw conflict(`goal ${goalId} already exists`, { goalId, reason: 'goal_exists' });
   if (!opts.create && !exists) throw target.missing();
   const fromMemo = exists && memo ? resumeFromMemo(target, files, memo) : undefined;
@@ -288,13 +304,17 @@ function appendToOwnLog(
     drafts,
     // Above this writer's own last stamp too: one that now waits (the clock went back) stays below.
     { state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: maxHlc(cur.loaded?.hlc, own?.key) },
-    { now, writer, actor, signer: opts.signer },
+    { now, writer, actor, signer: opts.signer, call: opts.call },
     trust,
   );
   const ownRevision = cur.revision + next.events.length;
   const queue = opts.group?.queue;
   queue?.recover(target.ownLog);
-  const drained = opts.group && drainQueue(opts.group, goalId, next, ownRevision, { now, writer }, trust);
+  const drained =
+    opts.group &&
+    drainQueue(opts.group, goalId, next, ownRevision, { now, writer }, trust, (call) =>
+      target.eventsOfCall(call),
+    );
   try {
     if (firstInGoal) {
       mkdirStore(target.logsDir);

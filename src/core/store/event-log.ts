@@ -1,17 +1,17 @@
 /**
  * One writer's log of a goal (`events/<writer>.jsonl`, or an older LoopX's single `events.jsonl`):
  * append-only, one event per line, each line linked to the one before by its sha256, each event's
- * clock stamp above the one before. Parsing and checking a log, sealing drafts into new lines, the
- * append itself, and the torn tail a crash mid-write leaves behind.
+ * clock stamp above the one before. Parsing and checking a log (a forked one too), sealing drafts
+ * into new lines, and the torn tail a crash mid-write leaves behind; the append itself is
+ * store/log-append.ts.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Actor, EventDraft, GoalState, LoopxEvent } from '../model';
-import { conflict, corrupt, EVENT_VERSION, newId, nextHlc, safeParseEvent, usageError } from '../model';
+import { corrupt, EVENT_VERSION, newId, nextHlc, safeParseEvent, usageError } from '../model';
 import { applyInPlace } from '../rules';
 import type { Signer, Trust } from '../trust';
 import { isDecision, NO_TRUST, signDecision } from '../trust';
-import { appendWhole, storageError, syncFolders } from './disk-write';
 import { describeIssues, sha256 } from './json-file';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 
@@ -282,7 +282,7 @@ export function chainEvents(
   goalId: string,
   drafts: EventDraft[],
   head: LogHead,
-  stamp: { now: Date; writer: string; actor: Actor; signer?: Signer },
+  stamp: { now: Date; writer: string; actor: Actor; signer?: Signer; call?: string },
   trust: Trust = NO_TRUST,
 ): LogHead & { events: LoopxEvent[]; chunk: Buffer } {
   let { state, seq, prev, hlc } = head;
@@ -302,6 +302,7 @@ export function chainEvents(
       prev,
       type: d.type,
       data: d.data,
+      ...(stamp.call === undefined ? {} : { call: stamp.call }),
     };
     const checked = safeParseEvent(candidate);
     if (!checked.success) {
@@ -330,76 +331,4 @@ export function chainEvents(
   }
   const chunk = Buffer.from(lines.join('\n') + '\n', 'utf8');
   return { state, seq, prev, hlc, events, chunk };
-}
-
-/** A chunk appended to a log and not yet fsync'd: the caller's fsync is the acknowledgement. */
-export interface PendingAppend {
-  fd: number;
-  file: string;
-  /** Where the chunk starts: the log's length before it. */
-  startsAt: number;
-  /** The file was made by this append: its folder must be synced too (`syncAppend`). */
-  created: boolean;
-}
-
-/**
- * The one way lines reach a writer's log: `chunk` (whole lines) at its end, all of it or none
- * (store/disk-write.ts). The log must be `expectSize` bytes long, as the caller read it under the
- * goal's lock: if another process wrote to it since (a lock that did not exclude it), nothing is
- * written. `beforeWrite` learns the offset the chunk will start at, before anything is written
- * (group commit journals where each queued call's events go).
- */
-export function appendToLog(
-  file: string,
-  chunk: Buffer,
-  expectSize: number,
-  beforeWrite?: (startsAt: number) => void,
-): PendingAppend {
-  const fd = openStoreFile(file, 'a', 0o644);
-  try {
-    const size = fs.fstatSync(fd).size;
-    if (size !== expectSize)
-      throw conflict(
-        `${file} is ${size} bytes, not the ${expectSize} this call read under the goal's lock: ` +
-          'another process wrote to it meanwhile; nothing was written, run the command again',
-        { file, reason: 'log_moved' },
-      );
-    beforeWrite?.(size);
-    appendWhole(fd, file, chunk, size);
-    return { fd, file, startsAt: size, created: size === 0 };
-  } catch (e) {
-    fs.closeSync(fd);
-    throw e;
-  }
-}
-
-/**
- * Makes an append durable: fsyncs the log (and, for a new log, its folders up to `root`), then
- * closes it. An fsync that fails is reported as a storage error: the write is not acknowledged.
- * `held`: the caller still holds the goal's lock, so the chunk is cut off again (a failed fsync
- * may have lost it already, and a second fsync would not say so).
- */
-export function syncAppend(pending: PendingAppend, root: string, held = false): void {
-  try {
-    fs.fsyncSync(pending.fd);
-  } catch (e) {
-    let cut = false;
-    if (held) {
-      try {
-        fs.ftruncateSync(pending.fd, pending.startsAt);
-        cut = true;
-      } catch {
-        /* reported below as not known to be cut */
-      }
-    }
-    throw storageError(
-      e,
-      pending.file,
-      0,
-      cut ? 'nothing was written (cut off again)' : 'the events may not be on disk; run the command again',
-    );
-  } finally {
-    fs.closeSync(pending.fd);
-  }
-  if (pending.created) syncFolders(pending.file, root);
 }

@@ -31,8 +31,16 @@ export function sameFolderTime(a: string | undefined, b: string | undefined): bo
   return a !== undefined && b !== undefined && a.split('@')[0] === b.split('@')[0];
 }
 
-/** Whether a folder stamp was taken long enough after the folder's last change to prove anything. */
-export function stampSettled(recorded: string | undefined): boolean {
+/**
+ * Whether a folder stamp was taken long enough after the folder's last change to prove anything.
+ * One taken "in the future" (by a process whose clock was ahead, or an index restored from
+ * elsewhere) proves nothing: it would vouch for a change made after it.
+ */
+export function stampSettled(recorded: string | undefined, now = Date.now()): boolean {
   const [, mtimeNs = '', at = ''] = /^(\d{1,30})@(\d{1,16})$/.exec(recorded ?? '') ?? [];
-  return mtimeNs !== '' && Number(at) - Number(BigInt(mtimeNs) / 1_000_000n) >= STAMP_SETTLE_MS;
+  return (
+    mtimeNs !== '' &&
+    Number(at) <= now &&
+    Number(at) - Number(BigInt(mtimeNs) / 1_000_000n) >= STAMP_SETTLE_MS
+  );
 }

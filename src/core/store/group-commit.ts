@@ -17,11 +17,13 @@
  * Only calls made in the same context are grouped (the same LoopX, config folder and real clock):
  * everything else a plan depends on, the holder reads from the same workspace.
  */
-import type { Actor, GoalState } from '../model';
+import type { Actor, GoalState, LoopxEvent } from '../model';
 import { LoopxError } from '../model';
 import type { Trust } from '../trust';
-import type { LogHead, PendingAppend } from './event-log';
-import { chainEvents, syncAppend } from './event-log';
+import type { LogHead } from './event-log';
+import { chainEvents } from './event-log';
+import type { PendingAppend } from './log-append';
+import { syncAppend } from './log-append';
 import type { GroupAnswer, GroupQueue, GroupRequest, JournalEntry } from './group-queue';
 import { sha256 } from './json-file';
 import { lockBusy, STALE_CHECK_MS } from './lock';
@@ -92,6 +94,7 @@ export function drainQueue(
   revision: number,
   stamp: { now: Date; writer: string },
   trust: Trust,
+  eventsOfCall: (call: string) => LoopxEvent[] | undefined,
 ): Drained | undefined {
   const claimed = group.queue.claim(group.request.ctx, BATCH_MAX);
   if (claimed.length === 0) return undefined;
@@ -106,6 +109,12 @@ export function drainQueue(
   for (const { id, req } of claimed) {
     if (out.poisoned) {
       out.left.push(id);
+      continue;
+    }
+    // A retried call that was written already: answered with what was written then.
+    const done = req.call === undefined ? undefined : eventsOfCall(req.call);
+    if (done) {
+      out.answers.push({ id, answer: { ok: true, events: done, revision: out.revision } });
       continue;
     }
     let actor: Actor;
@@ -125,7 +134,7 @@ export function drainQueue(
       continue;
     }
     try {
-      const next = chainEvents(goalId, drafts, out.head, { ...stamp, actor }, trust);
+      const next = chainEvents(goalId, drafts, out.head, { ...stamp, actor, call: req.call }, trust);
       out.head = { state: next.state, seq: next.seq, prev: next.prev, hlc: next.hlc };
       out.revision += next.events.length;
       out.bytes += next.chunk.length;

@@ -22,8 +22,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { ErrorKind, LoopxEvent } from '../model';
-import { lazy } from '../model';
-import { writeAll } from './disk-write';
+import { CallKey, lazy } from '../model';
+import { storageError, writeAll } from './disk-write';
 import { sha256 } from './json-file';
 import { lstatStore, mkdirStore, openStoreFile } from './safe-path';
 
@@ -35,6 +35,8 @@ export interface GroupRequest {
   input: Record<string, unknown>;
   actor: unknown;
   expectRevision?: number;
+  /** The call's idempotency key (CommitOptions.call). */
+  call?: string;
 }
 
 /** The holder's answer: the call's events (fsync'd), or why it was refused. */
@@ -55,6 +57,7 @@ const RequestFile = lazy(() =>
     input: z.record(z.string(), z.unknown()),
     actor: z.unknown(),
     expectRevision: z.number().int().nonnegative().optional(),
+    call: CallKey.optional(),
   }),
 );
 
@@ -116,12 +119,13 @@ function openIn(file: string, flags: number): number {
 
 function writeWhole(file: string, flags: number, body: string): void {
   const fd = openIn(file, flags);
+  const buf = Buffer.from(body);
   try {
-    writeAll(fd, Buffer.from(body));
+    writeAll(fd, buf);
   } catch (e) {
     // A new file the disk would not take whole is removed: a half-written call is no call.
     if (flags & O_EXCL) removeFile(file);
-    throw e;
+    throw storageError(e, file, buf.length);
   } finally {
     fs.closeSync(fd);
   }
@@ -136,7 +140,11 @@ function overwrite(file: string, body: string): void {
   const fd = openIn(file, O_WRONLY | O_CREAT);
   try {
     const buf = Buffer.from(body);
-    writeAll(fd, buf, 0);
+    try {
+      writeAll(fd, buf, 0);
+    } catch (e) {
+      throw storageError(e, file, buf.length, 'the batch was not started');
+    }
     fs.ftruncateSync(fd, buf.length);
   } finally {
     fs.closeSync(fd);

@@ -14,14 +14,13 @@ import * as path from 'node:path';
 import type { Artifact, EventDraft, GoalState, Policy } from '../model';
 import { aheadCutoff, checkId, notFound, VERSION } from '../model';
 import type { PolicyView, Signer, Trust } from '../trust';
-import { PinnedTrust, policyFiles, PolicyViewCache, signWorkspacePolicy } from '../trust';
 import { artifactsDir, writeArtifact } from './artifacts';
-import { fileStamp } from './file-stamp';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
 import { commitGoal } from './commit';
 import { configDir, readOrCreateSecret } from './config-dir';
 import type { ParsedLog, WriterHead } from './event-log';
 import { quarantineTornTail } from './event-log';
+import { eventsOfCall, nextCall } from './calls';
 import type { IndexEntry } from './goal-index';
 import type { LoadedGoal } from './goal-load';
 import { cutSince, parseOpenLogs, replayLogs, resumeFromSnapshot } from './goal-load';
@@ -40,12 +39,7 @@ import { lstatStore } from './safe-path';
 import type { Snapshot } from './snapshot';
 import { ensureGitFiles, findWorkspace, initLayout, LOOPX_DIR } from './workspace';
 import type { WorkspaceIdentity } from './workspace-identity';
-import {
-  ensureWorkspaceIdentity,
-  IDENTITY_FILE,
-  pinWorkspaceIdentity,
-  readWorkspaceIdentity,
-} from './workspace-identity';
+import { WorkspaceTrust } from './workspace-trust';
 import { defaultWriterName, recordWriter } from './writers';
 
 // Declared with the write protocol; capabilities import CommitResult from here.
@@ -61,6 +55,11 @@ export interface StoreOptions {
    * were written); default: kept in `Store.warnings`.
    */
   onWarning?: (message: string) => void;
+  /**
+   * An idempotency key (the id rule): the n-th commit of this store is the call `<key>#<n>`, so a
+   * process that is run again with the same key (a retry) appends nothing its first run wrote.
+   */
+  callKey?: string;
 }
 
 function keepLast(list: string[], item: string, max: number): void {
@@ -74,12 +73,11 @@ export class Store extends StoreFiles {
   private groupCtx?: string;
   private readonly lockTimeoutMs: number;
   private readonly secrets = new Map<string, Buffer>();
-  private readonly pinned: PinnedTrust;
+  private readonly workspaceTrust: WorkspaceTrust;
   private readonly cache: LocalCache;
   private readonly memos = new GoalMemos();
-  private readonly policies = new PolicyViewCache();
-  private identityMemo?: { stamp: string; identity: WorkspaceIdentity };
   private readonly onWarning: (message: string) => void;
+  private readonly callKey?: string;
   /** Warnings no `onWarning` took (the last 50). */
   readonly warnings: string[] = [];
 
@@ -89,7 +87,8 @@ export class Store extends StoreFiles {
     this.realClock = opts.clock === undefined;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
     this.onWarning = opts.onWarning ?? ((m) => keepLast(this.warnings, m, 50));
-    this.pinned = new PinnedTrust(this.configDir);
+    this.callKey = opts.callKey === undefined ? undefined : checkId(opts.callKey, 'idempotency key');
+    this.workspaceTrust = new WorkspaceTrust(this.root, this.secretsDir, this.configDir);
     this.cache = new LocalCache({
       localDir: this.localDir,
       snapshotKey: () => this.secret('snapshot-key'),
@@ -102,27 +101,16 @@ export class Store extends StoreFiles {
    * logs are replayed, and for which workspace they must have been signed.
    */
   trust(): Trust {
-    return this.pinned.current(this.identity().id);
+    return this.workspaceTrust.trust();
   }
 
-  /** The workspace's identity on this clone (store/workspace-identity.ts), read again when the file changes. */
+  /** The workspace's identity on this clone (store/workspace-identity.ts). */
   identity(): WorkspaceIdentity {
-    const stamp = fileStamp(path.join(this.root, IDENTITY_FILE));
-    if (this.identityMemo?.stamp !== stamp)
-      this.identityMemo = { stamp, identity: readWorkspaceIdentity(this.root, this.secretsDir) };
-    return this.identityMemo.identity;
+    return this.workspaceTrust.identity();
   }
 
-  /**
-   * Pins the workspace's identity on this clone before it first writes; with `make`, gives a
-   * workspace an older LoopX made its identity (before a person first signs in it).
-   */
   private ensureIdentity(make: boolean): void {
-    const now = this.identity();
-    if (now.pinned || (!now.id && !make)) return;
-    if (now.id) pinWorkspaceIdentity(this.root, this.secretsDir);
-    else ensureWorkspaceIdentity(this.root, this.secretsDir);
-    this.identityMemo = undefined;
+    this.workspaceTrust.ensureIdentity(make);
   }
 
   /** Creates `.loopx/` (idempotent) and returns the store. */
@@ -183,8 +171,7 @@ export class Store extends StoreFiles {
 
   /** Which policy applies and why: signed or not, and the edits that wait for a signature. */
   policyView(): PolicyView {
-    const trust = this.trust();
-    return this.policies.view(policyFiles(this.root, this.configDir, trust.workspace), trust);
+    return this.workspaceTrust.policyView();
   }
 
   /**
@@ -192,15 +179,7 @@ export class Store extends StoreFiles {
    * reviewed): from then on it is what LoopX enforces.
    */
   signPolicy(signer: Signer | undefined, shown?: Policy): PolicyView {
-    this.ensureIdentity(signer !== undefined);
-    const trust = this.trust();
-    return signWorkspacePolicy(
-      policyFiles(this.root, this.configDir, trust.workspace),
-      signer,
-      trust,
-      this.clock(),
-      shown,
-    );
+    return this.workspaceTrust.signPolicy(signer, this.clock(), shown);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -319,7 +298,12 @@ export class Store extends StoreFiles {
   ): CommitResult {
     checkId(goalId, 'goal id');
     this.ensureIdentity(opts.signer !== undefined);
-    return commitGoal(this.commitTarget(goalId), plan, opts);
+    const call = opts.call ?? (this.callKey === undefined ? undefined : nextCall(this.callKey));
+    const group =
+      opts.group && call !== undefined
+        ? { ...opts.group, request: { ...opts.group.request, call } }
+        : opts.group;
+    return commitGoal(this.commitTarget(goalId), plan, { ...opts, call, group });
   }
 
   /**
@@ -357,6 +341,7 @@ export class Store extends StoreFiles {
       logFiles: () => this.logFiles(goalId),
       load: (files) => this.load(goalId, files),
       missing: () => this.missing(goalId),
+      eventsOfCall: (call) => eventsOfCall(this.logPath(goalId), call),
       quarantineTornTail: () => this.quarantineTornTail(goalId),
       migrateLegacy: (head, ownExists) => this.migrateLegacy(goalId, head, ownExists),
       writerId: () => this.writerId(),

@@ -119,6 +119,31 @@ describe('group commit', () => {
     assert.equal(fs.statSync(path.join(queue.dir, 'batch.json')).size, 0);
   });
 
+  it('a queued call whose idempotency key is in the log already is answered with what was written, nothing appended', () => {
+    const store = setUp();
+    const { queue, request } = queueOf(store);
+    const first = queue.submit({
+      ...request('todo.add', { goalId: 'g', todoId: 't2', title: 'Once' }),
+      call: 'job-7#1',
+    })!;
+    invoke(store, 'todo.update', { goalId: 'g', todoId: 't1', note: 'own' }, agent);
+    const written = ok(queue.answer(first));
+    assert.equal(written.events[0]!.call, 'job-7#1');
+    const revision = store.load('g').revision;
+    // The same call again (its caller was killed before it read the answer, and retried).
+    const again = queue.submit({
+      ...request('todo.add', { goalId: 'g', todoId: 't2', title: 'Once' }),
+      call: 'job-7#1',
+    })!;
+    invoke(store, 'todo.update', { goalId: 'g', todoId: 't1', note: 'own 2' }, agent);
+    const replayed = ok(queue.answer(again));
+    assert.deepEqual(
+      replayed.events.map((e) => e.id),
+      written.events.map((e) => e.id),
+    );
+    assert.equal(store.load('g').revision, revision + 1, 'only the holder’s own event was appended');
+  });
+
   it('a queued call is checked as its caller’s own: a refusal refuses only that call', () => {
     const store = setUp();
     const { queue, request } = queueOf(store);
