@@ -12,6 +12,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   figure,
@@ -41,6 +42,21 @@ interface Case {
   /** The second writer's environment, and what it is run under. */
   env?: Record<string, string>;
   wrap?: string[];
+  /** Done to the workspace while the holder is stopped, before the second writer starts. */
+  meanwhile?: (ws: string) => void;
+}
+
+/**
+ * The lock file as it would read after its holder had been stopped for an hour: its time an hour
+ * back, in the form its writer gave it (the exclusive-file lock wrote a number, the kernel lock
+ * writes an ISO time).
+ */
+function agedAnHour(ws: string): void {
+  const file = path.join(ws, '.loopx', 'local', 'locks', 'goal-g.lock');
+  const body = JSON.parse(fs.readFileSync(file, 'utf8')) as { at: number | string };
+  const hourAgo = Date.now() - 3_600_000;
+  body.at = typeof body.at === 'number' ? hourAgo : new Date(hourAgo).toISOString();
+  fs.writeFileSync(file, JSON.stringify(body));
 }
 
 const CASES: Case[] = [
@@ -60,6 +76,11 @@ const CASES: Case[] = [
     wrap: ['unshare', '--pid', '--fork'],
   },
   { name: 'a holder stopped before it wrote anything into the lock file', pause: 'lock-body' },
+  {
+    name: 'a holder stopped for longer than any call takes (its lock file an hour old)',
+    pause: 'append',
+    meanwhile: agedAnHour,
+  },
 ];
 
 describe('two writers never hold one goal', () => {
@@ -80,6 +101,7 @@ describe('two writers never hold one goal', () => {
         });
         try {
           await waitForFile(marker);
+          c.meanwhile?.(ws);
           const startedAt = Date.now();
           const second = startFaulted(todoAdd('b'), ws, c.env ?? {}, c.wrap);
           await sleep(STOPPED_MS);

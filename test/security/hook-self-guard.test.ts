@@ -103,6 +103,16 @@ describe('the hook denies writes to the files that decide what it is', { concurr
     ['loopx-hook.target beside the shim', (w) => path.join(w.storage, 'loopx-hook.target')],
     ['the CLI the shim runs', () => CLI],
     ['the CLI bundle', () => DIST],
+    [
+      'the lock binding the CLI loads',
+      () =>
+        path.join(
+          path.dirname(DIST),
+          'prebuilds',
+          `${process.platform}-${process.arch}`,
+          'fs-native-extensions.node',
+        ),
+    ],
     ['the CLI code cache', (w) => path.join(w.home, '.cache', 'loopx', 'cli-1-2-v22.0.0-x64.bin')],
     ['the CLI shim of `loopx hooks install`', (w) => path.join(w.sb.config, 'bin', 'loopx-hook')],
   ];
