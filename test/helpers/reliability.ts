@@ -345,3 +345,24 @@ export async function waitForFile(file: string, ms = 20_000): Promise<void> {
     await sleep(10);
   }
 }
+
+/** A writer's end: who it was and how it exited. */
+export type WriterEnd = { name: string; code: number | null; signal: NodeJS.Signals | null; stderr: string };
+
+/**
+ * Kills every writer still running and checks that each one that ended (`finished` too) ended
+ * by a kill, never on its own (an error exit is a refused or failed write).
+ */
+export async function endWriters(
+  writers: (LoopWriter & { name: string })[],
+  finished: WriterEnd[],
+): Promise<void> {
+  for (const w of writers) w.child.kill('SIGKILL');
+  for (const w of writers) finished.push({ name: w.name, ...(await w.done) });
+  for (const f of finished)
+    assert.equal(
+      f.signal,
+      'SIGKILL',
+      `writer ${f.name} failed on its own (${f.code}): ${f.stderr.slice(0, 2000)}`,
+    );
+}

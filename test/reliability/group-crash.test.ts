@@ -17,8 +17,15 @@ import * as path from 'node:path';
 import { Store } from '../../src/core/store/store';
 import { parseLog } from '../../src/core/store/event-log';
 import { invoke } from '../../src/core/capabilities/registry';
-import { killWriters, loopWriter, progress, removeTempDirs, tempDir } from '../helpers/reliability';
-import type { LoopWriter } from '../helpers/reliability';
+import {
+  killWriters,
+  endWriters,
+  loopWriter,
+  progress,
+  removeTempDirs,
+  tempDir,
+} from '../helpers/reliability';
+import type { LoopWriter, WriterEnd } from '../helpers/reliability';
 import { human } from '../helpers/store';
 
 const WRITERS = 4;
@@ -51,8 +58,7 @@ describe('group commit: writers killed while others wait on them', () => {
       const onAck = (id: string) => acked.push(id);
       const writers: Writer[] = Array.from({ length: WRITERS }, (_, k) => startWriter(ws, `w${k}`, onAck));
       let midBatch = 0;
-      const finished: { name: string; code: number | null; signal: NodeJS.Signals | null; stderr: string }[] =
-        [];
+      const finished: WriterEnd[] = [];
 
       await progress(() => acked.length, 40, 60_000, 'start');
       for (let kill = 0; kill < KILLS; kill++) {
@@ -68,15 +74,7 @@ describe('group commit: writers killed while others wait on them', () => {
         // The others (and the new one) keep going: a dead holder does not stop them.
         await progress(() => acked.length, 8, 30_000, `after kill ${kill + 1} (${victim.name})`);
       }
-      for (const w of writers) w.child.kill('SIGKILL');
-      for (const w of writers) finished.push({ name: w.name, ...(await w.done) });
-
-      for (const f of finished)
-        assert.equal(
-          f.signal,
-          'SIGKILL',
-          `writer ${f.name} failed on its own (${f.code}): ${f.stderr.slice(0, 2000)}`,
-        );
+      await endWriters(writers, finished);
 
       // One more write finishes whatever the last kill left: a batch under way, calls claimed.
       invoke(store, 'todo.add', { goalId: 'g', todoId: 'after', title: 'After the kills' }, human);

@@ -13,8 +13,9 @@ import * as path from 'node:path';
 import { invoke } from '../../src/core/capabilities/registry';
 import { parseLog } from '../../src/core/store/event-log';
 import { Store } from '../../src/core/store/store';
-import type { LoopWriter } from '../helpers/reliability';
+import type { LoopWriter, WriterEnd } from '../helpers/reliability';
 import {
+  endWriters,
   figure,
   killWriters,
   loopWriter,
@@ -58,8 +59,7 @@ describe('the storm', () => {
         name: `w${k}`,
         ...loopWriter(ws, 'g', `w${k}`, onAck),
       }));
-      const finished: { name: string; code: number | null; signal: NodeJS.Signals | null; stderr: string }[] =
-        [];
+      const finished: WriterEnd[] = [];
       let holdersKilled = 0;
 
       await progress(() => acked.length, 64, 120_000, 'start');
@@ -75,14 +75,7 @@ describe('the storm', () => {
         writers[k] = { name: `w${k}k${kill}`, ...loopWriter(ws, 'g', `w${k}k${kill}`, onAck) };
         await progress(() => acked.length, 16, 60_000, `after kill ${kill + 1} (${victim.name})`);
       }
-      for (const w of writers) w.child.kill('SIGKILL');
-      for (const w of writers) finished.push({ name: w.name, ...(await w.done) });
-      for (const f of finished)
-        assert.equal(
-          f.signal,
-          'SIGKILL',
-          `writer ${f.name} failed on its own (${f.code}): ${f.stderr.slice(0, 2000)}`,
-        );
+      await endWriters(writers, finished);
 
       invoke(store, 'todo.add', { goalId: 'g', todoId: 'after', title: 'After the storm' }, human);
       const ids = new Set(new Store(ws).load('g').state.todos.map((x) => x.id));

@@ -4,7 +4,7 @@
  * index entry, this process's memo) are brought up to date.
  */
 import type { Trust } from '../trust';
-import type { EventDraft } from '../model';
+import type { EventDraft, LoopxEvent } from '../model';
 import type { CommitOptions, CommitResult, CommitTarget } from './commit';
 import type { chainEvents, WriterHead } from './event-log';
 import type { PendingAppend } from './log-append';
@@ -24,6 +24,8 @@ export interface Current {
   /** `loaded`, when it was resumed from this process's last commit rather than read. */
   fromMemo: LoadedGoal | undefined;
   revision: number;
+  /** The events this call wrote before, when it is a retry (CommitOptions.call): nothing is appended. */
+  done: LoopxEvent[] | undefined;
 }
 
 /** What one commit appends: the drafts, and this writer's place in the goal before them. */

@@ -205,8 +205,8 @@ function commitLocked(
   const cur = readCurrent(target, opts);
   // A retry of a call that was written (its caller was not told: a crash, a failed fsync or cache
   // write, a timeout) appends nothing: it is answered with what was written then.
-  const done = opts.call === undefined || !cur.loaded ? undefined : target.eventsOfCall(opts.call);
-  if (done) return { events: done, state: cur.loaded!.state, revision: cur.revision, replayed: true };
+  if (cur.done && cur.loaded)
+    return { events: cur.done, state: cur.loaded.state, revision: cur.revision, replayed: true };
   // Plans only read the state (checkedPlan proves it in the tests): no copy is needed, and the
   // events below are applied to this same object.
   const planned = checkedPlan(plan)(cur.loaded?.state, cur.revision);
@@ -223,8 +223,9 @@ function readCurrent(target: CommitTarget, opts: CommitOptions): Current {
   const memo = target.memo?.take();
   const files = target.logFiles();
   const exists = files.length > 0;
-  // A retried creation (the same idempotency key) finds its own goal: answered below, not refused.
-  if (opts.create && exists && (opts.call === undefined || !target.eventsOfCall(opts.call)))
+  const done = exists && opts.call !== undefined ? target.eventsOfCall(opts.call) : undefined;
+  // A retried creation (the same idempotency key) finds its own goal: answered, not refused.
+  if (opts.create && exists && !done)
     throw conflict(`goal ${goalId} already exists`, { goalId, reason: 'goal_exists' });
   if (!opts.create && !exists) throw target.missing();
   const fromMemo = exists && memo ? resumeFromMemo(target, files, memo) : undefined;
@@ -232,7 +233,7 @@ function readCurrent(target: CommitTarget, opts: CommitOptions): Current {
   const revision = loaded?.revision ?? 0;
   if (opts.expectRevision !== undefined && opts.expectRevision !== revision)
     throw movedOn(goalId, revision, opts.expectRevision);
-  return { files, loaded, fromMemo, revision };
+  return { files, loaded, fromMemo, revision, done };
 }
 
 /**

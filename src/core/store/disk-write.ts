@@ -79,13 +79,7 @@ export function appendWhole(fd: number, file: string, chunk: Buffer, startsAt: n
   try {
     writeAll(fd, chunk);
   } catch (e) {
-    let cut = true;
-    try {
-      fs.ftruncateSync(fd, startsAt);
-      fs.fsyncSync(fd);
-    } catch {
-      cut = false;
-    }
+    const cut = cutBack(fd, startsAt);
     throw storageError(
       e,
       file,
@@ -94,6 +88,17 @@ export function appendWhole(fd: number, file: string, chunk: Buffer, startsAt: n
         ? 'nothing was written (the part that fitted was cut off again)'
         : 'part of it may be at the end of the file, as an incomplete line that is never read',
     );
+  }
+}
+
+/** Cuts the file open as `fd` back to `length` bytes, synced: whether that worked. */
+export function cutBack(fd: number, length: number): boolean {
+  try {
+    fs.ftruncateSync(fd, length);
+    fs.fsyncSync(fd);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -77,7 +77,8 @@ export function parseLog(
   let key = from.prevKey;
   let lastSeq = from.prevSeq ?? from.startLine - 1;
   const forks: NonNullable<ParsedLog['forks']> = [];
-  const parents: number[] = [];
+  // Only fork lines are recorded: every other line continues the one before it.
+  const forkParents = new Map<number, number>();
   let v2 = from.prevKey !== undefined;
   while (offset < buf.length) {
     const nl = buf.indexOf(10, offset);
@@ -104,9 +105,8 @@ export function parseLog(
     const ev = parsed.data as LoopxEvent;
     // The common case, checked without a call: the line continues the one before it.
     let parentKey = key;
-    let parentAt = hashes.length - 1;
     if (ev.prev !== prev || ev.seq !== lastSeq + 1) {
-      const parent = parentOf(ev, { hashes, events, keys, parents }, from);
+      const parent = parentOf(ev, { hashes, events, keys, forkParents }, from);
       if (!parent) {
         const what =
           ev.seq !== lastSeq + 1
@@ -116,9 +116,8 @@ export function parseLog(
       }
       forks.push({ line: lineNo, continues: from.startLine + parent.at });
       parentKey = parent.key;
-      parentAt = parent.at;
+      forkParents.set(hashes.length, parent.at);
     }
-    parents.push(parentAt);
     key = sortKey(ev, { key: parentKey, v2 }, writer, where, { file, line: lineNo });
     v2 ||= ev.v === 2;
     lastSeq = ev.seq;
@@ -138,15 +137,15 @@ export function parseLog(
  * line between that head and this one descends from it. Such a line is kept: its events apply
  * once like any other's, so the goal stays readable and writable on every clone. A line put into
  * the middle of a log is still an edit: the line after it continues a line it does not descend
- * from. Undefined when `ev` continues no line it may continue (an edit). `parents[i]`: the index
- * of the line that line `i` continues (-1: the log's start).
+ * from. Undefined when `ev` continues no line it may continue (an edit). `forkParents`: the line
+ * each fork line continues, by index (-1: the log's start); any other line continues the one before.
  */
 function parentOf(
   ev: LoopxEvent,
-  read: { hashes: string[]; events: LoopxEvent[]; keys: string[]; parents: number[] },
+  read: { hashes: string[]; events: LoopxEvent[]; keys: string[]; forkParents: Map<number, number> },
   from: LogCursor,
 ): { key?: string; at: number } | undefined {
-  const { hashes, events, keys, parents } = read;
+  const { hashes, events, keys, forkParents } = read;
   // Only lines this parse has read can be checked (a parse from a cursor fails and reads it all).
   let at: number;
   if (ev.prev === null) {
@@ -158,7 +157,7 @@ function parentOf(
   }
   for (let i = at + 1; i < hashes.length; i++) {
     let up = i;
-    while (up > at) up = parents[up]!;
+    while (up > at) up = forkParents.get(up) ?? up - 1;
     if (up !== at) return undefined;
   }
   return { key: at === -1 ? undefined : keys[at], at };

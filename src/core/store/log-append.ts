@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { conflict } from '../model';
-import { appendWhole, storageError, syncFolders } from './disk-write';
+import { appendWhole, cutBack, storageError, syncFolders } from './disk-write';
 import { openStoreFile } from './safe-path';
 
 /** A chunk appended to a log and not yet fsync'd: the caller's fsync is the acknowledgement. */
@@ -58,15 +58,7 @@ export function syncAppend(pending: PendingAppend, root: string, held = false): 
   try {
     fs.fsyncSync(pending.fd);
   } catch (e) {
-    let cut = false;
-    if (held) {
-      try {
-        fs.ftruncateSync(pending.fd, pending.startsAt);
-        cut = true;
-      } catch {
-        /* reported below as not known to be cut */
-      }
-    }
+    const cut = held && cutBack(pending.fd, pending.startsAt);
     throw storageError(
       e,
       pending.file,
