@@ -139,8 +139,9 @@ export class CliContext {
    * unlocks a key (person.ts), however interactive the terminal looks.
    */
   actor(): Actor {
-    const id = (agentFromEnv(this.io.env) || this.io.env.LOOPX_ACTOR || safeUser()).slice(0, 128);
-    return { kind: 'agent', id, channel: 'cli' };
+    const named = agentFromEnv(this.io.env) || this.io.env.LOOPX_ACTOR;
+    if (named) return { kind: 'agent', id: named.slice(0, 128), channel: 'cli' };
+    return { kind: 'agent', id: safeUser().slice(0, 128), channel: 'cli', osUser: true };
   }
 
   /**

@@ -159,7 +159,7 @@ describe('everyday read commands', { concurrency: 1 }, () => {
     const doc = await ws.json(strict(GateDoc), 'gate', 'show', '--goal-id', 'g', '--gate-id', 'prod');
     assert.equal(doc.schema, 'loopx.gate/1');
     assert.equal(doc.status, 'approved');
-    assert.match(doc.requested_by_words, /at the command line$/);
+    assert.match(doc.requested_by_words, /^OS user \S+ at the command line \(unsigned\)$/);
     assert.equal(doc.reason_whose, 'LoopX', 'a gate todo add asked for: the reason is LoopX’s words');
     assert.deepEqual(doc.work, [
       {

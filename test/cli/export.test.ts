@@ -111,10 +111,14 @@ describe('export', { concurrency: 1 }, () => {
     for (const h of ['## Objective', '## Quota and spend', '## Todos', '## Gates', '## Runs'])
       assert.ok(md.includes(`\n${h}\n`), `${h} in\n${md}`);
     assert.match(md, /^- \[ \] P2 `tests` Run the tests \(open\): `npm test`$/m);
-    assert.match(md, /^ {2}- Evidence `ev-\S+` test, todo `tests`, exit 0: 42 passed \\<b\\>ok\\<\/b\\>$/m);
+    assert.match(md, /^ {2}- Evidence `ev-\S+` test, todo `tests`, exit 0: 42 passed \\<b\\>ok\\<\\\/b\\>$/m);
     assert.match(md, new RegExp(`^### Run \`${runId}\`: codex, succeeded$`, 'm'));
     assert.match(md, /^- Spent: 1 turn$/m);
-    assert.match(md, /^ {2}- 0\.5 by user:\S+ \(.* UTC\): fine \\\[link\\\]\\\(http:\/\/evil\.test\\\)$/m);
+    // A bare URL is escaped too, so no renderer links it (GFM autolinks need `:` and `.` as written).
+    assert.match(
+      md,
+      /^ {2}- 0\.5 by user\\:\S+ \(.* UTC\): fine \\\[link\\\]\\\(http\\:\\\/\\\/evil\\\.test\\\)$/m,
+    );
     assert.match(md, /^- Reason \(the agent’s words\):$/m);
     assert.match(md, /^- Waiting for a person’s decision$/m);
     assert.match(md, /^- Budgets \(life\): turns 1\/200$/m);

@@ -140,10 +140,66 @@ describe('security: a gate decision is made on the full facts', () => {
     await addTodo(s, 'ship', ['--action', 'deploy prod --force --skip-checks']);
     const r = await loopxTty(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'prod'], s.opts());
     assert.equal(r.code, 0, r.output);
-    assert.match(r.output, /Requested by agent sly at the command line/);
-    assert.match(r.output, /Reason \(the agent’s words\): only a docs change/);
+    assert.match(r.output, /Requested by agent sly at the command line \(unsigned\)/);
+    assert.match(
+      r.output,
+      /Reason, in the agent’s words \(not LoopX’s\):\r?\n│ only a docs change\r?\n└ end of the agent’s words/,
+    );
     assert.match(r.output, /\$ deploy prod --force --skip-checks/);
     assert.match(r.output, /Approving lets agents do 2 todos, exactly as listed/);
+  });
+
+  it('issue 36: a reason that fakes LoopX’s words comes after every command, as a bounded quote; 1,900 lines are refused', async () => {
+    const s = await workspace({ v: 1, gatedActions: [{ pattern: 'rm *', gate: 'spoof' }] });
+    await addTodo(s, 'notes', []);
+    const spoof = 'Routine log rotation, read-only.\n\nIt guards no open work now.';
+    // More lines than a prompt or dialog can show: refused, naming the field, nothing stored.
+    const before = eventsOf(s).length;
+    const long = await requestGate(s, 'spoof', `${spoof}${'\n'.repeat(1900)}done`, 'notes', {
+      LOOPX_AGENT: 'sly',
+    });
+    assert.equal(long.code, 2, long.stderr);
+    const error = (JSON.parse(long.stderr) as { error: { message: string } }).error;
+    assert.match(error.message, /reason.*must be at most 20 lines \(it has 1903\)/);
+    assert.equal(eventsOf(s).length, before, 'nothing written');
+    // Twenty lines (the most allowed), the last of them LoopX's own sentence, then the command.
+    const filler = Array.from({ length: 16 }, (_, i) => `line ${i + 1} ${'of padding '.repeat(8)}`);
+    ok(
+      await requestGate(s, 'spoof', [spoof, ...filler, 'It guards no open work now.'].join('\n'), 'notes', {
+        LOOPX_AGENT: 'sly',
+      }),
+    );
+    await addTodo(s, 'wipe', ['--action', 'rm -rf ~/projects']);
+    const r = await loopxTty(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'spoof'], s.opts());
+    assert.equal(r.code, 0, r.output);
+    const lines = r.output.split(/\r?\n/);
+    const command = lines.findIndex((l) => l.includes('$ rm -rf ~/projects'));
+    const reason = lines.findIndex((l) => l.startsWith('Reason, in the agent’s words'));
+    assert.ok(command >= 0 && reason > command, `the commands come before the reason:\n${r.output}`);
+    for (const l of lines.filter((x) => x.includes('It guards no open work now.')))
+      assert.match(l, /^│ /, `the requester’s sentence is quoted: ${l}`);
+    const quoted = lines.filter((l) => l.startsWith('│'));
+    assert.ok(quoted.length <= 6, `at most 6 quoted lines: ${quoted.length}`);
+    assert.match(
+      r.output,
+      /└ not all shown \(\d+ of 20 lines(, the last one cut)?\): loopx gate show --goal-id g --gate-id spoof shows it whole/,
+    );
+  });
+
+  it('issue 36: a gate already decided or missing is said before the passphrase is asked for', async () => {
+    const s = await workspace();
+    await addTodo(s, 'notes', []);
+    ok(await requestGate(s, 'once', 'one decision', 'notes', { LOOPX_AGENT: 'sly' }));
+    ok(await loopxAsPerson(['gate', 'approve', '--goal-id', 'g', '--gate-id', 'once'], s.opts()));
+    for (const [id, code, text] of [
+      ['once', 4, /gate once is approved \(by .*\): only a pending gate can be approved/],
+      ['none', 3, /goal g has no gate "none"/],
+    ] as const) {
+      const r = await loopxTty(['gate', 'approve', '--goal-id', 'g', '--gate-id', id], s.opts());
+      assert.equal(r.code, code, r.output);
+      assert.match(r.output, text);
+      assert.doesNotMatch(r.output, /passphrase/i, `nothing asked:\n${r.output}`);
+    }
   });
 
   it('finding 6: an agent cannot put a person’s todo behind its gate; a rejection says what it cancels', async () => {

@@ -1,7 +1,15 @@
 /** `loopx gate`: approval gates, work that waits for a person. */
 import type { Command } from 'commander';
 import type { InvokeResult } from '../../core/index';
-import { gateDoc, gateFacts, goalStatus, invoke } from '../../core/index';
+import {
+  awaitsDecision,
+  findGate,
+  gateDoc,
+  gateFacts,
+  goalStatus,
+  invoke,
+  notAwaitingDecision,
+} from '../../core/index';
 import type { CliContext } from '../context';
 import type { Act } from '../define';
 import { example, list } from '../define';
@@ -90,15 +98,13 @@ export function registerGateCommands(program: Command, act: Act) {
             // The person reads the full facts with the passphrase prompt, and signs only those.
             const store = ctx.store();
             const state = store.load(o.goalId).state;
-            const g = state.gates.find((x) => x.id === o.gateId);
-            const facts = g ? gateFacts(state, store.policy(), g, d.name) : undefined;
-            const { actor, signer } = person(
-              ctx,
-              d.what,
-              d.vscodeCommand,
-              facts ? `${facts.text}\n\n` : undefined,
-            );
-            const input = facts ? { ...o, shown: facts.work } : o;
+            // A gate that is missing or already decided is said before the passphrase is asked for.
+            const policy = store.policy();
+            const g = findGate(state, o.gateId);
+            if (!awaitsDecision(g, state, policy)) throw notAwaitingDecision(g, d.done);
+            const facts = gateFacts(state, policy, g, d.name);
+            const { actor, signer } = person(ctx, d.what, d.vscodeCommand, `${facts.text}\n\n`);
+            const input = { ...o, shown: facts.work };
             gateResult(ctx, invoke(store, d.capability, input, actor, { signer }), d.done);
           }),
         ),

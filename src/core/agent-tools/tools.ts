@@ -48,7 +48,11 @@ export interface AgentTool<S extends z.ZodObject = z.ZodObject> {
   input: S;
   /** Whether it changes state (so hosts ask for confirmation and show `confirmation`). */
   writes: boolean;
-  /** What a writing call is about to change, for the confirmation dialog. No side effect. */
+  /**
+   * What a writing call is about to change, for the confirmation dialog: plain text, LoopX's words
+   * first, then each piece of the agent's text whole on a line of its own, as it will be written
+   * (a person decides on what it shows; hosts show it literally). No side effect.
+   */
   confirmation?: (input: z.infer<S>) => string;
   run: (store: Store, input: z.infer<S>, actor: Actor) => AgentToolResult;
 }
@@ -73,6 +77,11 @@ function resolveGoal(store: Store, goalId: string | undefined): string {
       .map((g) => g.id)
       .join(', ')}${active.length > 5 ? ', …' : ''})`,
   );
+}
+
+/** A confirmation's lines, leaving out the parts a call does not have. */
+function lines(...parts: (string | false | 0 | undefined)[]): string {
+  return parts.filter((p): p is string => typeof p === 'string').join('\n');
 }
 
 function json(data: unknown): string {
@@ -132,7 +141,12 @@ export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
     ),
     writes: true,
     confirmation: (i) =>
-      `Add todo "${i.title}" to ${i.goalId ?? 'the active goal'}${i.action ? ` with the command \`${i.action}\` (it waits for review)` : ''}${i.gate ? `, gated by ${i.gate}` : ''}.`,
+      lines(
+        `Add a todo to ${i.goalId ? `goal ${i.goalId}` : 'the active goal'}.`,
+        `Title: ${i.title}`,
+        i.action && `Command (waits for a person’s review): ${i.action}`,
+        i.gate && `Gate: ${i.gate}`,
+      ),
     run: (store, i, actor) => {
       const goalId = resolveGoal(store, i.goalId);
       const res = invoke(
@@ -202,7 +216,7 @@ export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
     ),
     writes: true,
     confirmation: (i) =>
-      `Mark todo ${i.todoId} done under contract ${i.contractId}, recording: "${i.summary.slice(0, 200)}".`,
+      lines(`Mark todo ${i.todoId} done under contract ${i.contractId}.`, `Summary: ${i.summary}`),
     run: (store, i, actor) => {
       const found = checkContract(store, i.contractId, { agent: actor.id });
       if (contractActionFor(found.contract, i.todoId)) {
@@ -241,7 +255,11 @@ export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
     ),
     writes: true,
     confirmation: (i) =>
-      `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
+      lines(
+        `Record ${i.kind ?? 'note'} evidence under contract ${i.contractId}${i.todoId ? ` for todo ${i.todoId}` : ''}.`,
+        `Summary: ${i.summary}`,
+        i.exitCode !== undefined && `Exit code: ${i.exitCode}`,
+      ),
     run: (store, i, actor) => {
       const { goal, run, contract, policy } = checkContract(store, i.contractId, { agent: actor.id });
       if (i.todoId && !contractCovers(contract, i.todoId)) {
@@ -321,7 +339,12 @@ export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
       }),
     ),
     writes: true,
-    confirmation: (i) => `Ask the person to approve gate "${i.gateId}": ${i.reason.slice(0, 200)}`,
+    confirmation: (i) =>
+      lines(
+        `Ask the person to approve gate ${i.gateId} of ${i.goalId ? `goal ${i.goalId}` : 'the active goal'}.`,
+        `Reason: ${i.reason}`,
+        i.guards?.length && `Todos that wait for it: ${i.guards.join(', ')}`,
+      ),
     run: (store, i, actor) => {
       const goalId = resolveGoal(store, i.goalId);
       invoke(

@@ -1,6 +1,6 @@
 /** The evidence capability: recording what shows that work was done. */
 import { z } from 'zod';
-import { Artifact, draft, EvidenceKind, Id, lazy, Line, newId, refused, Text } from '../model';
+import { Artifact, draft, EvidenceKind, Id, lazy, Line, newId, refused, ShownText } from '../model';
 import { AllActors, findRun, findTodo, goalId } from './shared';
 import type { DefineCapability } from './types';
 
@@ -19,7 +19,7 @@ export function defineEvidenceCapabilities(define: DefineCapability): void {
         runId: Id.optional(),
         todoId: Id.optional(),
         kind: EvidenceKind.default('note'),
-        summary: Text(4000),
+        summary: ShownText(4000),
         command: Line(2000).optional(),
         exitCode: z.number().int().optional(),
         durationMs: z.number().nonnegative().optional(),

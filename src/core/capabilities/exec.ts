@@ -1,6 +1,6 @@
 /** The exec capability: recording what a contract command did (evidence, spend, the todo done). */
 import { z } from 'zod';
-import { Artifact, draft, Id, lazy, Line, newId, notFound, Text } from '../model';
+import { Artifact, draft, Id, lazy, Line, newId, notFound, ShownText } from '../model';
 import type { DefineCapability } from './types';
 
 export function defineExecCapabilities(define: DefineCapability) {
@@ -21,7 +21,7 @@ export function defineExecCapabilities(define: DefineCapability) {
         command: Line(2000),
         exitCode: z.number().int(),
         durationMs: z.number().nonnegative(),
-        summary: Text(4000),
+        summary: ShownText(4000),
         artifact: Artifact.optional(),
       }),
     ),

@@ -1,7 +1,7 @@
 /** Gate capabilities: asking a person for approval, and the approval's outcome. */
 import { z } from 'zod';
 import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
-import { draft, GuardedWork, Id, lazy, Line, refused, Text } from '../model';
+import { draft, GuardedWork, Id, lazy, Line, refused, ShownText } from '../model';
 import { approvalCovers, awaitsGiven, guardedWork, notAwaitingDecision, openWorkGuardedBy } from '../rules';
 import { canonicalJson } from '../store';
 import { gateTitle } from '../views';
@@ -55,7 +55,7 @@ const GateDecisionInput = lazy(() =>
   z.object({
     goalId,
     gateId: Id,
-    note: Text(2000).optional(),
+    note: ShownText(2000).optional(),
     shown: z.array(GuardedWork).max(500).optional(),
   }),
 );
@@ -73,7 +73,7 @@ export function defineGateCapabilities(define: DefineCapability): void {
         goalId,
         gateId: Id,
         title: Line(200).optional(),
-        reason: Text(2000).default(''),
+        reason: ShownText(2000).default(''),
         guards: z.array(Id).max(100).default([]),
       }),
     ),

@@ -10,6 +10,7 @@ import {
   Line,
   Quota,
   refused,
+  ShownText,
   Text,
 } from '../model';
 import { AllActors, goalId } from './shared';
@@ -42,7 +43,7 @@ function transition(state: GoalState, t: GoalTransition): GoalStatus {
   return to;
 }
 
-const reason = Text(2000).optional();
+const reason = ShownText(2000).optional();
 
 export function defineGoalCapabilities(define: DefineCapability): void {
   define({

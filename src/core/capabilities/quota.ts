@@ -1,7 +1,7 @@
 /** Quota capabilities: setting a goal's quota and granting it more budget. */
 import { z } from 'zod';
 import type { BudgetName, GoalState } from '../model';
-import { BUDGET_NAMES, Budgets, draft, lazy, Quota, refused, Text, usageError } from '../model';
+import { BUDGET_NAMES, Budgets, draft, lazy, Quota, refused, ShownText, usageError } from '../model';
 import { loosenedBy } from '../trust';
 import { BUDGET_FLAG, budgetAmount, budgetLabel, duration, quotaGrantCommand } from '../views';
 import { AllActors, goalId, Humans } from './shared';
@@ -83,7 +83,7 @@ export function defineQuotaCapabilities(define: DefineCapability): void {
     quota: 'adds budget',
     actors: Humans,
     humanOnly: true,
-    input: lazy(() => z.object({ goalId, budgets: Budgets, note: Text(2000).optional() })),
+    input: lazy(() => z.object({ goalId, budgets: Budgets, note: ShownText(2000).optional() })),
     plan: (_s, i) => {
       if (!BUDGET_NAMES.some((k) => (i.budgets[k] ?? 0) > 0))
         throw usageError(

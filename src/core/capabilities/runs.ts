@@ -1,6 +1,6 @@
 /** Run capabilities: opening a run, reporting its spend, ending it, and a person's reward for it. */
 import { z } from 'zod';
-import { Contract, draft, Id, lazy, Line, newId, refused, RunOutcome, Text, TokenUsage } from '../model';
+import { Contract, draft, Id, lazy, Line, newId, refused, RunOutcome, ShownText, TokenUsage } from '../model';
 import {
   checkSpendReport,
   costOf,
@@ -76,7 +76,9 @@ export function defineRunCapabilities(define: DefineCapability): void {
     // Closing a goal does not end its runs: their summary still belongs in the record.
     onFinishedGoal: true,
     input: lazy(() =>
-      z.object({ goalId, runId: Id, outcome: RunOutcome, summary: Text(4000).optional() }).merge(SpendInput),
+      z
+        .object({ goalId, runId: Id, outcome: RunOutcome, summary: ShownText(4000).optional() })
+        .merge(SpendInput),
     ),
     plan: (s, i) => {
       openRun(s, i.runId);
@@ -147,8 +149,8 @@ export function defineRunCapabilities(define: DefineCapability): void {
         runId: Id,
         rewardId: Id.optional(),
         score: z.number().min(-1).max(1),
-        comment: Text(4000).default(''),
-        lesson: Text(4000).optional(),
+        comment: ShownText(4000).default(''),
+        lesson: ShownText(4000).optional(),
       }),
     ),
     prepare: (i) => ({ ...i, rewardId: i.rewardId ?? newId('rw', 8) }),
@@ -177,7 +179,7 @@ export function defineRunRepairCapabilities(define: DefineCapability) {
     quota: 'none',
     actors: ['system', 'user'],
     onFinishedGoal: true,
-    input: lazy(() => z.object({ goalId: Id, runId: Id, summary: Text(4000).optional() })),
+    input: lazy(() => z.object({ goalId: Id, runId: Id, summary: ShownText(4000).optional() })),
     plan: (s, i, ctx) => {
       const r = openRun(s, i.runId);
       if (!r.contract || Date.parse(r.contract.expiresAt) > ctx.now.getTime()) {

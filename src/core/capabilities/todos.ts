@@ -13,7 +13,7 @@ import {
   Priority,
   quote,
   refused,
-  Text,
+  ShownText,
   usageError,
 } from '../model';
 import { deniedBy, policyGatesFor, reviewGateId, unapprovedGates } from '../rules';
@@ -176,7 +176,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: lazy(() => z.object({ goalId, todoId: Id, reason: Text(2000).default('released') })),
+    input: lazy(() => z.object({ goalId, todoId: Id, reason: ShownText(2000).default('released') })),
     plan: (s, i) => {
       const t = findTodo(s, i.todoId);
       if (t.status !== 'claimed')
@@ -201,7 +201,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
         todoId: Id,
         title: Line(200).optional(),
         priority: Priority.optional(),
-        note: Text(2000).optional(),
+        note: ShownText(2000).optional(),
       }),
     ),
     plan: (s, i) => {
@@ -226,7 +226,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
         goalId,
         todoId: Id,
         evidence: z.array(Id).max(100).default([]),
-        summary: Text(4000).optional(),
+        summary: ShownText(4000).optional(),
         runId: Id.optional(),
       }),
     ),
@@ -274,7 +274,7 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: lazy(() => z.object({ goalId, todoId: Id, reason: Text(2000).default('cancelled') })),
+    input: lazy(() => z.object({ goalId, todoId: Id, reason: ShownText(2000).default('cancelled') })),
     plan: (s, i) => {
       const t = findTodo(s, i.todoId);
       if (t.status === 'done' || t.status === 'cancelled')

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ID_PATTERN, ID_RULE } from './ids';
 import { lazy } from './lazy';
-import { textProblem } from './text-rules';
+import { linesProblem, MAX_TEXT_LINES, textProblem } from './text-rules';
 
 export const Id = lazy(() => z.string().regex(ID_PATTERN, { message: `not a valid id (${ID_RULE})` }));
 
@@ -31,14 +31,21 @@ export const Line = (max: number) =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 /** Text that may span lines (newlines and tabs kept), under the same rule. */
-export const Text = (max: number) =>
+export const Text = (max: number, opts: { maxLines?: number } = {}) =>
   z
     .string()
     .max(max, { message: `must be at most ${max} characters` })
     .superRefine((s, ctx) => {
-      const problem = textProblem(s, { multiLine: true });
+      const problem =
+        textProblem(s, { multiLine: true }) ??
+        (opts.maxLines === undefined ? undefined : linesProblem(s, opts.maxLines));
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
+/**
+ * A reason, note or summary as a call writes it: at most MAX_TEXT_LINES lines, so a dialog can
+ * show it. Only for new input: event schemas keep `Text`, so logs written before still replay.
+ */
+export const ShownText = (max: number) => Text(max, { maxLines: MAX_TEXT_LINES });
 
 export const Timestamp = lazy(() => z.string().datetime({ offset: true }));
 
@@ -46,7 +53,13 @@ export const ActorKind = lazy(() => z.enum(['user', 'agent', 'system']));
 /** Where a call came from. Human-only capabilities accept only the human channels. */
 export const Channel = lazy(() => z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']));
 export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode'];
-export const Actor = lazy(() => z.object({ kind: ActorKind, id: Line(128), channel: Channel }));
+/**
+ * Who acted. `osUser`: the id is the OS account's name because the caller gave no agent name (an
+ * unsigned call at a shell, which may be a person or any program): said so, never "agent".
+ */
+export const Actor = lazy(() =>
+  z.object({ kind: ActorKind, id: Line(128), channel: Channel, osUser: z.literal(true).optional() }),
+);
 
 export type Id = z.infer<typeof Id>;
 export type Actor = z.infer<typeof Actor>;

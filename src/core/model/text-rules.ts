@@ -70,6 +70,20 @@ export function textProblem(s: string, opts: { multiLine?: boolean } = {}): stri
   return undefined;
 }
 
+/**
+ * How many lines a reason, note or summary may hold when it is written: a person decides on what a
+ * dialog shows, and a dialog cannot show hundreds of lines (an agent's reason of 1,900 blank lines
+ * once pushed the guarded command out of sight). Logs written before the limit may hold more, so
+ * views still bound what they show (views/quoted-text.ts).
+ */
+export const MAX_TEXT_LINES = 20;
+
+/** Why `s` has too many lines for text a person reads, or undefined (one final line end does not count). */
+export function linesProblem(s: string, max = MAX_TEXT_LINES): string | undefined {
+  const lines = s.replace(/\n$/, '').split('\n').length;
+  return lines > max ? `must be at most ${max} lines (it has ${lines})` : undefined;
+}
+
 const CONTROL_ONE_LINE_ALL = new RegExp(CONTROL_ONE_LINE.source, 'gu');
 const CONTROL_MULTI_LINE_ALL = new RegExp(CONTROL_MULTI_LINE.source, 'gu');
 // eslint-disable-next-line no-misleading-character-class -- the same class as INVISIBLE

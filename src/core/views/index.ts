@@ -11,6 +11,7 @@ export * from './goal-history';
 export * from './markdown-text';
 export * from './next-commands';
 export * from './people-text';
+export * from './quoted-text';
 export * from './records';
 export * from './records-doc';
 export * from './should-run-doc';

@@ -127,22 +127,47 @@ describe('the tool set', () => {
     const before = hashTree(store.root);
     const conf = (name: string, input: Record<string, unknown>) =>
       AGENT_TOOLS.find((t) => t.name === name)!.confirmation!(input as never);
-    assert.match(
-      conf('loopx_add_todo', { goalId: 'g', title: 'lint', action: 'npm run lint' }),
-      /lint.*g.*npm run lint.*waits for review/,
+    assert.equal(
+      conf('loopx_add_todo', { goalId: 'g', title: 'lint', action: 'npm run lint', gate: 'ci' }),
+      'Add a todo to goal g.\nTitle: lint\nCommand (waits for a person’s review): npm run lint\nGate: ci',
     );
+    assert.equal(conf('loopx_add_todo', { title: 'read' }), 'Add a todo to the active goal.\nTitle: read');
     assert.match(conf('loopx_claim_todo', { contractId, todoId: 'docs' }), new RegExp(`docs.*${contractId}`));
-    assert.match(
+    assert.equal(
       conf('loopx_complete_todo', { contractId, todoId: 'docs', summary: 'wrote it' }),
-      /docs.*done.*wrote it/,
+      `Mark todo docs done under contract ${contractId}.\nSummary: wrote it`,
     );
-    assert.match(conf('loopx_record_evidence', { contractId, kind: 'test', summary: 'ok' }), /test evidence/);
+    assert.equal(
+      conf('loopx_record_evidence', { contractId, kind: 'test', summary: 'ok', exitCode: 0 }),
+      `Record test evidence under contract ${contractId}.\nSummary: ok\nExit code: 0`,
+    );
     assert.match(conf('loopx_report_spend', { contractId, tokens: 10, costUsd: 0.2 }), /10 tokens.*\$0\.2/);
-    assert.match(
-      conf('loopx_request_gate', { gateId: 'prod', reason: 'deploys' }),
-      /approve gate "prod": deploys/,
+    assert.equal(
+      conf('loopx_request_gate', { gateId: 'prod', reason: 'deploys', guards: ['ship'] }),
+      'Ask the person to approve gate prod of the active goal.\nReason: deploys\nTodos that wait for it: ship',
     );
     assert.deepEqual(hashTree(store.root), before);
+  });
+
+  it('confirmation messages show the agent’s text whole and as it is, however long or markup-like', () => {
+    const conf = (name: string, input: Record<string, unknown>) =>
+      AGENT_TOOLS.find((t) => t.name === name)!.confirmation!(input as never);
+    const title = `Tidy [docs](https://evil.example/lm) ![px](https://evil.example/px.png) <img src=x> ${'t'.repeat(100)}`;
+    const action = `echo \`x\` *done* [y](z) ${'--flag '.repeat(250)}end`;
+    const long = `${'word '.repeat(370)}\n  indented line\n**last**`;
+    const lines = (s: string) => s.split('\n');
+    const add = lines(conf('loopx_add_todo', { title, action }));
+    assert.ok(add.includes(`Title: ${title}`), add.join('\n'));
+    assert.ok(add.includes(`Command (waits for a person’s review): ${action}`), 'the whole command');
+    for (const [name, input] of [
+      ['loopx_complete_todo', { contractId: 'c', todoId: 't', summary: long }],
+      ['loopx_record_evidence', { contractId: 'c', summary: long }],
+      ['loopx_request_gate', { gateId: 'prod', reason: long }],
+    ] as const) {
+      const text = conf(name, input);
+      assert.ok(text.includes(long), `${name}: the whole text, not cut`);
+      assert.ok(text.length > long.length, name);
+    }
   });
 
   it('has no tool that approves or rejects a gate, records a reward or grants quota', () => {
