@@ -4,7 +4,7 @@ import { badge, button, clear, h } from './dom';
 import { actionControl } from './handoff';
 import { withFolder } from './host';
 import { attentionEl } from './skeleton';
-import { goalTitle, state, type SelectGoal } from './state';
+import { folderNameOf, goalTitle, state, type SelectGoal } from './state';
 
 const KIND_LABEL: Record<string, string> = {
   gate: 'Gate',
@@ -165,6 +165,8 @@ export function attentionItem(a: AttentionEntry, detailed: boolean, select: Sele
     actions.append(button('Open', open, { secondary: true, label: `Open ${goalName}` }));
   }
   const goalLink = h('button', { class: 'link', title: `Show ${goalName}`, onClick: open }, goalName);
+  // With several folders, which one: the same gate id may wait in two of them.
+  const folderName = folderNameOf(a.goal_id, a.folder);
   return h(
     'li',
     {
@@ -180,6 +182,7 @@ export function attentionItem(a: AttentionEntry, detailed: boolean, select: Sele
         'div',
         { class: 'att-detail' },
         goalLink,
+        folderName ? h('span', { class: 'att-folder muted' }, ` in folder ${folderName}`) : null,
         detail ? h('span', { class: 'muted' }, ` · ${detail}`) : null,
       ),
     ),

@@ -83,6 +83,11 @@ export function goalTitle(goalId: string, folder?: string): string {
   return state.byKey.get(keyOf(goalId, folder))?.g.title ?? goalId;
 }
 
+/** The name of the folder a goal lives in, when the page shows several folders. */
+export function folderNameOf(goalId: string, folder?: string): string | undefined {
+  return folder === undefined ? undefined : state.byKey.get(keyOf(goalId, folder))?.folderName;
+}
+
 const STATUS_RANK: Record<string, number> = { active: 0, paused: 1, completed: 2, closed: 3, cancelled: 4 };
 
 export function rebuildItems(m: StatusMessage): void {

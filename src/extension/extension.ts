@@ -10,9 +10,11 @@ import { chatHandler, registerChatParticipant } from './lm/chat';
 import { LoopxCommands, person } from './commands';
 import { refreshCliTarget } from './commands/cliInstall';
 import { decideGate } from './commands/gates';
+import { reportFailure } from './commands/shared';
 import { Dashboard } from './views/dashboard';
 import { DashboardLinkHandler } from './views/dashboardLinks';
 import { EVENT_LOG_SCHEME, EventLogProvider } from './views/eventLog';
+import { GATE_REASON_SCHEME, GateReasonProvider } from './views/gateReason';
 import { prepareHookShim } from './workspace/hooksInstaller';
 import { registerMcpProvider } from './lm/mcpProvider';
 import { registerLanguageModelTools } from './lm/tools';
@@ -23,6 +25,7 @@ import { StatusServerControl } from './workspace/statusServerControl';
 import { configureTerminals } from './workspace/terminal';
 import type { Node } from './views/tree';
 import { GoalsTreeProvider } from './views/tree';
+import type { GoalRef } from './workspace/workspaces';
 import { LoopxWorkspaces } from './workspace/workspaces';
 
 export interface LoopxApi {
@@ -56,15 +59,25 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     });
     const statusBar = new LoopxStatusBar(workspaces);
     const eventLog = new EventLogProvider(workspaces);
+    const gateReasons = new GateReasonProvider(workspaces);
     const approver = new Approver(context.secrets, () => person().id);
     const statusServer = new StatusServerControl(workspaces, log);
     // Built now, not on first open: its serializer must exist when a reload restores the panel.
-    const dashboard = new Dashboard({ extensionUri: context.extensionUri, workspaces, log });
+    const dashboard: Dashboard = new Dashboard({
+      extensionUri: context.extensionUri,
+      workspaces,
+      log,
+      decideGate: (ref, gateId, decision, asked): Promise<void> =>
+        decideGate(commandDeps, ref, gateId, decision, { asked }).catch((e) =>
+          reportFailure(log, `gate ${gateId} of goal ${ref.goalId}`, e),
+        ),
+    });
     const commandDeps = {
       workspaces,
       approver,
       log,
       eventLog,
+      showGateReason: (ref: GoalRef, gateId: string) => gateReasons.show(ref, gateId),
       openDashboard: () => dashboard.open(),
       openDashboardInBrowser: () => statusServer.openInBrowser(),
       startStatusServer: () => statusServer.start(),
@@ -113,6 +126,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     );
     context.subscriptions.push(
       vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog),
+      vscode.workspace.registerTextDocumentContentProvider(GATE_REASON_SCHEME, gateReasons),
     );
 
     const updateContext = () => {

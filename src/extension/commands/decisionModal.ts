@@ -6,8 +6,9 @@
  * title and whole command, the goal, the files written.
  */
 import { textProblem } from '../../core/index';
+import * as vscode from 'vscode';
 import type { Arg } from './shared';
-import { calledWithArguments, confirmModal } from './shared';
+import { calledWithArguments, Cancelled } from './shared';
 
 export interface Decision {
   /** The question, one line: store text in it goes through `plainText`. */
@@ -24,31 +25,57 @@ export interface Decision {
 }
 
 /**
- * Arguments from other code decide nothing by themselves: called with them, the command asks the
- * person in a modal first (see `confirmModal`). `decision` is only built then; its `detail` says
- * what the decision does, and the modal adds that a command call asked and that only `verb` was
- * meant. Returns whether it asked.
+ * What led to a decision's question: the person in LoopX's own views (the tree, the palette, a
+ * gate notification, the dashboard panel), other code calling a command with arguments, or a
+ * dashboard link opened from outside the editor. The modal says so unless it was the person.
  */
-export async function confirmIfCalledWithArguments(a: Arg, decision: () => Decision): Promise<boolean> {
-  if (!calledWithArguments(a)) return false;
-  const { message, detail, action, verb } = decision();
-  await confirmModal(
-    message,
-    `${detail}This was asked by a command call, not by a click in LoopX: ${verb} only if you meant to.`,
-    action,
+export type AskedBy = 'person' | 'command' | 'link';
+
+export const askedBy = (a: Arg): AskedBy => (calledWithArguments(a) ? 'command' : 'person');
+
+const NOT_A_CLICK: Record<Exclude<AskedBy, 'person'>, string> = {
+  command: 'This was asked by a command call, not by a click in LoopX',
+  link: 'This was asked by a link opened from outside the editor (a page in the browser), not by a click in LoopX',
+};
+
+/**
+ * Asks the person in a modal and returns the button they picked (`d.action` or one of `more`);
+ * throws `Cancelled` when they close it. Asked other than by them, the modal says so.
+ */
+export async function askDecision(d: Decision, asked: AskedBy, more: string[] = []): Promise<string> {
+  // Only the line ends go: a command shown whole on the last line keeps its trailing spaces.
+  const detail =
+    asked === 'person'
+      ? d.detail.replace(/\n+$/, '')
+      : `${d.detail}${NOT_A_CLICK[asked]}: ${d.verb} only if you meant to.`;
+  const choice = await vscode.window.showWarningMessage(
+    d.message,
+    { modal: true, detail },
+    d.action,
+    ...more,
   );
-  return true;
+  if (choice === undefined) throw new Cancelled();
+  return choice;
 }
 
 /**
- * Asks the person in a modal and throws `Cancelled` unless they click the action. Called with
- * arguments, the modal also says that a command call asked (see `confirmIfCalledWithArguments`).
+ * Arguments from other code decide nothing by themselves: called with them, the command asks the
+ * person in a modal first. `decision` is only built then. Returns whether it asked.
  */
-export async function confirmDecision(a: Arg, decision: () => Decision): Promise<void> {
-  if (await confirmIfCalledWithArguments(a, decision)) return;
+export async function confirmIfCalledWithArguments(a: Arg, decision: () => Decision): Promise<boolean> {
+  if (!calledWithArguments(a)) return false;
+  await confirmDecision(a, decision);
+  return true;
+}
+
+/** Asks the person in a modal and throws `Cancelled` unless they click the action. */
+export async function confirmDecision(
+  a: Arg,
+  decision: () => Decision,
+  asked: AskedBy = askedBy(a),
+): Promise<void> {
   const d = decision();
-  // Only the line ends go: a command shown whole on the last line keeps its trailing spaces.
-  await confirmModal(d.message, d.detail.replace(/\n+$/, ''), d.action);
+  if ((await askDecision(d, asked)) !== d.action) throw new Cancelled();
 }
 
 /**

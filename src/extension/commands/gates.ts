@@ -17,7 +17,9 @@ import {
   plainText,
 } from '../../core/index';
 import type { GoalRef } from '../workspace/workspaces';
-import { confirmDecision } from './decisionModal';
+import type { AskedBy } from './decisionModal';
+import { askDecision, askedBy } from './decisionModal';
+import { folderNameIfSeveral } from '../workspace/workspaces';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 import {
   argsOf,
@@ -37,31 +39,49 @@ export function gateCommands(deps: CommandDeps): CommandTable {
   };
 }
 
+/** The modal's button that opens a cut reason whole (and decides nothing). */
+const SHOW_REASON = 'Show Reason';
+
 /**
- * Shows the person the full facts in a modal (who asked, through which channel, the reason as the
- * requester's words, every guarded command whole), then signs and records the decision covering
- * exactly the work shown: if an agent changes that work meanwhile, the capability refuses.
- * `opts.call`: the argument of the command that led here, if one did (`confirmDecision`).
+ * Shows the person the facts in a modal (every guarded command whole, who asked and through which
+ * channel, then the requester's reason as a bounded quote), then signs and records the decision
+ * covering exactly the work shown: if an agent changes that work meanwhile, the capability
+ * refuses. The gate is looked at first: one decided elsewhere meanwhile is said so, not asked.
+ * `opts.asked`: what led here (`askDecision`); the person's own click by default.
  */
 export async function decideGate(
   deps: CommandDeps,
   ref: GoalRef,
   gateId: string,
   decision: GateDecision,
-  opts: { note?: string; call?: Arg } = {},
+  opts: { note?: string; asked?: AskedBy } = {},
 ): Promise<void> {
   await guardTrust();
   const state = ref.store.load(ref.goalId).state;
+  const policy = ref.store.policy();
   const gate = findGate(state, gateId);
-  const facts = gateFacts(state, ref.store.policy(), gate, decision);
+  const done = decision === 'approve' ? 'approved' : 'rejected';
+  if (!awaitsDecision(gate, state, policy)) throw notAwaitingDecision(gate, done);
+  const facts = gateFacts(state, policy, gate, decision, {
+    more: `${SHOW_REASON} opens it whole (and decides nothing)`,
+  });
   const verb = decision === 'approve' ? 'Approve' : 'Reject';
-  await confirmDecision(opts.call, () => ({
-    message: `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"?`,
-    // The last empty line sets a command call's sentence apart from the facts.
-    detail: `${facts.text}${opts.note ? `\n\nYour note: ${opts.note}` : ''}\n\n`,
-    action: verb,
-    verb: verb.toLowerCase(),
-  }));
+  const folder = folderNameIfSeveral(ref.folder);
+  const choice = await askDecision(
+    {
+      message: `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"${folder ? ` in folder ${plainText(folder, 40)}` : ''}?`,
+      // The last empty line sets a command call's sentence apart from the facts.
+      detail: `${facts.text}${opts.note ? `\n\nYour note: ${opts.note}` : ''}\n\n`,
+      action: verb,
+      verb: verb.toLowerCase(),
+    },
+    opts.asked ?? 'person',
+    facts.reasonCut ? [SHOW_REASON] : [],
+  );
+  if (choice === SHOW_REASON) {
+    await deps.showGateReason(ref, gate.id);
+    throw new Cancelled();
+  }
   await invokeSigned(deps, ref, decision === 'approve' ? 'gate.approve' : 'gate.reject', {
     goalId: ref.goalId,
     gateId,
@@ -69,7 +89,7 @@ export async function decideGate(
     shown: facts.work,
   });
   deps.log.info(
-    `${decision === 'approve' ? 'approved' : 'rejected'} (signed) gate ${gateId} of goal ${ref.goalId}, covering ${facts.work.map((w) => w.todoId).join(', ') || 'no open work'}`,
+    `${done} (signed) gate ${gateId} of goal ${ref.goalId}, covering ${facts.work.map((w) => w.todoId).join(', ') || 'no open work'}`,
   );
 }
 
@@ -115,7 +135,7 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
         }));
   await decideGate(deps, ref, gateId, decision, {
     note: note?.trim() ? note.trim() : undefined,
-    call: a,
+    asked: askedBy(a),
   });
   return true;
 }

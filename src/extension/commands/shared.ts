@@ -46,6 +46,8 @@ export interface CommandDeps {
   approver: Approver;
   log: vscode.LogOutputChannel;
   eventLog: EventLogProvider;
+  /** Opens a gate's reason whole, read-only (the decision modal shows it bounded). */
+  showGateReason: (ref: GoalRef, gateId: string) => Promise<void>;
   /** Hooks for the commands other issues fill (dashboard, status server). */
   openDashboard: () => Promise<unknown>;
   /** Starts the status server if needed and opens a one-time login link; returns the address opened. */

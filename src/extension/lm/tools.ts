@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Actor } from '../../core/index';
 import { AGENT_TOOLS, callAgentTool, LoopxError, sessionAgentId } from '../../core/index';
+import { literalMarkdown } from '../views/markdown';
 import type { LoopxWorkspaces } from '../workspace/workspaces';
 
 /**
@@ -57,15 +58,16 @@ export function registerLanguageModelTools(
         } catch {
           /* fall back to the title */
         }
+        // One message for both places VS Code shows it: in a chat a string is rendered as Markdown
+        // (the agent's title or command would show as links and images), outside a chat a modal
+        // dialog renders a MarkdownString to plain text (its markup dropped). Markdown that shows
+        // exactly this text reads the same in both.
         return tool.writes
           ? {
-              invocationMessage: what,
-              confirmationMessages: {
-                title: `LoopX: ${tool.title}`,
-                message: new vscode.MarkdownString(what),
-              },
+              invocationMessage: literalMarkdown(what),
+              confirmationMessages: { title: `LoopX: ${tool.title}`, message: literalMarkdown(what) },
             }
-          : { invocationMessage: what };
+          : { invocationMessage: literalMarkdown(what) };
       },
       async invoke(options) {
         const folder = workspaces.folders()[0];

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AttentionItem } from '../../core/index';
+import type { AttentionItem, GateDecision } from '../../core/index';
+import type { AskedBy } from '../commands/decisionModal';
 import {
   attentionChangesWithTime,
   attentionFor,
@@ -31,6 +32,11 @@ export interface DashboardDeps {
   log: vscode.LogOutputChannel;
   /** Reveals a goal in the Goals tree; without it `reveal-goal` only focuses the tree. */
   revealGoal?: (ref: GoalRef) => Thenable<unknown> | Promise<unknown>;
+  /**
+   * Asks the person to decide a gate in the decision modal; `asked` says what led there: the
+   * panel's own button (the person) or a link from outside the editor.
+   */
+  decideGate: (ref: GoalRef, gateId: string, decision: GateDecision, asked: AskedBy) => Promise<void>;
 }
 
 interface Selected {
@@ -261,7 +267,7 @@ export class Dashboard extends Disposable {
     }
     this.received.accepted++;
     try {
-      await this.handle(msg);
+      await this.handle(msg, 'person');
     } catch (e) {
       this.fail(`${msg.type} failed`, e);
     }
@@ -273,10 +279,11 @@ export class Dashboard extends Disposable {
    */
   async navigate(msg: Msg): Promise<void> {
     if (msg.type === 'select-goal') await this.open();
-    await this.handle(msg);
+    await this.handle(msg, 'link');
   }
 
-  private async handle(msg: Msg): Promise<void> {
+  /** `asked`: the panel's own click (the person) or a link from outside the editor. */
+  private async handle(msg: Msg, asked: AskedBy): Promise<void> {
     if (msg.type === 'ready') {
       this.ready = true;
       this.update();
@@ -290,7 +297,6 @@ export class Dashboard extends Disposable {
       this.post({ type: 'error', message: `Goal ${msg.goalId} is not in this workspace.` });
       return;
     }
-    const folder = ref.folder.uri.fsPath;
     switch (msg.type) {
       case 'select-goal':
         this.selected = { goalId: msg.goalId, ...(msg.folder ? { folder: msg.folder } : {}) };
@@ -305,14 +311,12 @@ export class Dashboard extends Disposable {
         return;
       case 'approve-gate':
       case 'reject-gate':
-        // A navigation to the extension's own command, which asks the person there.
-        await vscode.commands.executeCommand(
-          msg.type === 'approve-gate' ? 'loopx.approveGate' : 'loopx.rejectGate',
-          {
-            goalId: ref.goalId,
-            gateId: msg.gateId,
-            folder,
-          },
+        // The decision modal asks the person; the webview's message only chose the gate.
+        await this.deps.decideGate(
+          ref,
+          msg.gateId,
+          msg.type === 'approve-gate' ? 'approve' : 'reject',
+          asked,
         );
         return;
     }

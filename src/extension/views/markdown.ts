@@ -1,8 +1,10 @@
 /**
- * Store text inside Markdown the editor renders (the tree's tooltips, chat): always as data, so a
- * title, reason, command or command output can show no link, image or markup of its own.
+ * Store text inside Markdown the editor renders (the tree's tooltips, an agent tool's confirmation):
+ * always as data, so a title, reason, command or command output can show no link, image or markup
+ * of its own.
  */
 import * as vscode from 'vscode';
+import { markdownLiteral } from '../../core/index';
 
 /**
  * A tooltip for store text: untrusted (no command links), no HTML, no theme icons. Store text only
@@ -18,16 +20,16 @@ export function tooltip(): vscode.MarkdownString {
 }
 
 /**
- * Store text as plain text: `appendText` escapes Markdown syntax; `<` and `&` (which it leaves, so
- * `<https://…>` would be a link and `&#91;` a bracket) are written as entities.
+ * Store text as plain text (core/views/markdown-text.ts): `appendText` escapes only the characters that
+ * start markup, so a bare `https://…`, `www.…` or `name@host` would still show as a link.
  */
 export function appendPlain(md: vscode.MarkdownString, s: string): vscode.MarkdownString {
-  for (const part of s.split(/([<&])/)) {
-    if (part === '<') md.appendMarkdown('&lt;');
-    else if (part === '&') md.appendMarkdown('&amp;');
-    else if (part) md.appendText(part);
-  }
-  return md;
+  return md.appendMarkdown(markdownLiteral(s));
+}
+
+/** Text that shows as exactly itself, whether VS Code renders it as Markdown or as plain text. */
+export function literalMarkdown(s: string): vscode.MarkdownString {
+  return appendPlain(tooltip(), s);
 }
 
 /**

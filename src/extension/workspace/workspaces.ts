@@ -22,6 +22,14 @@ export interface GoalRef {
   folder: vscode.WorkspaceFolder;
 }
 
+/**
+ * The folder's name when the window has several folders, for every notification, dialog and queue
+ * item that must say which one it is about; undefined in a window of one folder.
+ */
+export function folderNameIfSeveral(folder: vscode.WorkspaceFolder): string | undefined {
+  return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? folder.name : undefined;
+}
+
 /** Goals per folder whose logs folder the once-a-second look covers (one stat each). */
 const MAX_POLLED_GOALS = 200;
 

@@ -7,7 +7,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, loopxCli, until, withStub, workspaceDir, EXTENSION_ID } from './util';
+import {
+  api,
+  clickNotificationLink,
+  loopxCli,
+  notificationLinks,
+  until,
+  withNotifications,
+  shownText,
+  withStub,
+  workspaceDir,
+  EXTENSION_ID,
+} from './util';
 import { Store } from '../../../src/core/index';
 import type { Node } from '../../../src/extension/views/tree';
 
@@ -84,43 +95,37 @@ export function registerExtensionTests(): void {
 
     it('notices a gate made pending by a CLI process, shows it in the tree and asks the person', async () => {
       const { tree } = await api();
-      const asked: string[] = [];
-      await withStub(
-        'showInformationMessage',
-        (async (msg: string) => {
-          asked.push(msg);
-          return undefined;
-        }) as typeof vscode.window.showInformationMessage,
-        async () => {
-          const r = loopxCli([
-            'todo',
-            'add',
-            '--goal-id',
-            GOAL,
-            '--todo-id',
-            'prod-migrate',
-            '--title',
-            'Run the prod migration',
-            '--action',
-            'echo migrate',
-            '--gate',
-            'prod-db',
-          ]);
-          assert.equal(r.status, 0, r.stderr);
-          await until(
-            `the notification (asked so far: ${JSON.stringify(asked)})`,
-            () => asked.find((m) => m.includes('prod-db')),
-            10_000,
-          ).catch((e) => {
-            throw new Error(
-              `${(e as Error).message}; asked: ${JSON.stringify(asked)}; cli: ${r.stdout.slice(0, 300)}`,
-            );
-          });
-        },
-      );
+      const text = await withNotifications(async (shown) => {
+        const r = loopxCli([
+          'todo',
+          'add',
+          '--goal-id',
+          GOAL,
+          '--todo-id',
+          'prod-migrate',
+          '--title',
+          'Run the prod migration',
+          '--action',
+          'echo migrate',
+          '--gate',
+          'prod-db',
+        ]);
+        assert.equal(r.status, 0, r.stderr);
+        const n = await until(
+          `the notification (shown so far: ${JSON.stringify(shown)})`,
+          () => shown.find((m) => m.title.includes('gate prod-db ')),
+          10_000,
+        );
+        return n.title;
+      });
       assert.match(
-        asked.find((m) => m.includes('prod-db'))!,
-        /gate prod-db of goal "Refactor Payment Module" waits for your decision, asked by agent .* at the command line/,
+        text,
+        /gate prod-db of goal "Refactor Payment Module" waits for your decision, asked by OS user .* at the command line \(unsigned\)/,
+      );
+      assert.deepEqual(
+        notificationLinks(text).map((l) => l.label),
+        ['Approve', 'Reject', 'Show in LoopX'],
+        'its only links are its own actions',
       );
       const goal = tree.getChildren().find((n) => n.kind === 'goal' && n.entry.id === GOAL)!;
       const gatesGroup = tree.getChildren(goal).find((g) => g.kind === 'group' && g.group === 'gates')!;
@@ -130,44 +135,49 @@ export function registerExtensionTests(): void {
       assert.ok(gateIds.includes('prod-db:pending'), gateIds.join(','));
     });
 
-    it('approves from the notification, after the modal with the facts, and writes a signed human event', async () => {
-      const asked: string[] = [];
+    it('approves from the notification, after the modal with the facts, writes a signed human event, and the notification ends', async () => {
       const modals: string[] = [];
-      await withStub(
-        'showInformationMessage',
-        (async (msg: string, ...items: string[]) => {
-          asked.push(msg);
-          return items.includes('Approve') && msg.includes('gate qa-signoff ') ? 'Approve' : undefined;
-        }) as unknown as typeof vscode.window.showInformationMessage,
-        () =>
-          withStub(
-            'showWarningMessage',
-            (async (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
-              modals.push(`${msg}\n${opts?.detail ?? ''}`);
-              return opts?.modal && msg.includes('"qa-signoff"') ? items[0] : undefined;
-            }) as unknown as typeof vscode.window.showWarningMessage,
-            async () => {
-              const r = loopxCli([
-                'gate',
-                'request',
-                '--goal-id',
-                GOAL,
-                '--gate-id',
-                'qa-signoff',
-                '--reason',
-                'QA must sign off',
-              ]);
-              assert.equal(r.status, 0, r.stderr);
-              const store = new Store(workspaceDir());
-              await until(
-                'the approval',
-                () => store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')?.status === 'approved',
-                15_000,
-              );
-            },
-          ),
+      await withNotifications((shown) =>
+        withStub(
+          'showWarningMessage',
+          (async (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
+            modals.push(`${msg}\n${opts?.detail ?? ''}`);
+            return opts?.modal && msg.includes('"qa-signoff"') ? items[0] : undefined;
+          }) as unknown as typeof vscode.window.showWarningMessage,
+          async () => {
+            const r = loopxCli([
+              'gate',
+              'request',
+              '--goal-id',
+              GOAL,
+              '--gate-id',
+              'qa-signoff',
+              '--reason',
+              'QA must sign off',
+            ]);
+            assert.equal(r.status, 0, r.stderr);
+            const n = await until(
+              'the notification',
+              () => shown.find((m) => m.title.includes('gate qa-signoff ')),
+              10_000,
+            );
+            await clickNotificationLink(n.title, 'Approve');
+            const store = new Store(workspaceDir());
+            await until(
+              'the approval',
+              () => store.load(GOAL).state.gates.find((g) => g.id === 'qa-signoff')?.status === 'approved',
+              15_000,
+            );
+            await until('the notification to end', () => n.ended, 10_000);
+          },
+        ),
       );
-      assert.match(modals.join('\n'), /Reason \(the agent’s words\): QA must sign off/);
+      const modal = modals.join('\n');
+      assert.match(
+        modal,
+        /Reason, in the requester’s words \(not LoopX’s\):\n│ QA must sign off\n└ end of the requester’s words/,
+      );
+      assert.doesNotMatch(modal, /command call/, 'the notification’s own link is the person’s click');
       const store = new Store(workspaceDir());
       const ev = store
         .readLog(GOAL)
@@ -455,10 +465,10 @@ export function registerExtensionTests(): void {
       }
       const tip = items[1]!.tooltip as vscode.MarkdownString;
       assert.equal(tip.isTrusted, false);
-      // appendText writes spaces as &nbsp; and escapes Markdown's characters.
-      const words = tip.value.replace(/&nbsp;/g, ' ');
+      // Store text is written with its punctuation escaped and spaces as &nbsp;: read back, it is the text.
+      const words = shownText(tip.value);
       assert.match(words, /^Refused: Bash for agent it-agent at \S+Z$/m);
-      assert.match(words, /^Why \\\(human\\_only\\\): LoopX: .* is a person's decision/m);
+      assert.match(words, /^Why \(human_only\): LoopX: .* is a person's decision/m);
       // What the agent tried is data: verbatim in a code block, escaped everywhere else (the
       // reason quotes it), so its link and tag are never Markdown or HTML.
       const hostile = (items[0]!.tooltip as vscode.MarkdownString).value;

@@ -78,3 +78,50 @@ export async function invokeTool(name: string, input: object): Promise<string> {
   const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
   return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
 }
+
+/** A progress notification the extension raised: its text, and whether it has ended (closed). */
+export interface ShownNotification {
+  title: string;
+  ended: boolean;
+}
+
+/**
+ * Runs `fn` with `window.withProgress` recording notifications (the gate notifications are
+ * progress notifications, closed when their task ends); others still run their task.
+ */
+export async function withNotifications<R>(fn: (shown: ShownNotification[]) => PromiseLike<R>): Promise<R> {
+  const shown: ShownNotification[] = [];
+  const original = vscode.window.withProgress;
+  return withStub(
+    'withProgress',
+    ((opts: vscode.ProgressOptions, task: Parameters<typeof vscode.window.withProgress>[1]) => {
+      if (opts.location !== vscode.ProgressLocation.Notification) return original(opts, task);
+      const n: ShownNotification = { title: opts.title ?? '', ended: false };
+      shown.push(n);
+      const token = new vscode.CancellationTokenSource().token;
+      return Promise.resolve(task({ report: () => undefined }, token)).finally(() => (n.ended = true));
+    }) as typeof vscode.window.withProgress,
+    () => fn(shown),
+  );
+}
+
+/** VS Code's pattern for a link in a notification message (vs/base/common/linkedText.ts). */
+const NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
+
+/** The links of a notification's text, as VS Code renders them: label and target. */
+export function notificationLinks(text: string): { label: string; href: string }[] {
+  return [...text.matchAll(NOTIFICATION_LINK)].map((m) => ({ label: m[1]!, href: m[2]! }));
+}
+
+/** Clicks the link labelled `label` of a notification: runs its `command:` URI as VS Code does. */
+export async function clickNotificationLink(text: string, label: string): Promise<unknown> {
+  const link = notificationLinks(text).find((l) => l.label === label);
+  if (!link) throw new Error(`no link "${label}" in: ${text}`);
+  const uri = vscode.Uri.parse(link.href);
+  const args = uri.query ? (JSON.parse(decodeURIComponent(uri.query)) as unknown) : [];
+  return vscode.commands.executeCommand(uri.path, ...(Array.isArray(args) ? args : [args]));
+}
+
+/** Markdown source written by `markdownLiteral`, read back as the text it shows. */
+export const shownText = (md: string): string =>
+  md.replace(/&nbsp;/g, ' ').replace(/\\([!-/:-@[-`{-~])/g, '$1');

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, withStub, workspaceDir } from '../../integration/suite/util';
+import { api, shownText, withStub, workspaceDir } from '../../integration/suite/util';
 import { Store, invoke, shouldRun } from '../../../src/core/index';
 import type { Actor } from '../../../src/core/index';
 import type { Node } from '../../../src/extension/views/tree';
@@ -415,8 +415,7 @@ export function registerEditorCommandAttackTests(): void {
       );
       assert.ok(e.blocks.includes('echo `x` [x](https://evil.example)'), e.value);
       const g = check(gate, 'gate');
-      // appendText writes spaces as &nbsp;.
-      assert.match(g.outside.replace(/&nbsp;/g, ' '), /Requested by agent attacker via mcp at /);
+      assert.match(shownText(g.outside), /Requested by agent attacker via mcp at /);
     });
   });
 }

@@ -6,12 +6,19 @@
  */
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { api, invokeTool, until, withStub, workspaceDir } from '../../integration/suite/util';
+import {
+  api,
+  clickNotificationLink,
+  invokeTool,
+  notificationLinks,
+  until,
+  withNotifications,
+  withStub,
+  workspaceDir,
+} from '../../integration/suite/util';
 import { Store } from '../../../src/core/index';
 
 const GOAL = 'refactor-payment-module';
-/** VS Code's own pattern for a link in a notification message (vs/base/common/linkedText.ts). */
-const VSCODE_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
 
 export function registerNotificationAttackTests(): void {
   describe('security (host): text an agent writes is shown as data', function () {
@@ -21,52 +28,57 @@ export function registerNotificationAttackTests(): void {
         JSON.stringify({ goalId: GOAL, gateId: 'diff-check', fromNotification: true }),
       )})`;
       const command = `echo notes ${'--padding '.repeat(40)}the-end`;
-      const asked: { msg: string; items: string[] }[] = [];
       const modals: { msg: string; detail?: string; modal?: boolean }[] = [];
-      await withStub(
-        'showInformationMessage',
-        (async (msg: string, ...items: string[]) => {
-          asked.push({ msg, items });
-          // The person clicks what looks like the way to read more: Approve, which must only ask.
-          return msg.includes('diff-check') ? 'Approve' : undefined;
-        }) as unknown as typeof vscode.window.showInformationMessage,
-        () =>
-          withStub(
-            'showWarningMessage',
-            (async (msg: string, opts?: vscode.MessageOptions) => {
-              modals.push({ msg, detail: opts?.detail, modal: opts?.modal });
-              return undefined; // the person reads the facts and closes the dialog
-            }) as unknown as typeof vscode.window.showWarningMessage,
-            async () => {
-              await invokeTool('loopx_request_gate', {
-                goalId: GOAL,
-                gateId: 'diff-check',
-                reason: `Nothing to decide here. ${link}`,
-              });
-              await invokeTool('loopx_add_todo', {
-                goalId: GOAL,
-                title: 'Publish the notes',
-                action: command,
-                gate: 'diff-check',
-              });
-              a.notifier.scan();
-              await until('the modal after Approve', () => modals.find((m) => m.detail?.includes(command)));
-            },
-          ),
+      const note = await withNotifications((shown) =>
+        withStub(
+          'showWarningMessage',
+          (async (msg: string, opts?: vscode.MessageOptions) => {
+            modals.push({ msg, detail: opts?.detail, modal: opts?.modal });
+            return undefined; // the person reads the facts and closes the dialog
+          }) as unknown as typeof vscode.window.showWarningMessage,
+          async () => {
+            await invokeTool('loopx_request_gate', {
+              goalId: GOAL,
+              gateId: 'diff-check',
+              reason: `Nothing to decide here. ${link}`,
+            });
+            await invokeTool('loopx_add_todo', {
+              goalId: GOAL,
+              title: 'Publish the notes',
+              action: command,
+              gate: 'diff-check',
+            });
+            a.notifier.scan();
+            const n = await until('the notification', () =>
+              shown.find((x) => x.title.includes('gate diff-check ')),
+            );
+            // The person clicks what looks like the way to read more: Approve, which must only ask.
+            await clickNotificationLink(n.title, 'Approve');
+            await until('the modal after Approve', () => modals.find((m) => m.detail?.includes(command)));
+            return n.title;
+          },
+        ),
       );
-      const note = asked.find((x) => x.msg.includes('diff-check'));
-      assert.ok(note, `notified: ${JSON.stringify(asked)}`);
-      assert.doesNotMatch(note.msg, VSCODE_LINK, 'no link in the notification');
-      assert.doesNotMatch(note.msg, /command:|Show the diff/, 'the agent’s text is not in it at all');
-      assert.match(
-        note.msg,
-        /asked by agent .* via a VS Code chat tool/,
-        'who asked, and through which channel',
+      assert.deepEqual(
+        notificationLinks(note).map((l) => [l.label, l.href.split('?')[0]]),
+        [
+          ['Approve', 'command:loopx.gateNotification.answer'],
+          ['Reject', 'command:loopx.gateNotification.answer'],
+          ['Show in LoopX', 'command:loopx.gateNotification.answer'],
+        ],
+        'no link but the notification’s own',
       );
+      assert.doesNotMatch(note, /loopx\.approveGate|Show the diff/, 'the agent’s text is not in it at all');
+      assert.match(note, /asked by agent .* via a VS Code chat tool/, 'who asked, and through which channel');
       const m = modals.find((x) => x.detail?.includes(command))!;
       assert.equal(m.modal, true);
       assert.ok(m.detail!.includes(`$ ${command}`), 'the guarded command, whole');
-      assert.match(m.detail!, /Reason \(the agent’s words\): Nothing to decide here\./);
+      assert.ok(
+        m.detail!.includes(
+          `Reason, in the agent’s words (not LoopX’s):\n│ Nothing to decide here. ${link}\n`,
+        ),
+        m.detail,
+      );
       const gate = new Store(workspaceDir()).load(GOAL).state.gates.find((g) => g.id === 'diff-check')!;
       assert.equal(gate.status, 'pending', 'the click on Approve alone decided nothing');
     });
