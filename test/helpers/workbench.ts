@@ -9,6 +9,17 @@ import type { Browser, Locator, Page } from 'playwright-core';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 
+/**
+ * Where the UI tests put their screenshots: the README's pictures are refreshed only on request
+ * (LOOPX_UPDATE_SCREENSHOTS=1), so a test run leaves the tree clean; every run keeps its own
+ * copies in test-results/ui/ (the last entry).
+ */
+export const SHOT_DIRS = [
+  ...(process.env.LOOPX_UPDATE_SCREENSHOTS === '1' ? [path.join(REPO, 'docs', 'screenshots')] : []),
+  path.join(REPO, 'test-results', 'ui'),
+];
+export const VIEWPORT = { width: 1280, height: 800 };
+
 // The host scripts are plain ES modules: typed here by what the tests use.
 export interface CodeServer {
   url: string;
@@ -112,4 +123,96 @@ export async function notificationTexts(page: Page): Promise<string[]> {
   for (let i = 0; i < (await items.count()); i++) texts.push((await items.nth(i).innerText()).trim());
   await page.keyboard.press('Escape');
   return texts;
+}
+
+/** Escape until no quick input, dialog or hover is open (a failed step may leave one). */
+export async function closeOverlays(page: Page): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const open =
+      (await visible(page.locator('.quick-input-widget'))) ||
+      (await visible(page.locator('.monaco-dialog-box'))) ||
+      (await visible(page.locator('.workbench-hover, .monaco-hover').first()));
+    if (!open) break;
+    await page.keyboard.press('Escape');
+  }
+}
+
+/**
+ * Runs a command through the Command Palette: F1, type `label`, pick the row with exactly that
+ * label. Before its extension has registered the command the palette says "No matching
+ * commands": close it and try again (bounded). `beforePick` runs with the list showing.
+ */
+export async function runFromPalette(
+  page: Page,
+  label: string,
+  opts: { beforePick?: () => Promise<void>; timeoutMs?: number } = {},
+): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  // The row of exactly that command (its aria-label may go on with a keybinding), not a near match.
+  const exact = widget.locator(
+    `.quick-input-list .monaco-list-row:is([aria-label=${JSON.stringify(label)}], [aria-label^=${JSON.stringify(`${label}, `)}])`,
+  );
+  await until(
+    `the Command Palette to offer "${label}"`,
+    async () => {
+      await closeOverlays(page);
+      await page.keyboard.press('F1');
+      await widget.waitFor({ state: 'visible', timeout: 5000 });
+      await page.keyboard.type(label);
+      // Either the command shows up or "No matching commands" does: poll for both, briefly.
+      const found = await until(
+        'the palette to settle',
+        async () =>
+          (await visible(exact.first()))
+            ? 'found'
+            : (await widget.innerText()).includes('No matching commands')
+              ? 'none'
+              : '',
+        5000,
+      ).catch(() => 'none');
+      if (found === 'found') return true;
+      await page.keyboard.press('Escape');
+      return false;
+    },
+    opts.timeoutMs ?? 45_000,
+    500,
+  );
+  await opts.beforePick?.();
+  await exact.first().click({ timeout: 5000 });
+}
+
+/**
+ * The notification whose text has `text`: its toast, or once the toast hid (or was never shown,
+ * as when a dialog was open), its item in the notification centre, opened with the bell.
+ */
+export async function notification(page: Page, text: string, timeoutMs = 20_000): Promise<Locator> {
+  const inToast = page.locator('.notification-toast', { hasText: text }).first();
+  const inCentre = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  return until(
+    `the notification "${text}"`,
+    async () => {
+      if (await visible(inToast)) return inToast;
+      if (await visible(inCentre)) return inCentre;
+      if (!(await visible(page.locator('.notifications-center'))))
+        await page
+          .locator('.statusbar-item[id="status.notifications"] a, .statusbar [aria-label*="Notifications"]')
+          .first()
+          .click({ timeout: 2000 })
+          .catch(() => {});
+      return undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/** A gate notification's Approve link (a progress notification: its actions are links). */
+export const approveLink = (n: Locator): Locator =>
+  n.locator('.notification-list-item-message a', { hasText: /^Approve$/ }).first();
+
+/** The modal dialog VS Code shows (a decision, a confirmation). */
+export async function modal(page: Page, timeoutMs = 20_000): Promise<Locator> {
+  const box = page.locator('.monaco-dialog-box').first();
+  await box.waitFor({ timeout: timeoutMs });
+  return box;
 }

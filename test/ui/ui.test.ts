@@ -25,20 +25,20 @@ import { prepareDemo } from '../../scripts/demo/demo-workspace';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
 import {
   REPO,
+  SHOT_DIRS,
+  VIEWPORT,
+  approveLink,
+  closeOverlays,
   loadScript as load,
+  modal,
+  notification,
   openLoopxView,
+  runFromPalette,
   treeRow,
   until as untilWithin,
   visible,
 } from '../helpers/workbench';
 
-// The README's pictures are refreshed only on request (LOOPX_UPDATE_SCREENSHOTS=1), so a test run
-// leaves the tree clean; every run keeps its own copies in test-results/ui/.
-const SHOT_DIRS = [
-  ...(process.env.LOOPX_UPDATE_SCREENSHOTS === '1' ? [path.join(REPO, 'docs', 'screenshots')] : []),
-  path.join(REPO, 'test-results', 'ui'),
-];
-const VIEWPORT = { width: 1280, height: 800 };
 const GOAL = 'refactor-payment-module';
 const GATE = 'staging-deploy';
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -111,58 +111,6 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
         throw e;
       }
     });
-  }
-
-  /** Escape until no quick input, menu or dialog is open (a failed step may leave one). */
-  async function closeOverlays(): Promise<void> {
-    for (let i = 0; i < 3; i++) {
-      if (!(await visible(page.locator('.quick-input-widget')))) break;
-      await page.keyboard.press('Escape');
-    }
-  }
-
-  /**
-   * Runs a command through the Command Palette: F1, type `label`, pick the row with exactly that
-   * label. Before the extension host has registered the command the palette says "No matching
-   * commands": close it and try again (bounded). `beforePick` runs with the list showing.
-   */
-  async function runFromPalette(
-    label: string,
-    beforePick?: () => Promise<void>,
-    timeoutMs = 45_000,
-  ): Promise<void> {
-    const widget = page.locator('.quick-input-widget');
-    // The row of exactly that command (its aria-label may go on with a keybinding), not a near match.
-    const exact = widget.locator(
-      `.quick-input-list .monaco-list-row:is([aria-label=${JSON.stringify(label)}], [aria-label^=${JSON.stringify(`${label}, `)}])`,
-    );
-    await until(
-      `the Command Palette to offer "${label}"`,
-      async () => {
-        await closeOverlays();
-        await page.keyboard.press('F1');
-        await widget.waitFor({ state: 'visible', timeout: 5000 });
-        await page.keyboard.type(label);
-        // Either the command shows up or "No matching commands" does: poll for both, briefly.
-        const found = await until(
-          'the palette to settle',
-          async () =>
-            (await visible(exact.first()))
-              ? 'found'
-              : (await widget.innerText()).includes('No matching commands')
-                ? 'none'
-                : '',
-          5000,
-        ).catch(() => 'none');
-        if (found === 'found') return true;
-        await page.keyboard.press('Escape');
-        return false;
-      },
-      timeoutMs,
-      500,
-    );
-    await beforePick?.();
-    await exact.first().click({ timeout: 5000 });
   }
 
   /** Answers the input box whose prompt matches `prompt`. */
@@ -259,20 +207,22 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       assert.deepEqual(goalsByTitle(ws, title), [], 'no such goal before');
       const t = Date.now();
       // The screenshot shows every LoopX command, then the filter narrows to Create Goal.
-      await runFromPalette('LoopX: Create Goal', async () => {
-        for (let i = 0; i < 'Create Goal'.length; i++) await page.keyboard.press('Backspace');
-        await until(
-          'the LoopX commands list',
-          async () =>
-            (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'LoopX:' }).count()) >= 5,
-        );
-        await shot('palette.png');
-        await page.keyboard.type('Create Goal');
-        await until('"LoopX: Create Goal" on top', async () =>
-          /LoopX: Create Goal/.test(
-            await page.locator('.quick-input-list .monaco-list-row').first().innerText(),
-          ),
-        );
+      await runFromPalette(page, 'LoopX: Create Goal', {
+        beforePick: async () => {
+          for (let i = 0; i < 'Create Goal'.length; i++) await page.keyboard.press('Backspace');
+          await until(
+            'the LoopX commands list',
+            async () =>
+              (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'LoopX:' }).count()) >= 5,
+          );
+          await shot('palette.png');
+          await page.keyboard.type('Create Goal');
+          await until('"LoopX: Create Goal" on top', async () =>
+            /LoopX: Create Goal/.test(
+              await page.locator('.quick-input-list .monaco-list-row').first().innerText(),
+            ),
+          );
+        },
       });
       await answerInput(/Goal title/, title);
       await answerInput(/Objective/, objective);
@@ -300,7 +250,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     '(b) opens the LoopX view from the activity bar and expands "Refactor Payment Module"',
     60_000,
     async () => {
-      await closeOverlays();
+      await closeOverlays(page);
       const sidebar = page.locator('.part.sidebar');
       const rowNamed = (label: string) => treeRow(page, label);
       const expand = async (row: Locator) => {
@@ -340,43 +290,12 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     },
   );
 
-  /** The toast (or, once it hid, the notification centre's item) whose text has `text`. */
-  async function notification(text: string): Promise<Locator> {
-    const inToast = page.locator('.notification-toast', { hasText: text }).first();
-    const inCentre = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
-    return until(
-      `the notification "${text}"`,
-      async () => {
-        if (await visible(inToast)) return inToast;
-        if (await visible(inCentre)) return inCentre;
-        // The toast was raised at activation and hides after a while: the notification centre keeps it.
-        if (!(await visible(page.locator('.notifications-center')))) {
-          await page
-            .locator('.statusbar-item[id="status.notifications"] a, .statusbar [aria-label*="Notifications"]')
-            .first()
-            .click({ timeout: 2000 })
-            .catch(() => {});
-        }
-        return undefined;
-      },
-      UI_MS,
-      250,
-    );
-  }
-
-  /** The modal dialog VS Code shows for a decision. */
-  async function modal(): Promise<Locator> {
-    const box = page.locator('.monaco-dialog-box').first();
-    await box.waitFor({ timeout: UI_MS });
-    return box;
-  }
-
   step(
     '(c) the gate notification for staging-deploy: Approve shows the full facts in a modal, and its Approve records a signed approval',
     60_000,
     async () => {
-      await closeOverlays();
-      const toast = await notification(`gate ${GATE} of goal`);
+      await closeOverlays(page);
+      const toast = await notification(page, `gate ${GATE} of goal`, UI_MS);
       const text = await toast.innerText();
       assert.match(text, /Refactor Payment Module/);
       assert.match(
@@ -387,8 +306,8 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       await shot('gate-notification.png');
       assert.deepEqual(gateEvents(ws), [], 'not decided yet');
 
-      await toast.getByRole('button', { name: 'Approve' }).click();
-      const box = await modal();
+      await approveLink(toast).click();
+      const box = await modal(page, UI_MS);
       const detail = await box.innerText();
       assert.match(detail, /Approving lets agents do 1 todo, exactly as listed/);
       assert.match(detail, /\$ echo "deploying to staging"/, 'the guarded command, whole');
@@ -430,7 +349,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     '(c2) an agent’s link-shaped reason is text in the notification, not a link; Approve shows the full command, and dismissing decides nothing',
     60_000,
     async () => {
-      await closeOverlays();
+      await closeOverlays(page);
       const link = `[Show the diff](command:loopx.approveGate?${encodeURIComponent(JSON.stringify({ goalId: GOAL, gateId: 'link-gate' }))})`;
       const command = `echo release-notes ${'--verbose '.repeat(30)}--final`;
       const agent = { ...process.env, LOOPX_AGENT: 'sly-agent' };
@@ -444,16 +363,18 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
         ],
         { encoding: 'utf8', timeout: 15_000, env: agent },
       );
-      const toast = await notification('gate link-gate of goal');
+      const toast = await notification(page, 'gate link-gate of goal', UI_MS);
       const text = await toast.innerText();
       assert.doesNotMatch(text, /Show the diff|command:/, 'the agent’s text is not in the notification');
-      assert.equal(
-        await toast.locator('a[href^="command:"], a[data-href^="command:"]').count(),
-        0,
-        'no link',
+      const hrefs = await toast
+        .locator('.notification-list-item-message a')
+        .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? a.getAttribute('data-href') ?? ''));
+      assert.ok(
+        hrefs.every((h) => h.startsWith('command:loopx.gateNotification.answer?')),
+        `no link but the notification’s own Approve, Reject and Show: ${hrefs.join(' ')}`,
       );
-      await toast.getByRole('button', { name: 'Approve' }).click();
-      const box = await modal();
+      await approveLink(toast).click();
+      const box = await modal(page, UI_MS);
       const detail = await box.innerText();
       assert.ok(detail.includes(`$ ${command}`), `the whole command is in the modal:\n${detail}`);
       assert.ok(detail.includes(link), 'the reason is shown as the text it is');
@@ -470,8 +391,8 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     '(d) the dashboard: attention queue and goals; a CLI change shows up live, a hostile title as text',
     90_000,
     async () => {
-      await closeOverlays();
-      await runFromPalette('LoopX: Open Dashboard');
+      await closeOverlays(page);
+      await runFromPalette(page, 'LoopX: Open Dashboard');
       const d = dashboard();
       const refactor = d.locator(`.goal-row[data-goal="${GOAL}"]`);
       await refactor.waitFor({ timeout: UI_MS });
@@ -529,6 +450,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       );
       timings.liveUpdate = Date.now() - t;
       assert.equal(await hostile.locator('.goal-title').textContent(), HOSTILE, 'the title is shown as text');
+      await dismissToasts(); // the new gate's notification would cover the row
       await hostile.click();
       await until(
         'the hostile goal details',
@@ -549,7 +471,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
 
       // The picture: the whole window for the dashboard, the demo goal selected with its charts,
       // the new gate in the queue.
-      await runFromPalette('View: Close Primary Side Bar');
+      await runFromPalette(page, 'View: Close Primary Side Bar');
       await until('the side bar to close', async () => !(await visible(page.locator('.part.sidebar'))));
       await refactor.click();
       await until(
@@ -576,13 +498,33 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     await page.mouse.move(640, 80); // an empty part of the header: no hover underline in the picture
   }
 
-  /** Clears notifications (the new gate raised one) so the dashboard shots show the dashboard. */
+  /**
+   * Hides the notification centre and the toasts (the new gate raised one), so the dashboard shots
+   * and clicks reach the dashboard.
+   */
   async function dismissToasts(): Promise<void> {
     await until(
       'no notification toast',
       async () => {
+        const centre = page.locator('.notifications-center');
+        if (await visible(centre)) {
+          await centre
+            .locator('.codicon-notifications-hide, [aria-label^="Hide Notifications"]')
+            .first()
+            .click({ timeout: 1000 })
+            .catch(() => {});
+          return false;
+        }
         const toasts = page.locator('.notification-toast');
         if ((await toasts.count()) === 0 || !(await visible(toasts.first()))) return true;
+        // A gate's notification stays until it is decided (it has no close button): Escape with
+        // the toast focused hides the toasts, as a person does.
+        await toasts
+          .first()
+          .locator('.notification-list-item')
+          .first()
+          .focus()
+          .catch(() => {});
         await page.keyboard.press('Escape');
         await page
           .locator(
@@ -616,7 +558,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     // (Writing settings.json from outside is not picked up by code-server: the picker is the way.)
     const before = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
     assert.equal(before['workbench.colorTheme'], 'Dark Modern');
-    await runFromPalette('Preferences: Color Theme');
+    await runFromPalette(page, 'Preferences: Color Theme');
     const lightModern = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' });
     await lightModern.first().waitFor({ timeout: UI_MS });
     await page.keyboard.type('Light Modern');
