@@ -956,6 +956,27 @@ describe('dashboard webview in Chromium', { timeout: 180_000 }, () => {
     assert.deepEqual(o.posted.slice(0, 1), [{ type: 'ready' }]);
   });
 
+  it('with two folders, the same gate pending in both is two queue items, each naming its folder and posting it', async () => {
+    const { goalId, gateId } = fx.gate;
+    const one = { doc: fx.status.doc, attention: fx.status.attention! };
+    const status = statusMessage([
+      { path: '/work/alpha', name: 'alpha', ...one },
+      { path: '/work/beta', name: 'beta', ...one },
+    ]);
+    const o = await open('dark', status);
+    const items = o.page.locator(`.attention .att.kind-gate[data-goal="${goalId}"][data-id="${gateId}"]`);
+    await items.nth(1).waitFor();
+    assert.equal(await items.count(), 2);
+    assert.deepEqual(
+      (await items.locator('.att-folder').allTextContents()).map((t) => t.trim()),
+      ['in folder alpha', 'in folder beta'],
+    );
+    const before = o.posted.length;
+    await items.nth(1).locator('vscode-button[data-action="approve"]').click();
+    await o.page.waitForFunction((n) => window.__posted.length > n, before);
+    assert.deepEqual(o.posted.at(-1), { type: 'approve-gate', goalId, gateId, folder: '/work/beta' });
+  });
+
   it('renders a hostile title as text: no img element, no alert', async () => {
     const o = await open('dark', fx.status);
     const row = o.page.locator(`.goal-row[data-goal="${fx.hostileId}"] .goal-title`);

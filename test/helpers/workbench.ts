@@ -3,6 +3,7 @@
  * scripts' typed entry points, a bounded poll, and what a person looks at first (the LoopX view
  * and the notifications).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -215,4 +216,43 @@ export async function modal(page: Page, timeoutMs = 20_000): Promise<Locator> {
   const box = page.locator('.monaco-dialog-box').first();
   await box.waitFor({ timeout: timeoutMs });
   return box;
+}
+
+/**
+ * The end of a UI test file: code-server's last lines when a step failed, the browser and the
+ * server stopped, the temp folder removed, and the timings and screenshots printed under `name`.
+ */
+export async function finishUiRun(
+  name: string,
+  run: {
+    failed: boolean;
+    serverLog: string[];
+    browser?: Browser;
+    server?: { stop(): Promise<void> };
+    tmp: string;
+    timings: Record<string, number>;
+    shots: string[];
+  },
+): Promise<void> {
+  if (run.failed && run.serverLog.length)
+    console.log(`${name}: code-server's last lines:\n${run.serverLog.slice(-30).join('\n')}`);
+  await run.browser?.close().catch(() => {});
+  await run.server?.stop();
+  if (run.tmp) fs.rmSync(run.tmp, { recursive: true, force: true });
+  const t = Object.entries(run.timings)
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`)
+    .join(', ');
+  console.log(
+    `${name}: ${t}\n${name}: screenshots ${run.shots.join(', ') || 'none'} in ${SHOT_DIRS.map((d) => path.relative(REPO, d)).join(' and ')}`,
+  );
+}
+
+/** Saves a screenshot of `target` as `name` in every SHOT_DIRS folder; notes it in `shots`. */
+export async function saveShot(target: Page | Locator, name: string, shots: string[]): Promise<void> {
+  const png = await target.screenshot({ animations: 'disabled' });
+  for (const dir of SHOT_DIRS) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, name), png);
+  }
+  shots.push(`${name} (${(png.length / 1024).toFixed(0)} KB)`);
 }

@@ -30,12 +30,14 @@ import {
   VIEWPORT,
   approveLink,
   closeOverlays,
+  finishUiRun,
   loadScript,
   modal,
   notification,
   notificationTexts,
   openLoopxView,
   runFromPalette,
+  saveShot,
   treeRow,
   until as untilWithin,
   visible,
@@ -209,14 +211,7 @@ describe('Decisions on agent-written text in a real VS Code (code-server + Chrom
   const shots: string[] = [];
   const timings: Record<string, number> = {};
 
-  async function shot(name: string, target: Page | Locator = page): Promise<void> {
-    const png = await target.screenshot({ animations: 'disabled' });
-    for (const dir of SHOT_DIRS) {
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, name), png);
-    }
-    shots.push(`${name} (${(png.length / 1024).toFixed(0)} KB)`);
-  }
+  const shot = (name: string, target: Page | Locator = page) => saveShot(target, name, shots);
 
   /** it(), plus a screenshot of the window under test-results/ui/ when the step fails. */
   function step(name: string, timeout: number, fn: () => Promise<void>): void {
@@ -314,17 +309,7 @@ describe('Decisions on agent-written text in a real VS Code (code-server + Chrom
     { timeout: 900_000 },
   );
 
-  after(async () => {
-    if (failed && serverLog.length)
-      console.log(`decisions: code-server's last lines:\n${serverLog.slice(-30).join('\n')}`);
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    const t = Object.entries(timings)
-      .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`)
-      .join(', ');
-    console.log(`decisions: ${t}\ndecisions: screenshots ${shots.join(', ') || 'none'}`);
-  });
+  after(() => finishUiRun('decisions', { failed, serverLog, browser, server, tmp, timings, shots }));
 
   step(
     '(1) a todo title with a URL, a www. address and an e-mail address: the tree hover shows it as text, with no link or image',

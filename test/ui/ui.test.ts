@@ -29,11 +29,13 @@ import {
   VIEWPORT,
   approveLink,
   closeOverlays,
+  finishUiRun,
   loadScript as load,
   modal,
   notification,
   openLoopxView,
   runFromPalette,
+  saveShot,
   treeRow,
   until as untilWithin,
   visible,
@@ -89,14 +91,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
   const timings: Record<string, number> = {};
   let settingsFile = '';
 
-  async function shot(name: string): Promise<void> {
-    const png = await page.screenshot({ animations: 'disabled' });
-    for (const dir of SHOT_DIRS) {
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, name), png);
-    }
-    shots.push(`${name} (${(png.length / 1024).toFixed(0)} KB)`);
-  }
+  const shot = (name: string) => saveShot(page, name, shots);
 
   /** it(), plus a screenshot of the window under test-results/ui/ when the step fails. */
   function step(name: string, timeout: number, fn: () => Promise<void>): void {
@@ -184,19 +179,7 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
     { timeout: 900_000 },
   );
 
-  after(async () => {
-    if (failed && serverLog.length)
-      console.log(`ui: code-server's last lines:\n${serverLog.slice(-30).join('\n')}`);
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    const t = Object.entries(timings)
-      .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`)
-      .join(', ');
-    console.log(
-      `ui: ${t}\nui: screenshots ${shots.join(', ')} in ${SHOT_DIRS.map((d) => path.relative(REPO, d)).join(' and ')}`,
-    );
-  });
+  after(() => finishUiRun('ui', { failed, serverLog, browser, server, tmp, timings, shots }));
 
   step(
     '(a) runs "LoopX: Create Goal" from the Command Palette; the goal lands in .loopx/',

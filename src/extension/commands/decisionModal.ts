@@ -69,13 +69,9 @@ export async function confirmIfCalledWithArguments(a: Arg, decision: () => Decis
 }
 
 /** Asks the person in a modal and throws `Cancelled` unless they click the action. */
-export async function confirmDecision(
-  a: Arg,
-  decision: () => Decision,
-  asked: AskedBy = askedBy(a),
-): Promise<void> {
+export async function confirmDecision(a: Arg, decision: () => Decision): Promise<void> {
   const d = decision();
-  if ((await askDecision(d, asked)) !== d.action) throw new Cancelled();
+  if ((await askDecision(d, askedBy(a))) !== d.action) throw new Cancelled();
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * The read-only dashboard: one webview panel (revealed if already open, restored after a window
  * reload) that shows the status documents. It never writes: the extension posts snapshots, the
- * webview may only say `ready` and ask to navigate; approving a gate from here runs the
- * extension's own approve command, which asks the person there. Any other message is dropped
- * and logged.
+ * webview may only say `ready` and ask to navigate; its Approve and Reject only choose the gate:
+ * the decision modal asks the person (as their own click; a link from the browser is said to be
+ * one). Any other message is dropped and logged.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';

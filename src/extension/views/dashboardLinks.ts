@@ -2,7 +2,8 @@
  * The `vscode://loopx.loopx-vscode/dashboard/<type>?...` links the browser dashboard shows for
  * what it may not do itself (approve, reject, reveal in the tree, open evidence, show a goal).
  * A link is read with the same rule as a webview message (`parseDashboardLink`) and leads to the
- * same navigation: approving runs the extension's own command, which asks the person in a modal.
+ * same navigation: approving opens the decision modal, which says the link came from outside the
+ * editor.
  * Anything else is refused and logged.
  */
 import * as vscode from 'vscode';
