@@ -1,15 +1,7 @@
 /** `loopx gate`: approval gates, work that waits for a person. */
 import type { Command } from 'commander';
 import type { InvokeResult } from '../../core/index';
-import {
-  awaitsDecision,
-  findGate,
-  gateDoc,
-  gateFacts,
-  goalStatus,
-  invoke,
-  notAwaitingDecision,
-} from '../../core/index';
+import { decidableGate, gateDoc, gateFacts, goalStatus, invoke } from '../../core/index';
 import type { CliContext } from '../context';
 import type { Act } from '../define';
 import { example, list } from '../define';
@@ -100,8 +92,7 @@ export function registerGateCommands(program: Command, act: Act) {
             const state = store.load(o.goalId).state;
             // A gate that is missing or already decided is said before the passphrase is asked for.
             const policy = store.policy();
-            const g = findGate(state, o.gateId);
-            if (!awaitsDecision(g, state, policy)) throw notAwaitingDecision(g, d.done);
+            const g = decidableGate(state, policy, o.gateId, d.done);
             const facts = gateFacts(state, policy, g, d.name);
             const { actor, signer } = person(ctx, d.what, d.vscodeCommand, `${facts.text}\n\n`);
             const input = { ...o, shown: facts.work };

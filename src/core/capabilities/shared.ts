@@ -2,8 +2,9 @@
  * What the capability modules share: the common input pieces and actor lists, and lookups that
  * refuse clearly. The policy and gate rules are in rules/gate-rules.ts.
  */
-import type { Actor, Gate, GoalState, Todo } from '../model';
+import type { Actor, Gate, GoalState, Policy, Todo } from '../model';
 import { Id, notFound, quote, refused } from '../model';
+import { awaitsDecision, notAwaitingDecision } from '../rules';
 
 export const goalId = Id;
 
@@ -21,6 +22,16 @@ export function findTodo(state: GoalState, todoId: string): Todo {
 export function findGate(state: GoalState, gateId: string): Gate {
   const g = state.gates.find((x) => x.id === gateId);
   if (!g) throw notFound(`goal ${state.id} has no gate ${quote(gateId)}`, { goalId: state.id, gateId });
+  return g;
+}
+/**
+ * The gate a person is about to decide, looked at before anything is asked of them (a passphrase,
+ * a note, a modal): refused `not_found` when missing, `gate_not_pending` when decided meanwhile.
+ * `done` names the decision: `approved` or `rejected`.
+ */
+export function decidableGate(state: GoalState, policy: Policy, gateId: string, done: string): Gate {
+  const g = findGate(state, gateId);
+  if (!awaitsDecision(g, state, policy)) throw notAwaitingDecision(g, done);
   return g;
 }
 export function findRun(state: GoalState, runId: string) {

@@ -6,20 +6,11 @@
  */
 import * as vscode from 'vscode';
 import type { GateDecision, GoalState, Policy } from '../../core/index';
-import {
-  awaitsDecision,
-  checkId,
-  findGate,
-  gateFacts,
-  gatesAwaitingDecision,
-  LoopxError,
-  notAwaitingDecision,
-  plainText,
-} from '../../core/index';
+import { checkId, decidableGate, gateFacts, gatesAwaitingDecision, plainText } from '../../core/index';
 import type { GoalRef } from '../workspace/workspaces';
 import type { AskedBy } from './decisionModal';
 import { askDecision, askedBy } from './decisionModal';
-import { folderNameIfSeveral } from '../workspace/workspaces';
+import { inFolderWords } from '../workspace/workspaces';
 import type { Arg, CommandDeps, CommandTable } from './shared';
 import {
   argsOf,
@@ -59,17 +50,15 @@ export async function decideGate(
   await guardTrust();
   const state = ref.store.load(ref.goalId).state;
   const policy = ref.store.policy();
-  const gate = findGate(state, gateId);
   const done = decision === 'approve' ? 'approved' : 'rejected';
-  if (!awaitsDecision(gate, state, policy)) throw notAwaitingDecision(gate, done);
+  const gate = decidableGate(state, policy, gateId, done);
   const facts = gateFacts(state, policy, gate, decision, {
     more: `${SHOW_REASON} opens it whole (and decides nothing)`,
   });
   const verb = decision === 'approve' ? 'Approve' : 'Reject';
-  const folder = folderNameIfSeveral(ref.folder);
   const choice = await askDecision(
     {
-      message: `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"${folder ? ` in folder ${plainText(folder, 40)}` : ''}?`,
+      message: `${verb} gate "${gate.id}" of goal "${plainText(state.title)}"${inFolderWords(ref.folder)}?`,
       // The last empty line sets a command call's sentence apart from the facts.
       detail: `${facts.text}${opts.note ? `\n\nYour note: ${opts.note}` : ''}\n\n`,
       action: verb,
@@ -118,11 +107,8 @@ async function gateCommand(deps: CommandDeps, a: Arg, decision: GateDecision): P
     gateId = pick.g.id;
   }
   checkId(gateId, 'gate id');
-  const gate = state.gates.find((g) => g.id === gateId);
-  if (!gate) throw new LoopxError('not_found', `goal ${ref.goalId} has no gate ${gateId}`);
-  // Say so before asking for a note: the capability would refuse it anyway (the same rule).
-  if (!awaitsDecision(gate, state, policyOf(ref)))
-    throw notAwaitingDecision(gate, decision === 'approve' ? 'approved' : 'rejected');
+  // Said before asking for a note: the capability would refuse it anyway (the same rule).
+  decidableGate(state, policyOf(ref), gateId, decision === 'approve' ? 'approved' : 'rejected');
   // Arguments from other code only pick the gate (and offer a note): the person decides in the modal.
   const byArguments = calledWithArguments(a);
   const note =

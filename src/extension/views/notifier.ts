@@ -18,11 +18,11 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Gate, GateDecision } from '../../core/index';
-import { awaitsDecision, describeActor, plainText } from '../../core/index';
+import { describeActor, LoopxError, plainText } from '../../core/index';
 import { reportFailure } from '../commands/shared';
 import { Disposable } from '../common/disposable';
 import type { GoalRef, LoopxWorkspaces } from '../workspace/workspaces';
-import { folderNameIfSeveral } from '../workspace/workspaces';
+import { inFolderWords } from '../workspace/workspaces';
 
 export interface PendingGate {
   ref: GoalRef;
@@ -63,10 +63,8 @@ function answerLink(label: string, token: string, answer: Answer): string {
  * and the three links, the only ones in it.
  */
 export function notificationText(p: PendingGate, token: string): string {
-  const folder = folderNameIfSeveral(p.ref.folder);
-  const where = folder ? ` in folder ${plainText(folder, 40)}` : '';
   return (
-    `LoopX: gate ${p.gate.id} of goal "${plainText(p.goalTitle)}"${where} waits for your decision, ` +
+    `LoopX: gate ${p.gate.id} of goal "${plainText(p.goalTitle)}"${inFolderWords(p.ref.folder)} waits for your decision, ` +
     `asked by ${describeActor({ ...p.gate.requestedBy, id: plainText(p.gate.requestedBy.id, 60) })}. ` +
     `${answerLink('Approve', token, 'approve')} or ${answerLink('Reject', token, 'reject')} shows what it guards before you decide; ` +
     `Cancel only closes this notification. ${answerLink('Show in LoopX', token, 'show')}`
@@ -100,11 +98,6 @@ export class GateNotifier extends Disposable {
       ),
     );
     this._register({ dispose: () => [...this.open.values()].forEach((s) => this.end(s)) });
-  }
-
-  /** The texts of the notifications open now (for tests and the log). */
-  openNotifications(): { key: string; text: string }[] {
-    return [...this.open.entries()].map(([key, s]) => ({ key, text: notificationText(s.p, s.token) }));
   }
 
   /**
@@ -152,8 +145,8 @@ export class GateNotifier extends Disposable {
   }
 
   /**
-   * A click on a link of an open notification. The gate is looked at again first: decided
-   * meanwhile, it is said so, and its notification ends, before anything is asked.
+   * A click on a link of an open notification. The decision looks at the gate before it asks
+   * anything: decided or gone meanwhile, it is said so, and this notification ends.
    */
   private async answer(token: unknown, answer: unknown): Promise<void> {
     const s = typeof token === 'string' ? this.byToken.get(token) : undefined;
@@ -168,18 +161,13 @@ export class GateNotifier extends Disposable {
         await vscode.commands.executeCommand('loopx.goals.focus');
         return;
       }
-      const state = p.ref.store.load(p.ref.goalId).state;
-      const gate = state.gates.find((g) => g.id === p.gate.id);
-      if (!gate || !awaitsDecision(gate, state, p.ref.store.policy())) {
-        this.end(s);
-        void vscode.window.showInformationMessage(
-          `LoopX: ${where} is ${gate ? `already ${gate.status}${gate.decidedBy ? ` by ${plainText(describeActor(gate.decidedBy), 100)}` : ''}` : 'gone'}: nothing to decide.`,
-        );
-        return;
-      }
       await this.decide(p, answer as GateDecision);
     } catch (e) {
-      reportFailure(this.log, where, e);
+      // Decided or gone meanwhile (decideGate looks before it asks): said, and this one ends.
+      if (e instanceof LoopxError && (e.reason === 'gate_not_pending' || e.kind === 'not_found')) {
+        this.end(s);
+        void vscode.window.showInformationMessage(`LoopX: ${e.message}.`);
+      } else reportFailure(this.log, where, e);
     } finally {
       this.workspaces.refreshNow();
     }

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexEntry, PolicyView } from '../../core/index';
-import { indexJournal, LOOPX_DIR, Store } from '../../core/index';
+import { indexJournal, LOOPX_DIR, plainText, Store } from '../../core/index';
 import { Disposable } from '../common/disposable';
 import { ReadStamps } from '../common/readStamps';
 
@@ -23,11 +23,13 @@ export interface GoalRef {
 }
 
 /**
- * The folder's name when the window has several folders, for every notification, dialog and queue
- * item that must say which one it is about; undefined in a window of one folder.
+ * ` in folder <name>` when the window has several folders, for every notification, dialog and
+ * queue item that must say which one it is about; empty in a window of one folder.
  */
-export function folderNameIfSeveral(folder: vscode.WorkspaceFolder): string | undefined {
-  return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? folder.name : undefined;
+export function inFolderWords(folder: vscode.WorkspaceFolder): string {
+  return (vscode.workspace.workspaceFolders?.length ?? 0) > 1
+    ? ` in folder ${plainText(folder.name, 40)}`
+    : '';
 }
 
 /** Goals per folder whose logs folder the once-a-second look covers (one stat each). */
