@@ -177,6 +177,11 @@ export class CliContext {
   warn(messages: readonly string[]) {
     for (const m of messages) this.io.stderr(`loopx: warning: ${m}\n`);
   }
+
+  /** What the CLI took a person's words to mean, on stderr (stdout stays the command's output). */
+  note(message: string) {
+    this.io.stderr(`loopx: ${message}\n`);
+  }
 }
 
 /** The OS user name, or `user` when there is none (a uid with no passwd entry). */

@@ -28,6 +28,7 @@ import type { GlobalOptions, Io } from './context';
 import { CliContext, EXIT, exitCodeFor } from './context';
 import type { Act } from './define';
 import { example, fdNumber, VERSION } from './define';
+import { resolveGoalOption } from './goal-option';
 import { loopxParser } from './parse-loopx';
 
 /** Options whose values are ids: checked up front, so an error names the flag (`--goal-id`), not a field. */
@@ -177,6 +178,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       }
       checkIdOptions(cmd);
       void ctx.json; // a bad LOOPX_FORMAT is a usage error before anything is done, not after
+      resolveGoalOption(cmd, ctx);
       const code = await fn(ctx, ...(args.slice(0, -1) as A));
       if (typeof code === 'number') exitCode = code;
     };

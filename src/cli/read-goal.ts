@@ -2,6 +2,7 @@
 import type { GoalState, Store } from '../core/index';
 import { LoopxError, notFound, readHistory } from '../core/index';
 import type { CliContext } from './context';
+import { LIST_GOALS_HINT } from './goal-option';
 
 export interface ReadGoal {
   store: Store;
@@ -32,7 +33,7 @@ export function readGoalHistory(store: Store, goalId: string): ReturnType<typeof
 
 function namedGoal(e: unknown, goalId: string): unknown {
   if (!(e instanceof LoopxError) || e.kind !== 'not_found' || e.details.goalId !== goalId) return e;
-  return notFound(`${e.message} (--goal-id); list the goals with \`loopx project_prompt list\``, {
+  return notFound(`${e.message} (--goal-id); ${LIST_GOALS_HINT}`, {
     ...e.details,
     field: '--goal-id',
   });

@@ -23,7 +23,10 @@ import {
 } from '../helpers/agents/agent-kit';
 import {
   MESSAGES_USAGE,
+  TOKENS_PER_REPLY,
+  bash,
   startMessagesApi,
+  toolResults,
   type MessagesTurn,
   type Step,
 } from '../helpers/agents/scripted-messages';
@@ -39,12 +42,7 @@ import type { RecordingServer } from '../helpers/agents/agent-kit';
 
 const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
-/** What one scripted reply costs as the Stop hook prices it (Claude Code's default model). */
-const TOKENS_PER_REPLY =
-  MESSAGES_USAGE.input_tokens +
-  MESSAGES_USAGE.output_tokens +
-  MESSAGES_USAGE.cache_creation_input_tokens +
-  MESSAGES_USAGE.cache_read_input_tokens;
+/** What n scripted replies cost as the Stop hook prices them (Claude Code's default model). */
 const costOfReplies = (model: string, n: number) =>
   Math.round(
     n *
@@ -59,8 +57,6 @@ const costOfReplies = (model: string, n: number) =>
       ) *
       1e6,
   ) / 1e6;
-
-const bash = (command: string): Step => ({ tool: 'Bash', input: { command, description: command } });
 
 /**
  * An agent's turn, in replies: ask for the contract, run its first listed action, read the code
@@ -94,28 +90,10 @@ function wholeTurn(ws: string) {
 }
 const REPLIES_OF_WHOLE_TURN = 7;
 
-type Block = {
-  type: string;
-  text?: string;
-  content?: string | Block[];
-  tool_use_id?: string;
-  id?: string;
-  input?: { command?: string };
-};
+type Block = { type: string; text?: string; content?: string | Block[] };
 type Body = { messages: { role: string; content: string | Block[] }[] };
 const textOf = (c: string | Block[] | undefined): string =>
   typeof c === 'string' ? c : (c ?? []).map((b) => b.text ?? textOf(b.content)).join('\n');
-
-/** The text of each tool result Claude Code sent back, in the order the calls were made. */
-function toolResults(api: RecordingServer): string[] {
-  const { messages } = api.requests.at(-1)!.body as Body;
-  const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
-  return blocks
-    .filter((b) => b.type === 'tool_use')
-    .map((call) =>
-      textOf(blocks.find((b) => b.type === 'tool_result' && b.tool_use_id === call.id)?.content),
-    );
-}
 
 /** Every text the model was shown in a request: messages of every role, the system prompt aside. */
 const shown = (api: RecordingServer, i: number) =>

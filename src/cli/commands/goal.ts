@@ -4,6 +4,7 @@ import { goalStatus, invoke, statusAll } from '../../core/index';
 import type { CliContext } from '../context';
 import type { Act } from '../define';
 import { example, num } from '../define';
+import { choosesGoalId } from '../goal-option';
 import { goalText, statusText } from '../text';
 
 const createGoal = (
@@ -70,8 +71,7 @@ export function registerGoalCommands(program: Command, act: Act) {
     );
     if (alias) group.alias(alias);
     example(
-      group
-        .command('create')
+      choosesGoalId(group.command('create'))
         .description('create a durable goal')
         .requiredOption('--title <title>', 'a short title')
         .option('--description <text>', 'the objective')

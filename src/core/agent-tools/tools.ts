@@ -261,7 +261,10 @@ export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
         i.exitCode !== undefined && `Exit code: ${i.exitCode}`,
       ),
     run: (store, i, actor) => {
-      const { goal, run, contract, policy } = checkContract(store, i.contractId, { agent: actor.id });
+      const { goal, run, contract, policy } = checkContract(store, i.contractId, {
+        agent: actor.id,
+        recordOnly: true,
+      });
       if (i.todoId && !contractCovers(contract, i.todoId)) {
         throw refused(`todo ${i.todoId} is not in contract ${contract.id}`, {
           contractId: contract.id,
@@ -308,7 +311,7 @@ export const AGENT_TOOLS: AgentTool[] = lazyArray(() => [
     confirmation: (i) =>
       `Add ${i.tokens ?? 0} tokens and $${i.costUsd ?? 0} to the run of contract ${i.contractId}.`,
     run: (store, i, actor) => {
-      const { goal, run, policy } = checkContract(store, i.contractId, { agent: actor.id });
+      const { goal, run, policy } = checkContract(store, i.contractId, { agent: actor.id, recordOnly: true });
       const res = invoke(
         store,
         'run.spend',

@@ -38,6 +38,12 @@ export interface ContractCheck {
    * LOOPX_AGENT), the contract id itself is the capability.
    */
   agent?: string;
+  /**
+   * The call only records the turn it belongs to (its spend, its evidence), which stays true
+   * after the goal stopped being active: the turn that completes a goal's last todo, or that a
+   * person paused, still reports what it spent. The run must still be open.
+   */
+  recordOnly?: boolean;
 }
 
 /**
@@ -87,7 +93,7 @@ export function checkContract(store: Store, contractId: string, opts: ContractCh
     );
   }
   const status = effectiveStatus(goal);
-  if (status !== 'active')
+  if (status !== 'active' && !(opts.recordOnly && (status === 'completed' || status === 'paused')))
     throw refused(`goal ${goal.id} is ${status} now: contract ${cid} no longer authorises anything`, {
       contractId: cid,
       reason: 'goal_not_active',

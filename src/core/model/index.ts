@@ -7,6 +7,7 @@ export * from './errors';
 export * from './events';
 export * from './goal-state';
 export * from './hlc';
+export * from './id-match';
 export * from './ids';
 export * from './lazy';
 export * from './order';

@@ -33,15 +33,20 @@ export const IndexEntry = lazy(() =>
     pendingGates: z.number().int().nonnegative(),
     /** Tool calls the hooks refused an agent on the goal, in all (`deniedTotal`). */
     denied: z.number().int().nonnegative(),
+    /**
+     * Runs still open on the goal, of any writer: the hooks look for a session's runs in the goals
+     * that have some, so the turn that completes a goal still finds its run (hooks/open-runs.ts).
+     */
+    openRuns: z.number().int().nonnegative(),
   }),
 );
 export type IndexEntry = z.infer<typeof IndexEntry>;
 /** An entry as stored: with the stamp of the goal's logs folder when it was made (LogsStamp). */
 const StoredEntry = lazy(() => IndexEntry.extend({ logs: z.string().max(80).optional() }));
 export type StoredEntry = z.infer<typeof StoredEntry>;
-/** Version 3 entries count refusals; an older index does not parse, so listing rebuilds it. */
+/** Version 4 entries count open runs; an older index does not parse, so listing rebuilds it. */
 const IndexFile = lazy(() =>
-  z.object({ v: z.literal(3), trust: z.string().optional(), goals: z.array(StoredEntry) }),
+  z.object({ v: z.literal(4), trust: z.string().optional(), goals: z.array(StoredEntry) }),
 );
 
 /** A line of the journal: an entry a commit made, under the pinned keys `trust`. */
@@ -69,6 +74,7 @@ export function indexEntryOf(state: GoalState): IndexEntry {
     todosTotal: counted.length,
     pendingGates: state.gates.filter((g) => g.status === 'pending').length,
     denied: state.deniedTotal ?? 0,
+    openRuns: state.runs.filter((r) => !r.endedAt).length,
   };
 }
 
@@ -127,7 +133,7 @@ function readJournal(file: string): { lines: { trust: string; entry: StoredEntry
 
 /** Writes the whole index, the journal folded in (the caller holds the index lock). */
 export function writeIndexFile(file: string, goals: StoredEntry[], trust?: string): void {
-  writeJsonAtomic(file, { v: 3, ...(trust === undefined ? {} : { trust }), goals });
+  writeJsonAtomic(file, { v: 4, ...(trust === undefined ? {} : { trust }), goals });
   // After the index is written: a crash in between leaves lines the index already holds.
   fs.rmSync(indexJournal(file), { force: true });
 }

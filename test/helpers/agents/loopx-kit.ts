@@ -37,11 +37,12 @@ function git(ws: string, ...args: string[]) {
 /**
  * A repository with README.md, src/app.js, check.sh and deploy.sh, a goal `ship` with the todo
  * `check` (runs ./check.sh) and `deploy` (./deploy.sh staging, behind the gate `staging`), and
- * budgets as given. `hooks`: run `loopx hooks install` in it.
+ * budgets as given. `hooks`: run `loopx hooks install` in it. `only: 'check'`: the goal has the
+ * `check` todo alone, so the turn that runs it completes the goal.
  */
 export async function governedWorkspace(
   name: string,
-  o: { tokens?: number; hooks?: boolean } = {},
+  o: { tokens?: number; hooks?: boolean; only?: 'check' } = {},
 ): Promise<Governed> {
   const ws = tempDir(name);
   const env = { LOOPX_CONFIG_DIR: tempDir(`${name}-config`) };
@@ -76,7 +77,8 @@ export async function governedWorkspace(
   const todo = (id: string, title: string, ...more: string[]) =>
     run('todo', 'add', '--goal-id', GOAL, '--todo-id', id, '--title', title, ...more);
   ok(await todo('check', 'Run the checks', '--action', CHECK, '--priority', 'P1'));
-  ok(await todo('deploy', 'Deploy to staging', '--action', DEPLOY, '--gate', 'staging'));
+  if (o.only !== 'check')
+    ok(await todo('deploy', 'Deploy to staging', '--action', DEPLOY, '--gate', 'staging'));
   if (o.tokens !== undefined) ok(await run('quota', 'set', '--goal-id', GOAL, '--tokens', String(o.tokens)));
   if (o.hooks) ok(await run('hooks', 'install', '--yes'));
   const store = () => Store.open(ws, { configDir: env.LOOPX_CONFIG_DIR });

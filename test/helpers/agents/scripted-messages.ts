@@ -17,12 +17,23 @@ export const MESSAGES_USAGE = {
   cache_creation_input_tokens: 200,
   cache_read_input_tokens: 300,
 } as const;
+/** What one scripted reply costs in tokens, as the Stop hook counts it from the transcript. */
+export const TOKENS_PER_REPLY =
+  MESSAGES_USAGE.input_tokens +
+  MESSAGES_USAGE.output_tokens +
+  MESSAGES_USAGE.cache_creation_input_tokens +
+  MESSAGES_USAGE.cache_read_input_tokens;
+
+/** A call of Claude Code's Bash tool. */
+export const bash = (command: string): Step => ({ tool: 'Bash', input: { command, description: command } });
 
 interface Block {
   type: string;
   text?: string;
   content?: string | Block[];
   input?: unknown;
+  id?: string;
+  tool_use_id?: string;
 }
 interface Message {
   role: string;
@@ -146,4 +157,15 @@ function sseOf(m: {
     ['message_stop', { type: 'message_stop' }],
   );
   return events;
+}
+
+/** The text of each tool result Claude Code sent back, in the order the calls were made. */
+export function toolResults(api: RecordingServer): string[] {
+  const { messages = [] } = api.requests.at(-1)!.body as MessagesBody;
+  const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+  const text = (c: string | Block[] | undefined): string =>
+    typeof c === 'string' ? c : (c ?? []).map((b) => b.text ?? text(b.content)).join('\n');
+  return blocks
+    .filter((b) => b.type === 'tool_use')
+    .map((call) => text(blocks.find((b) => b.type === 'tool_result' && b.tool_use_id === call.id)?.content));
 }
