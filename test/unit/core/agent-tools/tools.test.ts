@@ -884,16 +884,22 @@ describe('writes outside the current contract', () => {
     }
   });
 
-  it('a paused goal: its contract authorises nothing', () => {
+  it('a paused goal: its contract authorises no more work; the turn still records what it spent and found', () => {
     const { store, goalId, contractId } = planned();
     invoke(store, 'goal.pause', { goalId }, human);
-    for (const [name, input] of WRITES) {
+    const RECORDS = ['loopx_record_evidence', 'loopx_report_spend'];
+    for (const [name, input] of WRITES.filter(([n]) => !RECORDS.includes(n))) {
       throwsLoopx(
         () => call(store, name, input(contractId)),
         'refused',
         new RegExp(`goal ${goalId} is paused now: contract ${contractId} no longer authorises anything`),
       );
     }
+    for (const [name, input] of WRITES.filter(([n]) => RECORDS.includes(n)))
+      call(store, name, input(contractId));
+    const state = store.load(goalId).state;
+    assert.equal(state.runs[0]!.spend.tokens, 10, 'the spend of the paused turn counts');
+    assert.ok(state.evidence.some((e) => e.summary === 'a note'));
   });
 
   it("two agents' contracts: a claim under one holds against the other", () => {
