@@ -3,7 +3,7 @@
 //
 //   node scripts/demo/demo.mjs [workspace-dir]      (default: .loopx-demo/, kept between runs)
 //
-// 1. installs the VS Code host when missing (code-server + Node 24 + Chromium, cached under
+// 1. installs the VS Code host when missing (code-server + Node 24, cached under
 //    ~/.cache/loopx-vscode-host; the first time takes a few minutes),
 // 2. builds dist/ and packs the extension into a .vsix (scripts/build/package.mjs),
 // 3. prepares the demo workspace (scripts/demo/demo-workspace.ts: a goal with todos, a pending gate,
@@ -62,7 +62,7 @@ function healthy(port) {
 
 async function main() {
   const t0 = Date.now();
-  say('checking the VS Code host (code-server, Node 24, Chromium; the first run installs them) ...');
+  say('checking the VS Code host (code-server, Node 24; the first run installs them) ...');
   ensureHost();
 
   say('building and packaging the extension ...');

@@ -32,13 +32,31 @@ export const forget = (prefix) => fs.rmSync(path.join(prefix, MARKER), { force: 
 /**
  * Installs one npm package into its own prefix; the marker is written only once `mustExist` is
  * there and `verify` passed, and an unmarked prefix (a half-done install) is wiped and redone.
- * Returns whether it installed.
+ * `allowScripts` names the packages whose install scripts were reviewed and must run (npm 11
+ * warns about any other). Returns whether it installed.
  */
-export function ensureNpmPrefix(run, prefix, spec, env, mustExist, verify = () => {}) {
+export function ensureNpmPrefix(
+  run,
+  prefix,
+  spec,
+  env,
+  mustExist,
+  { verify = () => {}, allowScripts = [] } = {},
+) {
   if (installed(prefix, spec)) return false;
   fs.rmSync(prefix, { recursive: true, force: true });
   fs.mkdirSync(prefix, { recursive: true });
-  run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', spec], {
+  // The prefix's own manifest. npm trusts a package's name for allowScripts from the dependency
+  // that asks for it (a lock without registry URLs, which some npmrc files ask for, gives no
+  // other), so the package is a dependency here rather than an argument. And allowScripts is
+  // read from here, not from an npmrc, which npm would hand on to install scripts that run npm
+  // themselves (code-server's), whose npm then refuses it as a command-line flag (EALLOWSCRIPTS).
+  const at = spec.lastIndexOf('@');
+  const manifest = { private: true, dependencies: { [spec.slice(0, at)]: spec.slice(at + 1) } };
+  if (allowScripts.length)
+    manifest.allowScripts = Object.fromEntries(allowScripts.map((name) => [name, true]));
+  fs.writeFileSync(path.join(prefix, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-update-notifier'], {
     cwd: prefix,
     env,
   });

@@ -12,15 +12,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nestedNpmEnv } from '../vscode-host/npm-env.mjs';
+import { ensureNode24 } from '../vscode-host/install.mjs';
 import { ensureNpmPrefix, runner } from '../npm-prefix.mjs';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
 
-// What each pinned package is, where its binary lands, and what `--version` must print.
+// What each pinned package is, where its binary lands, what `--version` must print, and the
+// packages whose install scripts must run: Claude Code's postinstall copies its native binary
+// over the placeholder bin/claude.exe (without it `claude` cannot run); Codex has none.
 const AGENTS = {
-  claude: { pkg: '@anthropic-ai/claude-code', version: CLAUDE_CODE_VERSION, bin: 'claude' },
-  codex: { pkg: '@openai/codex', version: CODEX_VERSION, bin: 'codex' },
+  claude: {
+    pkg: '@anthropic-ai/claude-code',
+    version: CLAUDE_CODE_VERSION,
+    bin: 'claude',
+    allowScripts: ['@anthropic-ai/claude-code'],
+  },
+  codex: { pkg: '@openai/codex', version: CODEX_VERSION, bin: 'codex', allowScripts: [] },
 };
 
 export function cacheDir() {
@@ -39,8 +47,7 @@ export function agentPaths(cache = cacheDir()) {
 
 const { log, run } = runner('agents');
 
-// npm 11 does not run the packages' install scripts unless allowed; both binaries work without
-// them, and this proves it. A throwaway HOME: neither CLI may touch the user's own settings.
+// Proves the binary runs. A throwaway HOME: neither CLI may touch the user's own settings.
 function checkVersion(bin, a) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-agent-version-'));
   try {
@@ -57,12 +64,20 @@ function checkVersion(bin, a) {
 export function ensureAgents() {
   const cache = cacheDir();
   const started = Date.now();
-  // The same install from a shell, from `npm run setup` and from CI: see npm-env.mjs.
-  const env = nestedNpmEnv(process.env);
+  // The same install from a shell, from `npm run setup` and from CI: see npm-env.mjs. Run by the
+  // host's Node 24: Claude Code asks for Node 22 or later (its engines field), and its postinstall
+  // runs on the Node that runs npm.
+  const { node24 } = ensureNode24();
+  const shellEnv = nestedNpmEnv(process.env);
+  const env = { ...shellEnv, PATH: `${path.dirname(node24)}${path.delimiter}${shellEnv.PATH}` };
   let fresh = false;
   for (const a of Object.values(AGENTS)) {
     const bin = binOf(cache, a);
-    fresh = ensureNpmPrefix(run, prefixOf(cache, a), spec(a), env, bin, () => checkVersion(bin, a)) || fresh;
+    fresh =
+      ensureNpmPrefix(run, prefixOf(cache, a), spec(a), env, bin, {
+        verify: () => checkVersion(bin, a),
+        allowScripts: a.allowScripts,
+      }) || fresh;
   }
   if (fresh) log(`agents ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   return agentPaths(cache);

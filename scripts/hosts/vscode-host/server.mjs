@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { ensureHost } from './install.mjs';
+import { CHROMIUM, ensureChromium, ensureHost } from './install.mjs';
 
 const HEALTH_TIMEOUT_MS = 60_000;
 export const CHROMIUM_ARGS = [
@@ -246,6 +246,8 @@ function runToEnd(cmd, args, env, onLine) {
  * @param {import('playwright-core').LaunchOptions} [options] merged over the defaults
  */
 export async function launchChromium(server, options = {}) {
+  // Only the tests show the workbench in Chromium, so `npm run setup` leaves it to them.
+  if (server.host.chromium === CHROMIUM) ensureChromium();
   const { chromium } = await import('playwright-core');
   const tmp = path.join(server.tmpRoot, 'tmp');
   const env = {
