@@ -1,4 +1,6 @@
 /** How numbers, budgets, dates and counts read on the page. */
+import { localDateTime, relativeTime } from '../src/core/views/browser';
+
 export const BUDGET_LABEL: Record<string, string> = {
   turns: 'Turns',
   tokens: 'Tokens',
@@ -17,24 +19,8 @@ export function fmtNum(n: number): string {
 export function fmtBudget(k: string, n: number): string {
   return k === 'costUsd' ? `$${n.toFixed(n >= 100 ? 0 : 2)}` : fmtNum(n);
 }
-export function fmtWhen(iso: string): string {
-  const t = Date.parse(iso);
-  if (!Number.isFinite(t)) return iso;
-  const s = Math.round((Date.now() - t) / 1000);
-  if (s >= 0 && s < 60) return 'just now';
-  if (s >= 0 && s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s >= 0 && s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
-}
-export function fmtDate(iso: string): string {
-  const t = Date.parse(iso);
-  return Number.isFinite(t)
-    ? new Date(t).toLocaleString(undefined, {
-        month: 'short',
-        day: 'numeric',
-        hour: '2-digit',
-        minute: '2-digit',
-      })
-    : iso;
-}
+/** `5 min ago`, or the date once it is older than a week: core/views/when-text.ts's rule, on this clock. */
+export const fmtWhen = (iso: string): string => relativeTime(iso, Date.now());
+/** `Dec 5, 14:03`: the local date and time, by the same rule. */
+export const fmtDate = (iso: string): string => localDateTime(iso, Date.now());
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -16,7 +16,7 @@ import { DashboardLinkHandler } from './views/dashboardLinks';
 import { EVENT_LOG_SCHEME, EventLogProvider } from './views/eventLog';
 import { GATE_REASON_SCHEME, GateReasonProvider } from './views/gateReason';
 import { prepareHookShim } from './workspace/hooksInstaller';
-import { registerMcpProvider } from './lm/mcpProvider';
+import { mcpDefinitions, registerMcpProvider } from './lm/mcpProvider';
 import { registerLanguageModelTools } from './lm/tools';
 import { GateNotifier } from './views/notifier';
 import { PolicySignNotifier } from './trust/policySigning';
@@ -44,6 +44,8 @@ export interface LoopxApi {
   dashboardLinks: DashboardLinkHandler;
   /** The `@loopx` chat handler, for tests that drive it without a language model. */
   chatHandler: vscode.ChatRequestHandler;
+  /** The MCP servers offered to VS Code now (none in Restricted Mode), for tests. */
+  mcpDefinitions: () => vscode.McpStdioServerDefinition[];
 }
 
 export function activate(context: vscode.ExtensionContext): LoopxApi | undefined {
@@ -130,7 +132,9 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     );
 
     const updateContext = () => {
-      void vscode.commands.executeCommand('setContext', 'loopx.hasWorkspace', workspaces.hasWorkspace);
+      // loopx.hasWorkspace (the welcome view) and what the walkthrough's steps tick off on.
+      for (const [key, value] of Object.entries(tree.contextKeys()))
+        void vscode.commands.executeCommand('setContext', key, value);
       void vscode.commands.executeCommand('setContext', 'loopx.trusted', vscode.workspace.isTrusted);
       const pending = workspaces
         .goals()
@@ -144,7 +148,22 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
         : undefined;
     };
     context.subscriptions.push(workspaces.onDidChange(updateContext));
-    context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => workspaces.refreshNow()));
+    // Files outside the workspace that the extension keeps current for the CLI it bundles: written
+    // only in a trusted window (Restricted Mode writes nothing), so also when trust is granted.
+    const refreshShims = () => {
+      if (!vscode.workspace.isTrusted) return;
+      // Installed agent hooks call this shim; it runs the CLI of the version active now.
+      optional('the agent-hook shim', () => prepareHookShim(context));
+      // An installed `loopx` command (Install 'loopx' Command in PATH) runs the CLI of this version.
+      optional('the loopx command target', () => refreshCliTarget(context));
+    };
+    context.subscriptions.push(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        refreshShims();
+        // The stores open again writable, and every view, terminal and agent surface follows.
+        workspaces.refreshNow();
+      }),
+    );
     context.subscriptions.push(
       view.onDidChangeSelection((e) => {
         const n = e.selection[0];
@@ -156,10 +175,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     );
     // The first look at the store (and the first file written) happens after activation returns.
     setTimeout(() => {
-      // Installed agent hooks call this shim; it runs the CLI of the version active now.
-      optional('the agent-hook shim', () => prepareHookShim(context));
-      // An installed `loopx` command (Install 'loopx' Command in PATH) runs the CLI of this version.
-      optional('the loopx command target', () => refreshCliTarget(context));
+      refreshShims();
       updateContext();
       statusBar.update();
       notifier.scan();
@@ -183,6 +199,12 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       dashboard,
       dashboardLinks,
       chatHandler: chatHandler(workspaces),
+      mcpDefinitions: () =>
+        mcpDefinitions(
+          context.extensionPath,
+          workspaces,
+          String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0'),
+        ),
     };
   } catch (e) {
     const msg = `LoopX could not start: ${(e as Error)?.message ?? e}`;

@@ -1,7 +1,8 @@
 /**
  * `npm start` as the README gives it, run and checked as a person would: its printed URL opened in
- * Chromium shows the LoopX view with the demo goal and, of all notifications, only the gate's; a
- * SIGTERM to npm leaves no process of it behind. Used by the UI suite (the checkout) and by the
+ * Chromium shows the LoopX view with the demo goal and, of all notifications, only the gate's;
+ * "LoopX: Open Dashboard in Browser" opens the dashboard; a SIGTERM to npm leaves no process of
+ * it behind. Used by the UI suite (the checkout) and by the
  * fresh-machine suite (a clean clone set up with a fresh HOME).
  */
 import assert from 'node:assert/strict';
@@ -9,12 +10,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import type { Page } from 'playwright-core';
 import type { HostModule } from './workbench';
-import { loadScript, notificationTexts, openLoopxView, treeRow, until } from './workbench';
+import { loadScript, notificationTexts, openLoopxView, runFromPalette, treeRow, until } from './workbench';
 
 const DEMO_GOAL_TITLE = 'Refactor Payment Module';
 const DEMO_GATE = 'staging-deploy';
-const GATE_TEXT = `gate ${DEMO_GATE} of goal`;
+const GATE_TEXT = `Gate ${DEMO_GATE} of goal`;
 
 interface NpmStart {
   child: ChildProcess;
@@ -54,10 +56,38 @@ async function startNpmStart(opts: {
 }
 
 /**
- * Opens `url` in headless Chromium and checks what a person sees first. Returns the notifications'
- * texts; a screenshot of the window goes to `shotFile`.
+ * "LoopX: Open Dashboard in Browser" from the palette, as a person tries it in the demo: the status
+ * server starts on a free port (code-server holds 8080, the old default) and the browser gets the
+ * dashboard, signed in with the one-time link. Returns the address the page ended on.
  */
-async function checkDemoWorkbench(url: string, shotFile: string, timeoutMs: number): Promise<string[]> {
+async function openDashboardInBrowser(page: Page, timeoutMs: number): Promise<string> {
+  const popup = page.context().waitForEvent('page', { timeout: timeoutMs });
+  await runFromPalette(page, 'LoopX: Open Dashboard in Browser', { timeoutMs });
+  const dash = await popup;
+  try {
+    await until(
+      'the dashboard with the demo goal in the opened page',
+      async () =>
+        (await dash.title()) === 'LoopX Dashboard' &&
+        (await dash.locator('body').innerText()).includes(DEMO_GOAL_TITLE),
+      timeoutMs,
+      250,
+    );
+    return dash.url();
+  } finally {
+    await dash.close();
+  }
+}
+
+/**
+ * Opens `url` in headless Chromium and checks what a person sees first. Returns the notifications'
+ * texts and where Open Dashboard in Browser led; a screenshot of the window goes to `shotFile`.
+ */
+async function checkDemoWorkbench(
+  url: string,
+  shotFile: string,
+  timeoutMs: number,
+): Promise<{ texts: string[]; dashboard: string }> {
   const host = await loadScript<HostModule>('scripts/hosts/vscode-host/server.mjs');
   const root = host.makeTempRoot();
   const browser = await host.launchChromium({ tmpRoot: root, host: { chromium: '/usr/bin/chromium' } });
@@ -72,7 +102,8 @@ async function checkDemoWorkbench(url: string, shotFile: string, timeoutMs: numb
     await new Promise((r) => setTimeout(r, 8000));
     fs.mkdirSync(path.dirname(shotFile), { recursive: true });
     await page.screenshot({ path: shotFile });
-    return await notificationTexts(page);
+    const texts = await notificationTexts(page);
+    return { texts, dashboard: await openDashboardInBrowser(page, timeoutMs) };
   } finally {
     await browser.close().catch(() => {});
     fs.rmSync(root, { recursive: true, force: true });
@@ -190,7 +221,8 @@ async function stopAndCheckNothingLeft(run: NpmStart, signal: NodeJS.Signals): P
 
 /**
  * The whole check: `npm start [-- args]` in `cwd`, its page in Chromium (a screenshot to
- * `shotFile`), only the gate's notification, then SIGTERM to npm and nothing left running.
+ * `shotFile`), only the gate's notification, the dashboard in the browser, then SIGTERM to npm and
+ * nothing left running.
  * Returns what npm start printed.
  */
 export async function checkNpmStart(opts: {
@@ -201,7 +233,19 @@ export async function checkNpmStart(opts: {
 }): Promise<string> {
   const run = await startNpmStart({ ...opts, timeoutMs: 540_000 });
   try {
-    assertOnlyTheGateNotification(await checkDemoWorkbench(run.url, opts.shotFile, 90_000));
+    const seen = await checkDemoWorkbench(run.url, opts.shotFile, 90_000);
+    assertOnlyTheGateNotification(seen.texts);
+    // Through code-server's port forwarding on its own address, to the status server's port.
+    const editor = new URL(run.url);
+    const opened = new URL(seen.dashboard);
+    assert.equal(
+      opened.origin,
+      editor.origin,
+      `the dashboard opened on code-server's address: ${seen.dashboard}`,
+    );
+    const proxied = /^\/proxy\/(\d+)\/$/.exec(opened.pathname);
+    assert.ok(proxied, `the signed-in dashboard page: ${seen.dashboard}`);
+    assert.notEqual(proxied[1], editor.port, 'the status server is not on code-server’s port');
     await stopAndCheckNothingLeft(run, 'SIGTERM');
     return run.output();
   } finally {

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 
@@ -255,4 +255,95 @@ export async function saveShot(target: Page | Locator, name: string, shots: stri
     fs.writeFileSync(path.join(dir, name), png);
   }
   shots.push(`${name} (${(png.length / 1024).toFixed(0)} KB)`);
+}
+
+/**
+ * Opens the workbench of `page` with workspace trust on, so an untrusted folder opens in Restricted
+ * Mode. The host scripts start code-server with --disable-workspace-trust (every other test wants a
+ * trusted window), and the web workbench takes trust from one field of its page's configuration,
+ * `enableWorkspaceTrust`, which that flag sets to false; the user setting
+ * `security.workspace.trust.enabled` cannot override it. So the page's scripts are given the
+ * configuration with that field on: the attribute is read through `getAttribute` when the
+ * workbench starts (the served page itself is left alone: answering it from the test loses the
+ * server's cookies, and the workbench then cannot connect). Call before `page.goto`.
+ */
+export async function withWorkspaceTrust(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const read = Element.prototype.getAttribute;
+    Element.prototype.getAttribute = function (this: Element, name: string) {
+      const value = read.call(this, name);
+      if (this.id !== 'vscode-workbench-web-configuration' || name !== 'data-settings' || !value)
+        return value;
+      return JSON.stringify({ ...JSON.parse(value), enableWorkspaceTrust: true });
+    };
+  });
+}
+
+/**
+ * Picks the row of the open quick pick (a command's "Which folder?", "Choose a goal") whose text
+ * has `label`, once it shows.
+ */
+export async function pickQuickItem(page: Page, label: string, timeoutMs = 20_000): Promise<void> {
+  const row = page
+    .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label })
+    .first();
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.click();
+}
+
+/**
+ * The content of the webview opened last (a Markdown preview, the dashboard): its outer iframe,
+ * then the frame its page is in.
+ */
+export const webviewContent = (page: Page): FrameLocator =>
+  page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
+
+/** A visible row of the side bar's tree as a person reads it, and whether any of it is cut off. */
+export interface SidebarRow {
+  level: number;
+  label: string;
+  description: string;
+  /** The row's text (label and description) is wider than the room it has: VS Code cut it with "…". */
+  cut: boolean;
+  /** The label alone does not fit (its description, if any, is not shown at all). */
+  labelCut: boolean;
+}
+
+/** Every row the side bar's tree renders now, top to bottom. */
+export function sidebarRows(page: Page): Promise<SidebarRow[]> {
+  return page.locator('.part.sidebar .monaco-list-row[role="treeitem"]').evaluateAll((rows) =>
+    rows.map((r) => {
+      const box = r.querySelector<HTMLElement>('.monaco-icon-label-container');
+      const name = r.querySelector('.label-name');
+      // (No helper functions in here: the page runs this code as it is, without tsx's helpers.)
+      return {
+        level: Number(r.getAttribute('aria-level')),
+        label: name?.textContent ?? '',
+        description: r.querySelector('.label-description')?.textContent ?? '',
+        cut: !!box && box.scrollWidth > box.clientWidth,
+        // The container clips what overflows: a label cut short ends past its right edge.
+        labelCut:
+          !!name && !!box && name.getBoundingClientRect().right > box.getBoundingClientRect().right + 0.5,
+      };
+    }),
+  );
+}
+
+/** Expands the side bar's tree row labelled exactly `label` (a no-op when it is expanded). */
+export async function expandRow(page: Page, label: string, timeoutMs = 20_000): Promise<void> {
+  const row = page
+    .locator('.part.sidebar .monaco-list-row[role="treeitem"]')
+    .filter({
+      has: page.locator('.label-name', {
+        hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+      }),
+    })
+    .first();
+  await row.waitFor({ timeout: timeoutMs });
+  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.monaco-tl-twistie').click();
+  await until(
+    'the row to expand',
+    async () => (await row.getAttribute('aria-expanded')) === 'true',
+    timeoutMs,
+  );
 }

@@ -524,10 +524,10 @@ describe('Decisions on agent-written text in a real VS Code (code-server + Chrom
       await until(
         'a notification per folder',
         async () =>
-          (await notified('gate deploy of goal "Alpha goal" in folder alpha')) &&
-          (await notified('gate deploy of goal "Beta goal" in folder beta')),
+          (await notified('Gate deploy of goal "Alpha goal" in folder alpha')) &&
+          (await notified('Gate deploy of goal "Beta goal" in folder beta')),
       );
-      await notification(page, 'gate deploy of goal "Beta goal" in folder beta', UI_MS); // shown: its toast, or the notification centre
+      await notification(page, 'Gate deploy of goal "Beta goal" in folder beta', UI_MS); // shown: its toast, or the notification centre
       await shot('gate-notifications-two-folders.png');
       await page.keyboard.press('Escape');
 
@@ -540,19 +540,19 @@ describe('Decisions on agent-written text in a real VS Code (code-server + Chrom
       );
       await until(
         'alpha’s notification to go',
-        async () => !(await notified('gate deploy of goal "Alpha goal" in folder alpha')),
+        async () => !(await notified('Gate deploy of goal "Alpha goal" in folder alpha')),
         10_000,
         100,
       );
       timings.withdrawn = Date.now() - t;
       assert.ok(
-        await notified('gate deploy of goal "Beta goal" in folder beta'),
+        await notified('Gate deploy of goal "Beta goal" in folder beta'),
         'beta’s stays: it is still pending',
       );
 
       // Beta's Approve asks first, naming beta's folder in the question.
       await approveLink(
-        await notification(page, 'gate deploy of goal "Beta goal" in folder beta', UI_MS),
+        await notification(page, 'Gate deploy of goal "Beta goal" in folder beta', UI_MS),
       ).click();
       const box = await modal(page, UI_MS);
       assert.match(

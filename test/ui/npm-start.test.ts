@@ -1,7 +1,9 @@
 /**
  * The README's first command, `npm start`, as a person meets it: the demo workspace inside a git
  * checkout (as `.loopx-demo/` is), the printed URL opened in Chromium, the LoopX view with the
- * demo goal, no notification but the gate's, and a SIGTERM to npm that leaves nothing running.
+ * demo goal, no notification but the gate's, "LoopX: Open Dashboard in Browser" opening the
+ * dashboard (its status server on a free port: code-server has 8080), and a SIGTERM to npm that
+ * leaves nothing running.
  * Screenshot: test-results/ui/npm-start.png.
  */
 import { describe, it, after } from 'node:test';
@@ -19,7 +21,7 @@ describe('npm start', () => {
   after(() => fs.rmSync(path.dirname(DEMO), { recursive: true, force: true }));
 
   it(
-    'opens the demo in VS Code with only the gate notification, and SIGTERM stops everything',
+    'opens the demo in VS Code with only the gate notification, opens the dashboard in the browser, and SIGTERM stops everything',
     { timeout: 600_000 },
     async () => {
       fs.rmSync(path.dirname(DEMO), { recursive: true, force: true });

@@ -36,6 +36,7 @@ import {
   openLoopxView,
   runFromPalette,
   saveShot,
+  sidebarRows,
   treeRow,
   until as untilWithin,
   visible,
@@ -259,16 +260,31 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       await expand(rowNamed('Todos'));
       await rowNamed('Deploy to staging').waitFor({ timeout: UI_MS });
       await rowNamed('List the retry call sites').waitFor({ timeout: UI_MS });
-      // Wider, so the picture shows the descriptions (priority, owner, status): drag the sash.
-      const box = await sidebar.boundingBox();
-      if (box) {
-        const y = box.y + box.height / 2;
-        await page.mouse.move(box.x + box.width + 1, y);
-        await page.mouse.down();
-        await page.mouse.move(box.x + box.width + 180, y, { steps: 8 });
-        await page.mouse.up();
-        await page.mouse.move(900, 300); // off the sash: no highlight in the picture
-      }
+      // The picture is the side bar at its default width, as a person first sees it: each row's
+      // label says the important thing and its description is a word or two, cut first when a
+      // title is long (test/ui/tree.test.ts checks rows that fit whole). Only the demo's longest
+      // todo title is longer than the room its row has.
+      assert.equal((await sidebar.boundingBox())?.width, 300, 'the default width');
+      const rows = await sidebarRows(page);
+      assert.deepEqual(
+        rows.filter((r) => r.labelCut).map((r) => r.label),
+        ['Extract retry logic into one module'],
+      );
+      const described = (label: string) => rows.find((r) => r.label === label)?.description;
+      assert.deepEqual(
+        ['Refactor Payment Module', 'Todos', 'Gates', 'staging-deploy', 'Ship the retry dashboard'].map(
+          (l) => [l, described(l)],
+        ),
+        [
+          ['Refactor Payment Module', '1 to approve'],
+          ['Todos', '1 of 5 done'],
+          ['Gates', '1 to approve'],
+          ['staging-deploy', 'pending'],
+          ['Ship the retry dashboard', 'no todos yet'],
+        ],
+        'the gate by its name and state; an empty goal in words',
+      );
+      await page.mouse.move(900, 300);
       await shot('tree.png');
     },
   );

@@ -3,54 +3,21 @@
  * in, a decision out. `shouldRun` commits what a `run` decision needs (a run with a signed
  * contract, through the `contract.issue` capability), then decides again on the new state and
  * renders the compact answer an executor reads. The decision lives in rules/should-run-decision.ts, the answer in
- * views/should-run-doc.ts, the signature and the lookup by id in contract/issued.ts.
+ * views/should-run-doc.ts, the signature and the lookup by id in contract/issued.ts, and the
+ * preview that writes nothing (`--preview`, the editor's Preview Contract) in contract/preview.ts.
  */
 import { invoke } from '../capabilities';
-import type { Actor, Contract, GoalState, Policy } from '../model';
-import { policyTtlMinutes } from '../model';
-import type { AgentAbility } from '../rules';
+import type { Actor, Contract, GoalState } from '../model';
 import { decide } from '../rules';
 import type { Store } from '../store';
 import type { ShouldRunOutput } from '../views';
-import { overruledOut, render } from '../views';
+import { render } from '../views';
+import type { ShouldRunOptions } from './first-look';
+import { firstLook, withOverruled, withTtlWarning } from './first-look';
 import { rememberContract } from './issued';
+import { previewContract } from './preview';
 
-// ---------------------------------------------------------------------------------------------
-// The capability that writes what a decision needs.
-
-export interface ShouldRunOptions {
-  goalId: string;
-  agent?: string;
-  abilities?: AgentAbility[];
-  preview?: boolean;
-  ttlMinutes?: number;
-}
-
-/** Says so when the lifetime asked for is longer than the policy allows (the contract is capped). */
-function withTtlWarning(out: ShouldRunOutput, asked: number | undefined, policy: Policy): ShouldRunOutput {
-  const limit = policyTtlMinutes(policy);
-  if (asked === undefined || asked <= limit) return out;
-  return {
-    ...out,
-    warnings: [
-      ...(out.warnings ?? []),
-      `--ttl-minutes ${asked} is longer than the policy allows: contracts last at most ${limit} minutes (contractTtlMinutes in .loopx/policy.json)`,
-    ],
-  };
-}
-
-/** How many of an agent's overruled events a should-run answer lists. */
-const OVERRULED_SHOWN = 5;
-
-/** Tells `agent` what of theirs was overruled when clones merged (a claim another made first). */
-function withOverruled(out: ShouldRunOutput, state: GoalState, agent: string): ShouldRunOutput {
-  const mine = (state.overruled ?? [])
-    .filter((o) => o.actor.id === agent)
-    .slice(-OVERRULED_SHOWN)
-    .reverse()
-    .map(overruledOut);
-  return mine.length ? { ...out, overruled: mine } : out;
-}
+export type { ShouldRunOptions } from './first-look';
 
 /** `quota should-run`: decide, open a run when the answer is `run`, and render the contract. */
 export function shouldRun(store: Store, opts: ShouldRunOptions, actor: Actor): ShouldRunOutput {
@@ -69,27 +36,16 @@ export function openTurn(
   opts: ShouldRunOptions,
   actor: Actor,
 ): { out: ShouldRunOutput; contract?: Contract } {
-  const agent = opts.agent ?? actor.id;
-  const policy = store.policy();
-  const loaded = store.load(opts.goalId);
-  const { state } = loaded;
+  if (opts.preview) return { out: previewContract(store, opts, actor).answer };
   const writer = store.writerId();
-  const first = decide(state, policy, new Date(store.now()), {
-    agent,
-    abilities: opts.abilities,
-    writer,
-  });
+  const { agent, policy, loaded, decision: first, mustWrite } = firstLook(store, opts, actor, writer);
+  const { state } = loaded;
   // Most calls are an agent polling: the same open run, a wait, a stop. They write nothing, so
   // they take no lock. Only a decision that must write goes through the capability, which
   // decides again under the goal's lock.
-  const mustWrite =
-    (first.decision === 'run' && !first.reuse) ||
-    first.toEnd.length > 0 ||
-    first.gates.some((g) => g.status === 'missing');
-  if (opts.preview || !mustWrite) {
-    const rendered = render(state, first, { preview: opts.preview });
-    const out = withOverruled(withTtlWarning(rendered, opts.ttlMinutes, policy), state, agent);
-    return { out, contract: opts.preview ? undefined : contractNamed(state, out) };
+  if (!mustWrite) {
+    const out = withOverruled(withTtlWarning(render(state, first), opts.ttlMinutes, policy), state, agent);
+    return { out, contract: contractNamed(state, out) };
   }
   // The capability plans against the state just read: its commit resumes from it.
   store.keepForCommit(opts.goalId, loaded);

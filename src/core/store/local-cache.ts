@@ -2,7 +2,7 @@
  * This clone's caches in `local/cache/`: each goal's snapshot and the goal index, both derived
  * from the logs, never committed, made again when missing or stale. A reader writes them only
  * into a `local/` the clone already has: on a fresh clone nothing is written until the first
- * write, and a failure to write a cache is no error.
+ * write, and a failure to write a cache is no error. A read-only store's reader writes none.
  */
 import * as path from 'node:path';
 import { checkId } from '../model';
@@ -21,6 +21,10 @@ export interface LocalCacheOptions {
   /** The key of the snapshots' MAC (asked for only when a snapshot is read or written). */
   snapshotKey: () => Buffer;
   lockTimeoutMs: number;
+  /** Read-only (StoreOptions.readOnly): no cache is written, no lock taken. */
+  readOnly?: boolean;
+  /** Refuses a write the caller asked for in a read-only store (StoreFiles.assertWritable). */
+  assertWritable: (what: string) => void;
 }
 
 /** What listing reads from the store (the index's own file and lock are the cache's). */
@@ -46,6 +50,7 @@ export class LocalCache {
 
   /** Whether a reader may write caches: only into a `local/` this clone already has. */
   canWrite(): boolean {
+    if (this.o.readOnly) return false;
     try {
       return storePathExists(this.o.localDir);
     } catch {
@@ -59,6 +64,7 @@ export class LocalCache {
   }
 
   writeSnapshot(goalId: string, snap: Snapshot): void {
+    this.o.assertWritable(`writing the snapshot of goal ${goalId}`);
     mkdirStore(path.dirname(this.snapshotPath(goalId)), 0o700);
     writeSnapshotFile(this.snapshotPath(goalId), this.o.snapshotKey(), snap);
     // What was just written is known (another writer's rename in between only makes it look
@@ -118,7 +124,8 @@ export class LocalCache {
       indexFile: this.indexPath,
       ...src,
       withIndexLock: (fn) => {
-        if (!rebuild && !this.canWrite()) throw new Error('no local/ to keep a cache in');
+        if (rebuild) this.o.assertWritable('rebuilding the goal index');
+        else if (!this.canWrite()) throw new Error('no local/ to keep a cache in');
         return withLock(this.indexLock(), fn, { timeoutMs: this.o.lockTimeoutMs });
       },
       rebuild,

@@ -4,7 +4,7 @@
  * through these; nothing here parses a log.
  */
 import * as path from 'node:path';
-import { checkId, ID_PATTERN, LoopxError } from '../model';
+import { checkId, ID_PATTERN, LoopxError, refused } from '../model';
 import { workspaceId } from './config-dir';
 import type { ParsedLog } from './event-log';
 import type { LogFile } from './goal-logs';
@@ -22,10 +22,26 @@ export class StoreFiles {
   private cachedWriter?: string;
   private cachedSecretsDir?: string;
 
-  constructor(workspace: string, configDir: string) {
+  constructor(
+    workspace: string,
+    configDir: string,
+    /** Opened to read only: nothing is created or changed (StoreOptions.readOnly). */
+    readonly readOnly = false,
+  ) {
     this.workspace = path.resolve(workspace);
     this.root = path.join(this.workspace, LOOPX_DIR);
     this.configDir = configDir;
+  }
+
+  /**
+   * Refuses (`store_read_only`) in a store opened read-only: called before anything would be
+   * created or changed under `.loopx/` or in the config folder. `what` names that write.
+   */
+  assertWritable(what: string): void {
+    if (this.readOnly)
+      throw refused(`${this.workspace} is open read-only here: ${what} would write, so nothing was done`, {
+        reason: 'store_read_only',
+      });
   }
 
   get policyPath() {
@@ -42,6 +58,7 @@ export class StoreFiles {
 
   /** Creates `local/` (0700) with its own `.gitignore`: the writer id, locks and caches never reach git. */
   ensureLocalDir(): string {
+    this.assertWritable('making .loopx/local/');
     return ensureLocalDir(this.localDir);
   }
   goalDir(goalId: string) {
@@ -57,11 +74,14 @@ export class StoreFiles {
     return writerLogPath(dir, checkId(writer ?? this.writerId(), 'writer id'));
   }
   protected lockPath(name: string) {
+    this.assertWritable(`taking the lock ${name}`);
     return lockFile(this.localDir, name);
   }
 
   /** A stable id of this clone of the workspace: the name of its logs, recorded on every event it writes. */
   writerId(): string {
+    // Read-only: a clone that has written before has an id; one that has not gets none made.
+    if (this.readOnly && this.peekWriterId() === undefined) this.assertWritable('naming this clone a writer');
     this.cachedWriter ??= readOrCreateWriterId(this.localDir);
     return this.cachedWriter;
   }

@@ -35,7 +35,7 @@ import { LocalCache } from './local-cache';
 import { assertHeld, tryLock, withLock } from './lock';
 import { migrateLegacyLog } from './log-migration';
 import { StoreFiles } from './paths';
-import { lstatStore } from './safe-path';
+import { lstatStore, storePathExists } from './safe-path';
 import type { Snapshot } from './snapshot';
 import { ensureGitFiles, findWorkspace, initLayout, LOOPX_DIR } from './workspace';
 import type { WorkspaceIdentity } from './workspace-identity';
@@ -60,6 +60,12 @@ export interface StoreOptions {
    * process that is run again with the same key (a retry) appends nothing its first run wrote.
    */
   callKey?: string;
+  /**
+   * Read only: listing and loading write no cache, take no lock and make no writer id, secret or
+   * `local/`; every write refuses with reason `store_read_only`. The editor reads an untrusted
+   * workspace (VS Code's Restricted Mode) this way.
+   */
+  readOnly?: boolean;
 }
 
 function keepLast(list: string[], item: string, max: number): void {
@@ -82,7 +88,7 @@ export class Store extends StoreFiles {
   readonly warnings: string[] = [];
 
   constructor(workspace: string, opts: StoreOptions = {}) {
-    super(workspace, opts.configDir ?? configDir(process.env));
+    super(workspace, opts.configDir ?? configDir(process.env), opts.readOnly);
     this.clock = opts.clock ?? (() => new Date());
     this.realClock = opts.clock === undefined;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
@@ -93,6 +99,8 @@ export class Store extends StoreFiles {
       localDir: this.localDir,
       snapshotKey: () => this.secret('snapshot-key'),
       lockTimeoutMs: this.lockTimeoutMs,
+      readOnly: this.readOnly,
+      assertWritable: (what) => this.assertWritable(what),
     });
   }
 
@@ -116,6 +124,7 @@ export class Store extends StoreFiles {
   /** Creates `.loopx/` (idempotent) and returns the store. */
   static init(workspace: string, opts?: StoreOptions): Store {
     const s = new Store(workspace, opts);
+    s.assertWritable('initialising .loopx/');
     initLayout(s.root, { localDir: s.localDir, policy: s.policyPath });
     s.ensureIdentity(true);
     return s;
@@ -159,6 +168,8 @@ export class Store extends StoreFiles {
   secret(name: string, bytes = 32): Buffer {
     const cached = this.secrets.get(name);
     if (cached) return cached;
+    if (this.readOnly && !storePathExists(path.join(this.secretsDir, name)))
+      this.assertWritable(`making the workspace secret ${name}`);
     const key = readOrCreateSecret(this.secretsDir, name, bytes);
     this.secrets.set(name, key);
     return key;
@@ -179,6 +190,7 @@ export class Store extends StoreFiles {
    * reviewed): from then on it is what LoopX enforces.
    */
   signPolicy(signer: Signer | undefined, shown?: Policy): PolicyView {
+    this.assertWritable('signing the policy');
     return this.workspaceTrust.signPolicy(signer, this.clock(), shown);
   }
 
@@ -297,6 +309,7 @@ export class Store extends StoreFiles {
     opts: CommitOptions,
   ): CommitResult {
     checkId(goalId, 'goal id');
+    this.assertWritable(`a change to goal ${goalId}`);
     this.ensureIdentity(opts.signer !== undefined);
     const call = opts.call ?? (this.callKey === undefined ? undefined : nextCall(this.callKey));
     const group =
@@ -399,6 +412,7 @@ export class Store extends StoreFiles {
 
   /** Stores command output or a file as evidence, named by the evidence id, with its sha256. */
   writeArtifact(goalId: string, evidenceId: string, content: Buffer | string, ext = 'log'): Artifact {
+    this.assertWritable(`keeping evidence ${evidenceId}`);
     return writeArtifact(this.goalDir(goalId), evidenceId, content, ext);
   }
 }

@@ -8,6 +8,7 @@ import type { Actor, Gate, GoalState, GuardedWork, Policy } from '../model';
 import { guardedWork, openWorkGuardedBy } from '../rules';
 import type { QuoteBounds } from './quoted-text';
 import { DIALOG_QUOTE, quotedBlock } from './quoted-text';
+import { whenText } from './when-text';
 
 export type GateDecision = 'approve' | 'reject';
 
@@ -51,14 +52,15 @@ export function reasonWhose(gate: Pick<Gate, 'reasonByLoopx' | 'requestedBy'>): 
 /**
  * LoopX's facts first (the gate, every todo it lets run with its command whole, who asked), then
  * the requester's reason as a bounded quote closed by LoopX's own line, so no sentence of theirs
- * can pass for LoopX's or hide a command. `more` says where the reason is whole when it is cut.
+ * can pass for LoopX's or hide a command. `more` says where the reason is whole when it is cut;
+ * `now` (ms) is the reader's clock, for when the gate was requested (`Dec 5, 14:03 (5 min ago)`).
  */
 export function gateFacts(
   state: GoalState,
   policy: Policy,
   gate: Gate,
   decision: GateDecision,
-  opts: { more?: string; bounds?: QuoteBounds } = {},
+  opts: { more?: string; bounds?: QuoteBounds; now?: number } = {},
 ): GateFacts {
   const work = openWorkGuardedBy(gate.id, state.todos, policy, state.gates).map(guardedWork);
   const count = `${work.length} todo${work.length === 1 ? '' : 's'}`;
@@ -78,7 +80,8 @@ export function gateFacts(
       w.action === undefined ? '    (no command: an agent does it and reports)' : `    $ ${w.action}`,
     );
   }
-  lines.push('', `Requested by ${describeActor(gate.requestedBy)} at ${gate.requestedAt}.`);
+  const requested = whenText(gate.requestedAt, opts.now ?? Date.now());
+  lines.push('', `Requested by ${describeActor(gate.requestedBy)} at ${requested}.`);
   const reason = gate.reason.trim();
   let reasonCut = false;
   if (reason && gate.reasonByLoopx) lines.push(`Reason (LoopX): ${reason}`);

@@ -3,9 +3,8 @@
  * show. One goal reads that goal; all goals read the index (cost follows what is asked). Its
  * shapes are in views/status-doc.ts; summary_all is in contract/summary.ts.
  */
-import * as path from 'node:path';
 import type { GoalState, Run } from '../model';
-import { BUDGET_NAMES, effectiveStatus, errorReport, LoopxError } from '../model';
+import { BUDGET_NAMES, effectiveStatus, LoopxError } from '../model';
 import type { QuotaUse } from '../rules';
 import { quotaUse, spendOf } from '../rules';
 import type { IndexEntry, Store } from '../store';
@@ -13,6 +12,7 @@ import type { PolicyView } from '../trust';
 import { describeIgnored, describeUnsignedPolicy } from '../trust';
 import { denialAttention, deniedRecently, latestDenials } from './denials-doc';
 import { stateHash } from './goal-history';
+import { invalidPolicyStatus } from './policy-advice';
 import type { AttentionItem, GoalStatusDoc, HumanRewardOut, PolicyStatus, StatusDoc } from './status-doc';
 import { deniedOut, GOAL_STATUS_SCHEMA, overruledOut, STATUS_SCHEMA, usageOut } from './status-doc';
 
@@ -260,22 +260,7 @@ export function policyStatus(store: Store): PolicyStatus {
     v = store.policyView();
   } catch (e) {
     if (!(e instanceof LoopxError)) throw e;
-    const r = errorReport(e);
-    const fix = `fix ${path.relative(store.workspace, store.policyPath) || store.policyPath} by hand, then check it with \`loopx policy show\``;
-    return {
-      state: 'invalid',
-      unsigned_changes: [],
-      message: `${e.message}. Until it is fixed no agent gets a contract (quota should-run, todo add refuse): ${fix}`,
-      error: {
-        kind: r.kind,
-        reason: r.reason,
-        message: r.message,
-        ...(typeof r.file === 'string' ? { file: r.file } : {}),
-        ...(typeof r.line === 'number' ? { line: r.line } : {}),
-        ...(typeof r.field === 'string' ? { field: r.field } : {}),
-      },
-      fix,
-    };
+    return invalidPolicyStatus(store, e);
   }
   const message = policyMessage(v);
   return {

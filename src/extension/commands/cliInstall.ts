@@ -2,7 +2,8 @@
  * "LoopX: Install 'loopx' Command in PATH" and its Uninstall, like VS Code's own `code` command:
  * a small sh shim in a folder on PATH (~/.local/bin by default) that runs the CLI bundled in this
  * extension. The shim reads which CLI and runtime from `cli.target` in the extension's global
- * storage, refreshed on every activation (`refreshCliTarget`), so it keeps working after updates.
+ * storage, refreshed on every activation in a trusted window (`refreshCliTarget`), so it keeps
+ * working after updates. In Restricted Mode neither command writes (nor does the refresh).
  *
  * Tests and automation pass the folder: `executeCommand('loopx.installCli', { dir })`; then no
  * picker is shown and a `loopx` that is not ours is refused instead of offering another folder.
@@ -22,7 +23,7 @@ import {
   writeCliTarget,
 } from '../../core/setup';
 import type { Arg, CommandTable } from './shared';
-import { argsOf, Cancelled } from './shared';
+import { argsOf, Cancelled, guardTrust } from './shared';
 
 /** Where installed shims are remembered (globalState), so Uninstall finds one in any folder. */
 const INSTALLED_KEY = 'loopx.cliShimFolders';
@@ -111,6 +112,8 @@ async function installCli(
   log: vscode.LogOutputChannel,
   a: Arg,
 ): Promise<ShimInstall> {
+  // Outside the workspace, but a write all the same: Restricted Mode writes nothing.
+  await guardTrust();
   checkPlatform();
   const given = givenDir(a);
   const target = refreshCliTarget(context);
@@ -126,7 +129,7 @@ async function installCli(
       if (given || !(e instanceof LoopxError) || e.reason !== 'cli_shim_not_ours') throw e;
       const other = 'Choose Another Folder...';
       const choice = await vscode.window.showWarningMessage(
-        `LoopX: ${path.join(dir, 'loopx')} exists and was not written by LoopX, so it is left alone.`,
+        `${path.join(dir, 'loopx')} exists and was not written by LoopX, so it is left alone.`,
         { modal: true, detail: 'Choose another folder for the loopx command, or remove that file first.' },
         other,
       );
@@ -136,7 +139,7 @@ async function installCli(
 }
 
 async function announce(res: ShimInstall, dir: string): Promise<void> {
-  const done = `LoopX: ${res.changed ? 'installed' : 'already installed:'} ${res.file}.`;
+  const done = `${res.changed ? 'Installed' : 'Already installed:'} ${res.file}.`;
   if (res.onPath) {
     await vscode.window.showInformationMessage(`${done} Run loopx from any terminal.`);
     return;
@@ -160,6 +163,7 @@ async function uninstallCli(
   log: vscode.LogOutputChannel,
   a: Arg,
 ): Promise<string[]> {
+  await guardTrust();
   checkPlatform();
   const given = givenDir(a);
   const remembered = context.globalState.get<string[]>(INSTALLED_KEY, []);
@@ -183,11 +187,10 @@ async function uninstallCli(
   );
   for (const f of removed) log.info(`loopx command removed: ${f}`);
   const kept = foreign.length ? ` Left alone (not written by LoopX): ${foreign.join(', ')}.` : '';
-  if (removed.length)
-    void vscode.window.showInformationMessage(`LoopX: removed ${removed.join(', ')}.${kept}`);
+  if (removed.length) void vscode.window.showInformationMessage(`Removed ${removed.join(', ')}.${kept}`);
   else
     void vscode.window.showInformationMessage(
-      `LoopX: no 'loopx' command installed by LoopX was found (looked in ${given ?? `${defaultBinDir()} and the folders on PATH`}).${kept}`,
+      `No 'loopx' command installed by LoopX was found (looked in ${given ?? `${defaultBinDir()} and the folders on PATH`}).${kept}`,
     );
   return removed;
 }

@@ -1,10 +1,10 @@
 /**
- * Goal commands: create one, pause, resume or close it, request an agent's contract for it, and
- * open its event log or a piece of its evidence.
+ * Goal commands: create one, pause, resume or close it, preview the contract an agent would get
+ * for it, and open its event log or a piece of its evidence.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GoalState, ShouldRunOutput } from '../../core/index';
+import type { ContractPreview, GoalState } from '../../core/index';
 import {
   BUDGET_LABEL,
   BUDGET_NAMES,
@@ -13,9 +13,9 @@ import {
   invoke,
   plainText,
   quotaUse,
-  shouldRun,
   Store,
 } from '../../core/index';
+import { showContractPreview } from '../views/contractPreview';
 import type { Decision } from './decisionModal';
 import { confirmDecision, whole } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
@@ -24,7 +24,8 @@ import { argsOf, guardTrust, input, isNode, lineValidator, person, pickFolder, p
 export function goalCommands(deps: CommandDeps): CommandTable {
   return {
     'loopx.createGoal': (a) => createGoal(deps, a),
-    'loopx.requestContract': (a) => requestContract(deps, a),
+    // The command id predates the preview (chat buttons and links name it): it opens nothing.
+    'loopx.requestContract': (a) => previewContractOf(deps, a),
     'loopx.pauseGoal': (a) => transition(deps, a, 'pause'),
     'loopx.resumeGoal': (a) => transition(deps, a, 'resume'),
     'loopx.closeGoal': (a) => transition(deps, a, 'close'),
@@ -55,34 +56,15 @@ async function createGoal(deps: CommandDeps, a: Arg): Promise<string> {
   return res.goalId;
 }
 
-async function requestContract(deps: CommandDeps, a: Arg): Promise<ShouldRunOutput> {
-  await guardTrust();
-  const ref = await pickGoal(deps.workspaces, a, (s) => s.status === 'active');
-  const cfg = vscode.workspace.getConfiguration('loopx');
-  const out = shouldRun(
-    ref.store,
-    {
-      goalId: ref.goalId,
-      agent: cfg.get<string>('agentName', 'vscode'),
-      ttlMinutes: cfg.get<number>('contractTtlMinutes'),
-    },
-    person(),
-  );
-  const doc = await vscode.workspace.openTextDocument({
-    language: 'json',
-    content: JSON.stringify(out, null, 2),
-  });
-  await vscode.window.showTextDocument(doc, { preview: true });
-  const actions = out.interaction_contract.cli_channel.next_cli_actions.length;
-  void vscode.window
-    .showInformationMessage(
-      `LoopX: ${out.decision.toUpperCase()}: ${out.reasons[0] ?? ''}${actions ? ` (${actions} action${actions > 1 ? 's' : ''})` : ''}`,
-      ...(out.interaction_contract.id ? ['Copy Contract'] : []),
-    )
-    .then((c) => {
-      if (c) void vscode.env.clipboard.writeText(JSON.stringify(out.interaction_contract, null, 2));
-    });
-  return out;
+/**
+ * Preview Contract: what an agent would get from should-run on the goal now, read-only. A person
+ * exploring opens no run and spends no turn (docs/VSCODE.md); it writes nothing, so it needs no
+ * trust either.
+ */
+async function previewContractOf(deps: CommandDeps, a: Arg): Promise<ContractPreview> {
+  const open = (s: GoalState) => !['closed', 'cancelled'].includes(effectiveStatus(s));
+  const ref = await pickGoal(deps.workspaces, a, open, 'goal to preview the contract of');
+  return showContractPreview(deps.workspaces, ref);
 }
 
 /** What resuming or closing does, for the modal that asks the person first. */

@@ -98,13 +98,23 @@ export function lineValidator(what: string, max: number, optional = false) {
   };
 }
 
+/** What LoopX says wherever Restricted Mode stops it: why nothing happened, and how to lift it. */
+export const RESTRICTED_MODE_TEXT =
+  'This workspace is in Restricted Mode (not trusted), so LoopX shows it read-only and changes nothing. ' +
+  'To act on it, trust it: "Workspaces: Manage Workspace Trust" in the Command Palette, or "Restricted Mode" in the status bar';
+
+/** The refusal of anything that would write while the workspace is untrusted. */
+export function untrustedRefusal(): LoopxError {
+  return refused(RESTRICTED_MODE_TEXT, { reason: 'workspace_untrusted' });
+}
+
+/**
+ * Called first by every entry point that writes (a command, a decision, an agent tool): in an
+ * untrusted workspace it refuses before anything is read, asked or written. The stores are
+ * read-only there too (LoopxWorkspaces), so a write that slipped past this would still refuse.
+ */
 export async function guardTrust(): Promise<void> {
-  if (!vscode.workspace.isTrusted) {
-    throw refused(
-      'this workspace is not trusted: LoopX shows it read-only and changes nothing (Manage Workspace Trust to allow changes)',
-      { reason: 'workspace_untrusted' },
-    );
-  }
+  if (!vscode.workspace.isTrusted) throw untrustedRefusal();
 }
 
 export async function pickFolder(a: CommandArgs): Promise<vscode.WorkspaceFolder> {
@@ -198,7 +208,7 @@ export function reportFailure(
   const msg = opts.command && !ours ? `unexpected error: ${text}` : text;
   log.error(`${where}: ${opts.command && ours ? `[${e.reason}] ` : ''}${msg}`);
   if (opts.command && !ours) log.error((e as Error)?.stack ?? String(e));
-  void vscode.window.showErrorMessage(`LoopX: ${msg}`);
+  void vscode.window.showErrorMessage(msg);
 }
 
 export async function input(

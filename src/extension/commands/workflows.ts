@@ -55,7 +55,7 @@ async function runWorkflow(deps: CommandDeps, a: Arg): Promise<string> {
   }`;
   deps.log.info(`workflow ${wf.name} on goal ${ref.goalId}: added ${added} (revision ${r.revision})`);
   void vscode.window.showInformationMessage(
-    `LoopX: workflow "${plainText(wf.title)}" added ${added} to "${plainText(state.title)}".`,
+    `Workflow "${plainText(wf.title)}" added ${added} to "${plainText(state.title)}".`,
   );
   return ref.goalId;
 }

@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { RepairReport } from '../../core/index';
 import { LoopxError, plainText, repair, Store } from '../../core/index';
 import { applyHooks, describeHookChanges, hookCommands, planHooks } from '../workspace/hooksInstaller';
 import { reviewAndSignPolicy } from '../trust/policySigning';
@@ -31,7 +32,7 @@ async function initWorkspace(deps: CommandDeps, a: Arg): Promise<string> {
   const store = Store.init(folder.uri.fsPath);
   deps.log.info(`initialised ${store.root}`);
   void vscode.window
-    .showInformationMessage(`LoopX: ${folder.name} is ready. Create a first goal?`, 'Create Goal')
+    .showInformationMessage(`${folder.name} is ready for LoopX. Create a first goal?`, 'Create Goal')
     .then((c) => {
       if (c) void vscode.commands.executeCommand('loopx.createGoal', { folder: folder.uri.fsPath });
     });
@@ -46,33 +47,82 @@ async function signPolicy(deps: CommandDeps, a: Arg) {
   return reviewAndSignPolicy(f, deps.approver, deps.log);
 }
 
-async function selfRepair(deps: CommandDeps, a: Arg) {
+/** One folder's self-repair: its report, or why it could not be repaired. */
+export type FolderRepair = { folder: string; path: string } & (
+  { report: RepairReport } | { error: string; reason?: string }
+);
+
+/**
+ * Self-repair, folder by folder: one folder that cannot be repaired (a policy.json that is not
+ * JSON, a goal that cannot be read) is reported with why, and the others are repaired all the same.
+ * With a goal id, only the folders that have that goal.
+ */
+async function selfRepair(deps: CommandDeps, a: Arg): Promise<FolderRepair[]> {
   await guardTrust();
   const args = argsOf(a);
-  const folders = deps.workspaces.folders();
-  if (folders.length === 0) throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/');
+  const all = deps.workspaces.folders();
+  if (all.length === 0) throw new LoopxError('not_found', 'no folder of this workspace has a .loopx/');
+  const folders = all.filter(
+    (f) =>
+      (args.folder === undefined || f.folder.uri.fsPath === args.folder) &&
+      (args.goalId === undefined || f.store.exists(args.goalId)),
+  );
+  if (folders.length === 0)
+    throw new LoopxError(
+      'not_found',
+      args.goalId === undefined
+        ? `${args.folder} is not a LoopX folder of this workspace`
+        : `no LoopX folder of this workspace has goal ${JSON.stringify(args.goalId)}`,
+    );
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'LoopX: self-repair', cancellable: false },
+    { location: vscode.ProgressLocation.Notification, title: 'Self-repair', cancellable: false },
     async (progress) => {
-      const reports = [];
+      const results: FolderRepair[] = [];
       for (const f of folders) {
         progress.report({ message: f.folder.name });
-        reports.push(repair(f.store, { goalId: args.goalId }));
+        const where = { folder: f.folder.name, path: f.folder.uri.fsPath };
+        try {
+          results.push({ ...where, report: repair(f.store, { goalId: args.goalId }) });
+        } catch (e) {
+          const reason = e instanceof LoopxError ? e.reason : undefined;
+          const error = e instanceof Error ? e.message : String(e);
+          deps.log.error(`self-repair of folder ${f.folder.name}: ${reason ? `[${reason}] ` : ''}${error}`);
+          results.push({ ...where, error, ...(reason ? { reason } : {}) });
+        }
       }
-      const findings = reports.flatMap((r) => r.findings);
-      for (const f of findings)
-        deps.log.info(
-          `self-repair: ${f.fixed ? 'fixed' : 'found'} ${f.kind} ${f.goal_id ?? ''}: ${f.message}`,
-        );
-      const fixed = findings.filter((f) => f.fixed).length;
-      void vscode.window.showInformationMessage(
-        findings.length
-          ? `LoopX self-repair: ${findings.length} finding${findings.length > 1 ? 's' : ''}, ${fixed} fixed (details in the LoopX output)`
-          : 'LoopX self-repair: nothing to repair',
-      );
-      return reports;
+      showRepairOutcome(deps, results, folders.length > 1 || all.length > 1);
+      return results;
     },
   );
+}
+
+/** Logs every finding and tells the person what was found and fixed, and which folder was not repaired and why. */
+function showRepairOutcome(deps: CommandDeps, results: FolderRepair[], named: boolean): void {
+  const findings = results.flatMap((r) =>
+    'report' in r ? r.report.findings.map((f) => ({ ...f, folder: r.folder })) : [],
+  );
+  for (const f of findings)
+    deps.log.info(
+      `self-repair${named ? ` of folder ${f.folder}` : ''}: ${f.fixed ? 'fixed' : 'found'} ${f.kind} ${f.goal_id ?? ''}: ${f.message}`,
+    );
+  const fixed = findings.filter((f) => f.fixed).length;
+  const failed = results.filter((r): r is FolderRepair & { error: string } => 'error' in r);
+  const repaired = results.length - failed.length;
+  const summary = findings.length
+    ? `${findings.length} finding${findings.length > 1 ? 's' : ''}, ${fixed} fixed${named ? ` in ${repaired} folder${repaired === 1 ? '' : 's'}` : ''} (details in the LoopX output)`
+    : `nothing to repair${named && repaired ? ` in ${repaired} folder${repaired === 1 ? '' : 's'}` : ''}`;
+  if (failed.length === 0) {
+    void vscode.window.showInformationMessage(`Self-repair: ${summary}`);
+    return;
+  }
+  const why = failed.map((r) => `${plainText(r.folder, 80)} (${r.error})`).join('; ');
+  void vscode.window
+    .showWarningMessage(
+      `Self-repair could not repair ${failed.length === 1 ? 'folder' : `${failed.length} folders:`} ${why}.` +
+        (repaired ? ` The other${repaired > 1 ? 's' : ''}: ${summary}.` : ''),
+      'Show Log',
+    )
+    .then((c) => c && deps.log.show());
 }
 
 /**
@@ -87,7 +137,7 @@ async function installAgentHooks(deps: CommandDeps, a: Arg): Promise<string[]> {
   const plan = planHooks(root);
   const changes = plan.files.filter((f) => f.before !== f.after);
   if (changes.length === 0) {
-    void vscode.window.showInformationMessage('LoopX agent hooks are already installed.');
+    void vscode.window.showInformationMessage('The LoopX agent hooks are already installed.');
     return [];
   }
   const preview = changes

@@ -1,19 +1,28 @@
 /**
  * `@loopx` in the chat view: /status, /contract and /gates answered from the core (no language
- * model needed), with buttons that run LoopX commands. It never decides anything itself.
+ * model needed), with buttons that run LoopX commands. It never decides anything itself, and it
+ * only reads: the contract is a preview. In Restricted Mode it answers the same from the
+ * read-only stores but offers no button that would write, and says why.
  */
 import * as vscode from 'vscode';
-import { decide, effectiveStatus, mdText as esc, goalStatus, render, statusAll } from '../../core/index';
+import { mdText as esc, goalStatus, previewContract, statusAll } from '../../core/index';
+import { person, RESTRICTED_MODE_TEXT } from '../commands/shared';
 import type { LoopxWorkspaces } from '../workspace/workspaces';
 
 export const CHAT_PARTICIPANT_ID = 'loopx.chat';
 
 export function chatHandler(workspaces: LoopxWorkspaces): vscode.ChatRequestHandler {
   return async (request, _context, stream) => {
+    const trusted = vscode.workspace.isTrusted;
+    /** A button that runs a command that writes: offered only in a trusted workspace. */
+    const writing = (b: vscode.Command) => {
+      if (trusted) stream.button(b);
+    };
+    if (!trusted) stream.markdown(`_${esc(RESTRICTED_MODE_TEXT)}._\n\n`);
     const folder = workspaces.folders()[0];
     if (!folder) {
       stream.markdown('This workspace has no LoopX goals yet.');
-      stream.button({ command: 'loopx.initWorkspace', title: 'Initialize LoopX' });
+      writing({ command: 'loopx.initWorkspace', title: 'Initialize LoopX' });
       return {};
     }
     const store = folder.store;
@@ -38,12 +47,12 @@ export function chatHandler(workspaces: LoopxWorkspaces): vscode.ChatRequestHand
         stream.markdown(`**${pending.length} gate${pending.length > 1 ? 's' : ''} waiting for you**\n\n`);
         for (const { g, x } of pending) {
           stream.markdown(`- **${esc(x.id)}** on _${esc(g.title)}_: ${esc(x.reason || x.title)}\n`);
-          stream.button({
+          writing({
             command: 'loopx.approveGate',
             arguments: [{ goalId: g.id, gateId: x.id, folder: folder.folder.uri.fsPath }],
             title: `Approve gate ${x.id}`,
           });
-          stream.button({
+          writing({
             command: 'loopx.rejectGate',
             arguments: [{ goalId: g.id, gateId: x.id, folder: folder.folder.uri.fsPath }],
             title: `Reject gate ${x.id}`,
@@ -57,28 +66,25 @@ export function chatHandler(workspaces: LoopxWorkspaces): vscode.ChatRequestHand
           return {};
         }
         // A preview: looking at the contract from chat must not open a run or spend a turn.
-        const loaded = store.load(goal.id);
-        const out = render(
-          loaded.state,
-          decide(loaded.state, store.policy(), new Date(), { agent: 'vscode' }),
-          { preview: true },
-        );
+        const agent = vscode.workspace.getConfiguration('loopx').get<string>('agentName', 'vscode');
+        const out = previewContract(store, { goalId: goal.id, agent }, person()).answer;
         stream.markdown(
-          `**${out.decision.toUpperCase()}** for _${esc(goal.title)}_ (${effectiveStatus(loaded.state)})\n\n${out.reasons.map((r) => `- ${esc(r)}`).join('\n')}\n`,
+          `**${out.decision.toUpperCase()}** for _${esc(goal.title)}_ (${out.status})\n\n${out.reasons.map((r) => `- ${esc(r)}`).join('\n')}\n`,
         );
         const p = out.interaction_contract.agent_channel.primary;
         if (p) stream.markdown(`\nNext: \`${p.todo_id}\` ${esc(p.title)}\n`);
+        // A preview: it writes nothing, so it is offered in Restricted Mode too.
         stream.button({
           command: 'loopx.requestContract',
           arguments: [{ goalId: goal.id, folder: folder.folder.uri.fsPath }],
-          title: 'Request Contract',
+          title: 'Preview Contract',
         });
         return {};
       }
       default: {
         if (!all.goals.length) {
           stream.markdown('No goals yet.');
-          stream.button({ command: 'loopx.createGoal', title: 'Create Goal' });
+          writing({ command: 'loopx.createGoal', title: 'Create Goal' });
           return {};
         }
         stream.markdown(`**LoopX: ${all.goals.length} goal${all.goals.length > 1 ? 's' : ''}**\n\n`);

@@ -1,6 +1,10 @@
 /**
  * Registers `loopx mcp` with VS Code's MCP support, one server per LoopX folder, so agent mode
  * finds it with no setup. It runs on the editor's own runtime (Electron as Node on desktop).
+ *
+ * None is offered in Restricted Mode: the server is a process of its own that writes (agents add
+ * todos, open runs, report spend through it), and a read-only store in this window cannot stop
+ * it. Once the person trusts the workspace the list is asked for again and they appear.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -23,6 +27,7 @@ export function mcpDefinitions(
   workspaces: LoopxWorkspaces,
   version: string,
 ): vscode.McpStdioServerDefinition[] {
+  if (!vscode.workspace.isTrusted) return [];
   const folders = workspaces.folders();
   return folders.map(
     (f) =>
@@ -41,6 +46,7 @@ export function registerMcpProvider(
   workspaces: LoopxWorkspaces,
 ): vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
+  // Also after trust is granted: extension.ts refreshes the workspaces then.
   const sub = workspaces.onDidChange(() => changed.fire());
   const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
   const provider = vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {

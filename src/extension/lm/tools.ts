@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Actor } from '../../core/index';
 import { AGENT_TOOLS, callAgentTool, LoopxError, sessionAgentId } from '../../core/index';
+import { untrustedRefusal } from '../commands/shared';
 import { literalMarkdown } from '../views/markdown';
 import type { LoopxWorkspaces } from '../workspace/workspaces';
 
@@ -61,8 +62,9 @@ export function registerLanguageModelTools(
         // One message for both places VS Code shows it: in a chat a string is rendered as Markdown
         // (the agent's title or command would show as links and images), outside a chat a modal
         // dialog renders a MarkdownString to plain text (its markup dropped). Markdown that shows
-        // exactly this text reads the same in both.
-        return tool.writes
+        // exactly this text reads the same in both. In Restricted Mode a writing call is refused
+        // without a question: there is nothing to confirm.
+        return tool.writes && vscode.workspace.isTrusted
           ? {
               invocationMessage: literalMarkdown(what),
               confirmationMessages: { title: `LoopX: ${tool.title}`, message: literalMarkdown(what) },
@@ -73,9 +75,8 @@ export function registerLanguageModelTools(
         const folder = workspaces.folders()[0];
         if (!folder)
           throw new Error('this workspace has no .loopx/: a person runs "LoopX: Initialize Workspace" first');
-        if (tool.writes && !vscode.workspace.isTrusted)
-          throw new Error('the workspace is not trusted: LoopX changes nothing in it');
         try {
+          if (tool.writes && !vscode.workspace.isTrusted) throw untrustedRefusal();
           const result = callAgentTool(
             folder.store,
             tool.name,
@@ -85,7 +86,11 @@ export function registerLanguageModelTools(
           log.info(`lm tool ${tool.name}: ${result.text.slice(0, 200)}`);
           workspaces.schedule();
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
-        } catch (e) {
+        } catch (caught) {
+          // A tool that reads may still write (loopx_get_contract opens a run): in Restricted
+          // Mode the store is read-only and refuses, which is Restricted Mode's refusal.
+          const e =
+            caught instanceof LoopxError && caught.reason === 'store_read_only' ? untrustedRefusal() : caught;
           // The reason code first (e.g. `[todo_not_in_contract]`): the model and the log both get it.
           const msg =
             e instanceof LoopxError

@@ -161,7 +161,7 @@ export class ApproverKeyNotifier extends Disposable {
     const where = `${plainText(folder.folder.name, 80)}/${LOOPX_DIR}/approvers/`;
     const fp = fingerprint(key.keyId);
     const choice = await vscode.window.showInformationMessage(
-      `LoopX: a new approver key "${name}" was published in ${where} (fingerprint ${fp}). Trust it only if you know it is ${name}'s key: checked with them on another channel.`,
+      `A new approver key "${name}" was published in ${where} (fingerprint ${fp}). Trust it only if you know it is ${name}'s key: checked with them on another channel.`,
       'Trust',
       'Ignore',
     );

@@ -53,9 +53,7 @@ export async function reviewAndSignPolicy(
   await guardTrust();
   const v = folder.store.policyView();
   if (v.state === 'signed') {
-    void vscode.window.showInformationMessage(
-      `LoopX: policy.json in ${folder.folder.name} is already signed`,
-    );
+    void vscode.window.showInformationMessage(`policy.json in ${folder.folder.name} is already signed`);
     return undefined;
   }
   await showDiff(folder, v);
@@ -72,9 +70,7 @@ export async function reviewAndSignPolicy(
   log.info(
     `${folder.folder.name}: policy.json signed by ${signer.name} (${v.unsigned.join(', ') || 'no loosening'})`,
   );
-  void vscode.window.showInformationMessage(
-    `LoopX: policy.json in ${folder.folder.name} is signed and applies`,
-  );
+  void vscode.window.showInformationMessage(`policy.json in ${folder.folder.name} is signed and applies`);
   return after;
 }
 
@@ -115,7 +111,7 @@ export class PolicySignNotifier extends Disposable {
 
   private async ask(folder: LoopxFolder, v: PolicyView): Promise<void> {
     const choice = await vscode.window.showWarningMessage(
-      `LoopX: policy.json in ${folder.folder.name} has changes no person signed (${v.unsigned.join(', ')}). Until you sign them they have no effect.`,
+      `policy.json in ${folder.folder.name} has changes no person signed (${v.unsigned.join(', ')}). Until you sign them they have no effect.`,
       'Review and Sign',
       'Show Diff',
     );

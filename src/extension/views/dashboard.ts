@@ -176,13 +176,16 @@ export class Dashboard extends Disposable {
   private postStatus(): void {
     const started = performance.now();
     try {
+      // Restricted Mode decides nothing: without the detailed queue the page offers no Approve
+      // or Reject there (its gates are "Gates pending", to review).
+      const trusted = vscode.workspace.isTrusted;
       const parts = this.deps.workspaces.folders().map((f) => {
         const doc = statusAll(f.store);
         return {
           path: f.folder.uri.fsPath,
           name: f.folder.name,
           doc,
-          attention: this.attention(f, doc.goals),
+          ...(trusted ? { attention: this.attention(f, doc.goals) } : {}),
         };
       });
       this.post(statusMessage(parts));

@@ -27,7 +27,7 @@ export class DashboardLinkHandler implements vscode.UriHandler {
       const shown = forLogLine(`${uri.path}?${uri.query}`);
       this.log.warn(`dashboard link refused: ${shown}`);
       void vscode.window.showErrorMessage(
-        'LoopX: this link is not a LoopX dashboard link (or names an invalid goal, gate or evidence id); nothing was done.',
+        'This link is not a LoopX dashboard link (or names an invalid goal, gate or evidence id); nothing was done.',
       );
       return;
     }

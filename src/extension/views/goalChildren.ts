@@ -1,16 +1,19 @@
 /**
  * What the Goals tree shows under a goal: its groups (Todos, Gates, Evidence, Runs, and Refused
- * once a hook refused an agent something) and their items. Store text reaches a tooltip only
- * through markdown.ts.
+ * once a hook refused an agent something) and their items. What each row says is in rowText.ts
+ * and recordRowText.ts; store text reaches a tooltip only through markdown.ts.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Denial, Evidence, Gate, GoalState, Run, Todo } from '../../core/index';
-import { denialSubject, describeActor, latestDenials, TRUST_DENY_CODES } from '../../core/index';
+import { latestDenials, TRUST_DENY_CODES } from '../../core/index';
 import { appendCode, appendPlain, tooltip } from './markdown';
+import { denialRow, evidenceRow, runRow } from './recordRowText';
+import type { GroupName, RowText, TipBlock } from './rowText';
+import { gateRow, groupRow, todoRow } from './rowText';
 import type { GoalRef } from '../workspace/workspaces';
 
-export type GroupName = 'todos' | 'gates' | 'evidence' | 'runs' | 'denied';
+export type { GroupName } from './rowText';
 
 export type GoalChild =
   | { kind: 'group'; ref: GoalRef; group: GroupName; count: number }
@@ -27,18 +30,11 @@ const TODO_ICON: Record<string, [string, string?]> = {
   done: ['pass', 'testing.iconPassed'],
   cancelled: ['circle-slash', 'disabledForeground'],
 };
-const GATE_ICON: Record<string, [string, string?]> = {
+export const GATE_ICON: Record<string, [string, string?]> = {
   pending: ['shield', 'charts.orange'],
   approved: ['verified-filled', 'testing.iconPassed'],
   rejected: ['error', 'testing.iconFailed'],
   expired: ['watch', 'disabledForeground'],
-};
-const GROUP_LABEL: Record<GroupName, string> = {
-  todos: 'Todos',
-  gates: 'Gates',
-  evidence: 'Evidence',
-  runs: 'Runs',
-  denied: 'Refused',
 };
 const GROUP_ICON: Record<GroupName, string> = {
   todos: 'checklist',
@@ -93,91 +89,84 @@ export function groupChildren(group: GroupName, ref: GoalRef, g: GoalState): Goa
   }
 }
 
+/** A tooltip made of `blocks` (rowText.ts): plain paragraphs and code blocks, store text as data. */
+export function tooltipOf(blocks: TipBlock[]): vscode.MarkdownString {
+  const md = tooltip();
+  blocks.forEach((b, i) => {
+    if ('code' in b) {
+      appendCode(md, b.code, b.language);
+      return;
+    }
+    if (i > 0) md.appendMarkdown('\n\n');
+    if (b.bold) {
+      md.appendMarkdown('**');
+      appendPlain(md, b.bold);
+      md.appendMarkdown('**');
+      if (b.text) md.appendMarkdown(' ');
+    }
+    if (b.text) appendPlain(md, b.text);
+  });
+  return md;
+}
+
+/** A tree item with a row's label, description and tooltip. */
+export function rowItem(row: RowText, state: vscode.TreeItemCollapsibleState): vscode.TreeItem {
+  const item = new vscode.TreeItem(row.label, state);
+  item.description = row.description;
+  if (row.tooltip.length) item.tooltip = tooltipOf(row.tooltip);
+  return item;
+}
+
+const OUTCOME_ICON: Record<string, [string, string?]> = {
+  succeeded: ['pass', 'testing.iconPassed'],
+  abandoned: ['debug-disconnect'],
+};
+
 /** The tree item of a goal's child; `g` is the goal's state (an Error when it cannot be read). */
 export function goalChildItem(node: GoalChild, g: GoalState | Error): vscode.TreeItem {
   const C = vscode.TreeItemCollapsibleState;
   const base = `${node.ref.folder.uri.fsPath}/${node.ref.goalId}`;
-  switch (node.kind) {
-    case 'group': {
-      const item = new vscode.TreeItem(GROUP_LABEL[node.group], node.count ? C.Collapsed : C.None);
-      item.id = `${base}/${node.group}`;
-      item.description = String(node.count);
-      item.iconPath = new vscode.ThemeIcon(GROUP_ICON[node.group]);
-      item.contextValue = `group.${node.group}`;
-      if (node.group === 'gates') {
-        const pending = g instanceof Error ? 0 : g.gates.filter((x) => x.status === 'pending').length;
-        if (pending) {
-          item.description = `${node.count} · ${pending} pending`;
-          item.collapsibleState = C.Expanded;
-        }
-      }
-      // The tree lists the latest; the goal's log (Show Event Log) has every one.
-      const total = g instanceof Error ? 0 : (g.deniedTotal ?? 0);
-      if (node.group === 'denied' && total > node.count)
-        item.description = `${total} · the latest ${node.count}`;
-      return item;
+  const now = Date.now();
+  if (node.kind === 'group') {
+    const item = rowItem(groupRow(node.group, node.count, g), node.count ? C.Collapsed : C.None);
+    item.id = `${base}/${node.group}`;
+    item.iconPath = new vscode.ThemeIcon(GROUP_ICON[node.group]);
+    item.contextValue = `group.${node.group}`;
+    // Gates waiting for a person are shown without a click. VS Code keeps an item's expansion by
+    // its id, so the group has another id while something in it waits: it opens when a gate starts
+    // waiting, even if it was collapsed (or empty) before.
+    if (node.group === 'gates' && !(g instanceof Error) && g.gates.some((x) => x.status === 'pending')) {
+      item.collapsibleState = C.Expanded;
+      item.id = `${base}/gates/waiting`;
     }
+    return item;
+  }
+  if (node.kind === 'denial')
+    return denialItem(node.denial, node.ref, `${base}/denied/${node.denial.eventId}`);
+  // A record's row needs the goal's state (its todos, gates); an unreadable goal has no records.
+  if (g instanceof Error) return new vscode.TreeItem(g.message, C.None);
+  switch (node.kind) {
     case 'todo': {
       const t = node.todo;
-      const item = new vscode.TreeItem(t.title, C.None);
+      const item = rowItem(todoRow(t, g, now), C.None);
       item.id = `${base}/todo/${t.id}`;
-      item.description = [
-        t.priority,
-        t.owner,
-        t.status === 'claimed' ? `claimed by ${t.claimedBy}` : t.status,
-        t.gate ? `gate ${t.gate}` : '',
-      ]
-        .filter(Boolean)
-        .join(' · ');
       item.iconPath = icon(TODO_ICON[t.status] ?? ['circle-outline']);
       // `.command`: an agent's todo with a command is done by running it, so no inline Complete.
       item.contextValue = `todo.${t.status}.${t.owner}${t.action && t.owner === 'agent' ? '.command' : ''}`;
-      const md = tooltip();
-      appendPlain(md, `${t.id} · ${t.title}`);
-      md.appendMarkdown('\n\n');
-      if (t.action) appendCode(md, t.action, 'sh');
-      else md.appendMarkdown('(judgment todo: no command)');
-      if (t.note) {
-        md.appendMarkdown('\n\n');
-        appendPlain(md, t.note);
-      }
-      item.tooltip = md;
       return item;
     }
     case 'gate': {
       const gate = node.gate;
-      const item = new vscode.TreeItem(gate.title, C.None);
+      const item = rowItem(gateRow(gate, g, now), C.None);
       item.id = `${base}/gate/${gate.id}`;
-      item.description = [
-        gate.status,
-        gate.decidedBy ? `by ${gate.decidedBy.id}` : '',
-        gate.signature ? 'signed' : '',
-      ]
-        .filter(Boolean)
-        .join(' · ');
       item.iconPath = icon(GATE_ICON[gate.status] ?? ['shield']);
       item.contextValue = `gate.${gate.status}`;
-      const md = tooltip();
-      appendPlain(md, `Gate ${gate.id}: ${gate.reason || gate.title}`);
-      md.appendMarkdown('\n\n');
-      appendPlain(md, `Requested by ${describeActor(gate.requestedBy)} at ${gate.requestedAt}`);
-      if (gate.decidedBy) {
-        md.appendMarkdown('\n\n');
-        appendPlain(
-          md,
-          `${gate.status[0]!.toUpperCase()}${gate.status.slice(1)} by ${describeActor(gate.decidedBy)}${gate.decidedAt ? ` at ${gate.decidedAt}` : ''}${gate.signature ? ' (signed)' : ''}${gate.note ? `: ${gate.note}` : ''}`,
-        );
-      }
-      item.tooltip = md;
       return item;
     }
     case 'evidence': {
       const e = node.evidence;
-      const item = new vscode.TreeItem(e.summary.split('\n')[0]!.slice(0, 80) || e.kind, C.None);
+      const item = rowItem(evidenceRow(e, g, now), C.None);
       item.id = `${base}/evidence/${e.id}`;
-      item.description = [e.kind, e.todoId ?? '', e.exitCode !== undefined ? `exit ${e.exitCode}` : '']
-        .filter(Boolean)
-        .join(' · ');
       item.iconPath = icon(
         e.exitCode === undefined
           ? ['note']
@@ -192,56 +181,29 @@ export function goalChildItem(node: GoalChild, g: GoalState | Error): vscode.Tre
           path.join(node.ref.store.goalDir(node.ref.goalId), e.artifact.path),
         );
       }
-      const md = tooltip();
-      appendPlain(md, `${e.id} · ${e.kind} by ${describeActor(e.by)} at ${e.at}`);
-      if (e.command) appendCode(md, e.command, 'sh');
-      appendCode(md, e.summary);
-      item.tooltip = md;
       return item;
     }
     case 'run': {
       const r = node.run;
-      const item = new vscode.TreeItem(r.id, C.None);
+      const item = rowItem(runRow(r, node.rewards, node.writer, now), C.None);
       item.id = `${base}/run/${r.id}`;
-      item.description = [r.agent, node.writer, r.outcome ?? 'open', node.rewards]
-        .filter(Boolean)
-        .join(' · ');
       item.iconPath = icon(
         r.outcome === undefined
           ? ['sync~spin', 'charts.blue']
-          : r.outcome === 'succeeded'
-            ? ['pass', 'testing.iconPassed']
-            : r.outcome === 'abandoned'
-              ? ['debug-disconnect']
-              : ['warning', 'charts.yellow'],
+          : (OUTCOME_ICON[r.outcome] ?? ['warning', 'charts.yellow']),
       );
       item.contextValue = `run.${r.outcome ?? 'open'}`;
-      const u = r.usage;
-      item.tooltip =
-        `started ${r.startedAt}${r.endedAt ? `, ended ${r.endedAt}` : ''}\nspend: ${r.spend.turns} turn, ${r.spend.tokens} tokens, $${r.spend.costUsd}, ${r.spend.wallSeconds} s` +
-        (u
-          ? `\ntokens: ${u.input} input, ${u.output} output, ${u.cacheWrite} cache write, ${u.cacheRead} cache read`
-          : '');
       return item;
     }
-    case 'denial':
-      return denialItem(node.denial, node.ref, `${base}/denied/${node.denial.eventId}`);
   }
 }
 
-/**
- * A refusal: what was tried as the label (a path inside the workspace relative to it), who and when
- * as the description, and the whole of it (command, path, the reason) in the tooltip, as data.
- */
+/** A refusal's row; a path inside the workspace is shown relative to it. */
 function denialItem(d: Denial, ref: GoalRef, id: string): vscode.TreeItem {
   const rel = d.path === undefined ? undefined : path.relative(ref.folder.uri.fsPath, d.path);
   const shownPath = rel !== undefined && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : d.path;
-  const item = new vscode.TreeItem(
-    denialSubject({ ...d, path: shownPath }, 60),
-    vscode.TreeItemCollapsibleState.None,
-  );
+  const item = rowItem(denialRow(d, shownPath, Date.now()), vscode.TreeItemCollapsibleState.None);
   item.id = id;
-  item.description = [d.agent, ago(d.at), d.enforced ? '' : 'observe'].filter(Boolean).join(' · ');
   item.iconPath = icon(
     !d.enforced
       ? ['eye', 'charts.yellow']
@@ -250,28 +212,5 @@ function denialItem(d: Denial, ref: GoalRef, id: string): vscode.TreeItem {
         : ['circle-slash', 'testing.iconFailed'],
   );
   item.contextValue = `denial.${d.enforced ? 'enforced' : 'observed'}`;
-  const md = tooltip();
-  appendPlain(
-    md,
-    `${d.enforced ? 'Refused' : 'Would have refused (observe mode let it through)'}: ${d.tool} for agent ${d.agent}${d.runId ? ` in run ${d.runId}` : ''} at ${d.at}`,
-  );
-  if (d.command !== undefined) appendCode(md, d.command, 'sh');
-  if (d.path !== undefined) {
-    md.appendMarkdown('\n\n');
-    appendPlain(md, d.path);
-  }
-  md.appendMarkdown('\n\n');
-  appendPlain(md, `Why (${d.code}): ${d.reason}`);
-  item.tooltip = md;
   return item;
-}
-
-/** `just now`, `5 min ago`, `3 h ago`, `2 d ago` (a time ahead of this clock is just now). */
-function ago(iso: string, now = Date.now()): string {
-  const s = Math.round((now - Date.parse(iso)) / 1000);
-  if (!Number.isFinite(s)) return iso;
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
 }

@@ -62,10 +62,19 @@ function answerLink(label: string, token: string, answer: Answer): string {
  * The notification's text: LoopX's words, store text only as plain words (see the file comment),
  * and the three links, the only ones in it.
  */
-export function notificationText(p: PendingGate, token: string): string {
+export function notificationText(p: PendingGate, token: string, trusted = true): string {
+  const asked =
+    `Gate ${p.gate.id} of goal "${plainText(p.goalTitle)}"${inFolderWords(p.ref.folder)} waits for your decision, ` +
+    `asked by ${describeActor({ ...p.gate.requestedBy, id: plainText(p.gate.requestedBy.id, 60) })}. `;
+  // Restricted Mode decides nothing: no Approve or Reject to be refused when clicked.
+  if (!trusted)
+    return (
+      asked +
+      'This workspace is in Restricted Mode: trust it (Manage Workspace Trust) to decide. ' +
+      answerLink('Show in LoopX', token, 'show')
+    );
   return (
-    `LoopX: gate ${p.gate.id} of goal "${plainText(p.goalTitle)}"${inFolderWords(p.ref.folder)} waits for your decision, ` +
-    `asked by ${describeActor({ ...p.gate.requestedBy, id: plainText(p.gate.requestedBy.id, 60) })}. ` +
+    asked +
     `${answerLink('Approve', token, 'approve')} or ${answerLink('Reject', token, 'reject')} shows what it guards before you decide; ` +
     `Cancel only closes this notification. ${answerLink('Show in LoopX', token, 'show')}`
   );
@@ -109,23 +118,29 @@ export class GateNotifier extends Disposable {
     const now = new Set(pending.map(requestKey));
     for (const [key, s] of this.open) if (!now.has(key)) this.end(s);
     const level = vscode.workspace.getConfiguration('loopx').get<string>('notifications', 'all');
+    const trusted = vscode.workspace.isTrusted;
     for (const p of pending) {
       const key = requestKey(p);
-      if (this.seen.has(key)) continue;
-      this.seen.add(key);
+      // Once the workspace is trusted, a gate announced in Restricted Mode (with no way to decide
+      // it) is announced again, with Approve and Reject.
+      const announced = trusted ? key : `${key}|restricted`;
+      if (this.seen.has(announced)) continue;
+      this.seen.add(announced);
+      const earlier = this.open.get(key);
+      if (earlier) this.end(earlier);
       this.log.info(
         `gate ${p.gate.id} of goal ${p.ref.goalId} is pending (requested by ${plainText(describeActor(p.gate.requestedBy), 100)})`,
       );
-      if (level !== 'off') this.show(key, p);
+      if (level !== 'off') this.show(key, p, trusted);
     }
   }
 
-  private show(key: string, p: PendingGate): void {
+  private show(key: string, p: PendingGate, trusted: boolean): void {
     const token = randomBytes(16).toString('hex');
     void vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: notificationText(p, token),
+        title: notificationText(p, token, trusted),
         cancellable: true,
       },
       (_progress, cancel) =>
@@ -166,7 +181,7 @@ export class GateNotifier extends Disposable {
       // Decided or gone meanwhile (decideGate looks before it asks): said, and this one ends.
       if (e instanceof LoopxError && (e.reason === 'gate_not_pending' || e.kind === 'not_found')) {
         this.end(s);
-        void vscode.window.showInformationMessage(`LoopX: ${e.message}.`);
+        void vscode.window.showInformationMessage(`${e.message}.`);
       } else reportFailure(this.log, where, e);
     } finally {
       this.workspaces.refreshNow();

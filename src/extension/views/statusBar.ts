@@ -1,7 +1,7 @@
 /** The status bar item: gates waiting for the person, and the active goal's quota left. */
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
-import { quotaBadge } from './tree';
+import { quotaLeftText } from './rowText';
 import type { LoopxWorkspaces } from '../workspace/workspaces';
 
 export class LoopxStatusBar extends Disposable {
@@ -39,7 +39,7 @@ export class LoopxStatusBar extends Disposable {
     let quota = '';
     if (focus) {
       try {
-        quota = quotaBadge(focus.ref.store.load(focus.ref.goalId).state);
+        quota = quotaLeftText(focus.ref.store.load(focus.ref.goalId).state, Date.now());
       } catch {
         quota = 'unreadable';
       }

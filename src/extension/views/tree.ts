@@ -3,12 +3,15 @@
  * items. What is under a goal is in goalChildren.ts.
  */
 import * as vscode from 'vscode';
-import type { GoalState, IndexEntry } from '../../core/index';
-import { describeUnsignedPolicy, quotaUse } from '../../core/index';
+import type { GoalState, IndexEntry, InvalidPolicyStatus } from '../../core/index';
+import { describeUnsignedPolicy, invalidPolicyStatus, LoopxError } from '../../core/index';
 import { Disposable } from '../common/disposable';
 import type { GoalChild } from './goalChildren';
-import { goalChildItem, goalGroups, groupChildren, icon } from './goalChildren';
-import { appendPlain, tooltip } from './markdown';
+import { GATE_ICON, goalChildItem, goalGroups, groupChildren, icon, rowItem } from './goalChildren';
+import { invalidPolicyRow, unsignedPolicyRow } from './recordRowText';
+import { goalRow } from './rowText';
+import type { WalkthroughState } from './walkthroughContext';
+import { walkthroughState } from './walkthroughContext';
 import type { GoalRef, LoopxFolder, LoopxWorkspaces } from '../workspace/workspaces';
 
 export type Node =
@@ -16,7 +19,9 @@ export type Node =
   | { kind: 'goal'; ref: GoalRef; entry: IndexEntry }
   | GoalChild
   | { kind: 'error'; message: string }
-  | { kind: 'policy'; folder: LoopxFolder; unsigned: string[]; message: string };
+  | { kind: 'policy'; folder: LoopxFolder; unsigned: string[]; message: string }
+  /** policy.json does not parse: no agent gets a contract until a person fixes it. */
+  | { kind: 'policyInvalid'; folder: LoopxFolder; status: InvalidPolicyStatus };
 
 const STATUS_ICON: Record<string, [string, string?]> = {
   active: ['play-circle', 'charts.blue'],
@@ -40,6 +45,15 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
   refresh(): void {
     this.loaded.clear();
     this.changed.fire(undefined);
+  }
+
+  private readonly walkthroughSeen = new Set<keyof WalkthroughState>();
+  /**
+   * The context keys set from what the view shows: the welcome view's `loopx.hasWorkspace` and the
+   * Get Started walkthrough's steps (walkthroughContext.ts).
+   */
+  contextKeys(): WalkthroughState {
+    return walkthroughState(this.workspaces, this.walkthroughSeen);
   }
 
   private goal(ref: GoalRef): GoalState | Error {
@@ -97,6 +111,8 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
   /** An edit of policy.json that waits for a person's signature, shown above the goals. */
   private policyNodes(folder: LoopxFolder): Node[] {
     const v = this.workspaces.policyView(folder);
+    if (v instanceof LoopxError)
+      return [{ kind: 'policyInvalid', folder, status: invalidPolicyStatus(folder.store, v) }];
     if (v instanceof Error) return [{ kind: 'error', message: v.message }];
     const message = describeUnsignedPolicy(v);
     return message ? [{ kind: 'policy', folder, unsigned: v.unsigned, message }] : [];
@@ -113,28 +129,16 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       }
       case 'goal': {
         const e = node.entry;
-        const item = new vscode.TreeItem(e.title, C.Collapsed);
+        const item = rowItem(goalRow(e, this.goal(node.ref), Date.now()), C.Collapsed);
         item.id = `${node.ref.folder.uri.fsPath}/${e.id}`;
-        const g = this.goal(node.ref);
-        const quota = g instanceof Error ? '' : quotaBadge(g);
-        item.description = [
-          e.status,
-          `${e.todosDone}/${e.todosTotal}`,
-          e.pendingGates ? `${e.pendingGates} gate${e.pendingGates > 1 ? 's' : ''} pending` : '',
-          quota,
-        ]
-          .filter(Boolean)
-          .join(' · ');
-        item.iconPath = icon(STATUS_ICON[e.status] ?? ['circle-outline']);
+        // An active goal whose gates wait for a person shows a pending gate's shield: an icon is
+        // never cut, and a long title leaves the description little room.
+        item.iconPath = icon(
+          e.status === 'active' && e.pendingGates
+            ? GATE_ICON.pending!
+            : (STATUS_ICON[e.status] ?? ['circle-outline']),
+        );
         item.contextValue = `goal.${e.status}`;
-        const md = tooltip();
-        md.appendMarkdown('**');
-        appendPlain(md, e.title);
-        md.appendMarkdown('** · ');
-        appendPlain(md, e.id);
-        md.appendMarkdown('\n\n');
-        appendPlain(md, g instanceof Error ? g.message : g.objective);
-        item.tooltip = md;
         return item;
       }
       case 'group':
@@ -145,18 +149,33 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       case 'denial':
         return goalChildItem(node, this.goal(node.ref));
       case 'policy': {
-        const item = new vscode.TreeItem(`Policy: unsigned changes (${node.unsigned.join(', ')})`, C.None);
+        const item = rowItem(unsignedPolicyRow(node.unsigned, node.message), C.None);
         item.iconPath = new vscode.ThemeIcon(
           'shield',
           new vscode.ThemeColor('problemsWarningIcon.foreground'),
         );
-        item.description = 'no effect until signed';
-        item.tooltip = node.message;
         item.contextValue = 'policy.unsigned';
         item.command = {
           command: 'loopx.signPolicy',
           title: 'Review and Sign',
           arguments: [{ folder: node.folder.folder.uri.fsPath }],
+        };
+        return item;
+      }
+      case 'policyInvalid': {
+        const { store } = node.folder;
+        const item = rowItem(invalidPolicyRow(node.status), C.None);
+        item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
+        item.contextValue = 'policy.invalid';
+        // Fixing it is an edit by hand: the click opens the file where the JSON breaks.
+        const line = Math.max(0, (node.status.error?.line ?? 1) - 1);
+        item.command = {
+          command: 'vscode.open',
+          title: 'Open policy.json',
+          arguments: [
+            vscode.Uri.file(store.policyPath),
+            { selection: new vscode.Range(line, 0, line, 0) } satisfies vscode.TextDocumentShowOptions,
+          ],
         };
         return item;
       }
@@ -172,12 +191,4 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
       }
     }
   }
-}
-
-export function quotaBadge(g: GoalState): string {
-  const use = quotaUse(g, new Date());
-  const t = use.turns ?? use.costUsd ?? use.tokens ?? use.wallSeconds;
-  if (!t) return '';
-  const k = use.turns ? 'turns' : use.costUsd ? '$' : use.tokens ? 'tokens' : 's';
-  return `${t.left} ${k} left`;
 }

@@ -6,9 +6,11 @@
  *
  * The hook commands call the shim in the extension's global storage by its absolute path. The
  * shim stays where it is across extension updates; what moves is the CLI it runs, which
- * `prepareHookShim` writes into the shim itself on every activation (no file beside it names the
- * CLI: an agent could redirect one, core/hooks/shim.ts). Until then (the old version removed and
- * the editor not yet reopened) the shim blocks with a reason instead of letting tools run.
+ * `prepareHookShim` writes into the shim itself on every activation in a trusted window, and when
+ * a window is trusted (no file beside it names the CLI: an agent could redirect one,
+ * core/hooks/shim.ts); a window in Restricted Mode writes nothing, so it leaves the shim as the
+ * last trusted window wrote it. Until then (the old version removed and the editor not yet
+ * reopened) the shim blocks with a reason instead of letting tools run.
  */
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
@@ -26,7 +28,7 @@ export { applyHooks, describeHookChanges };
 
 let shimPath: string | undefined;
 
-/** Writes (or refreshes) the shim, naming the CLI it runs; called on every activation. */
+/** Writes (or refreshes) the shim, naming the CLI it runs; called on activation once trusted. */
 export function prepareHookShim(context: vscode.ExtensionContext): string {
   shimPath = writeHookShim(context.globalStorageUri.fsPath, {
     node: process.execPath,

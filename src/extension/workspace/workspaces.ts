@@ -78,12 +78,18 @@ export class LoopxWorkspaces extends Disposable {
     }, ms);
   }
 
-  /** Folders that have a `.loopx/`. Cheap: one stat per folder, cached until the next change. */
+  /**
+   * Folders that have a `.loopx/`. Cheap: one stat per folder, cached until the next change. In an
+   * untrusted workspace (Restricted Mode) each store is read-only: showing the goals writes no
+   * cache and takes no lock, and any write through it refuses. Granting trust refreshes
+   * (extension.ts), which opens them again writable.
+   */
   folders(): LoopxFolder[] {
     if (!this.cache) {
+      const readOnly = !vscode.workspace.isTrusted;
       this.cache = (vscode.workspace.workspaceFolders ?? [])
         .filter((f) => f.uri.scheme === 'file' && fs.existsSync(path.join(f.uri.fsPath, LOOPX_DIR, 'goals')))
-        .map((folder) => ({ folder, store: new Store(folder.uri.fsPath) }));
+        .map((folder) => ({ folder, store: new Store(folder.uri.fsPath, { readOnly }) }));
     }
     return this.cache;
   }

@@ -74,7 +74,7 @@ export function registerCliInstallTests(): void {
       assert.equal(fs.statSync(shim).mode & 0o777, 0o755);
       assert.equal(shown.length, 1, JSON.stringify(shown));
       assert.equal(shown[0]!.kind, 'warning');
-      assert.match(shown[0]!.text, new RegExp(`installed ${shim}\\.`));
+      assert.match(shown[0]!.text, new RegExp(`Installed ${shim}\\.`));
       assert.ok(
         shown[0]!.text.includes(`${bin} is not on your PATH: add \`export PATH=${bin}:"$PATH"\``),
         shown[0]!.text,
@@ -92,7 +92,7 @@ export function registerCliInstallTests(): void {
       // Again: nothing changes, and the message says it was there already.
       const again = await capture(() => vscode.commands.executeCommand('loopx.installCli', { dir: bin }));
       assert.deepEqual(again.result, { file: shim, changed: false, onPath: false });
-      assert.match(again.shown[0]!.text, /already installed/);
+      assert.match(again.shown[0]!.text, /Already installed/);
     });
 
     it('runs `loopx --version` from another folder with the node on PATH', () => {
@@ -158,10 +158,10 @@ export function registerCliInstallTests(): void {
       const first = await capture(() => vscode.commands.executeCommand('loopx.uninstallCli', { dir: bin }));
       assert.deepEqual(first.result, [shim]);
       assert.ok(!fs.existsSync(shim));
-      assert.match(first.shown[0]!.text, new RegExp(`removed ${shim}\\.`));
+      assert.match(first.shown[0]!.text, new RegExp(`Removed ${shim}\\.`));
       const second = await capture(() => vscode.commands.executeCommand('loopx.uninstallCli', { dir: bin }));
       assert.deepEqual(second.result, []);
-      assert.match(second.shown[0]!.text, /no 'loopx' command installed by LoopX was found/);
+      assert.match(second.shown[0]!.text, /No .loopx. command installed by LoopX was found/);
     });
   });
 }

@@ -19,7 +19,8 @@ import {
   workspaceDir,
   EXTENSION_ID,
 } from './util';
-import { Store } from '../../../src/core/index';
+import type { ContractPreview } from '../../../src/core/index';
+import { shouldRun, Store } from '../../../src/core/index';
 import type { Node } from '../../../src/extension/views/tree';
 
 const GOAL = 'refactor-payment-module';
@@ -54,7 +55,12 @@ export function registerExtensionTests(): void {
       assert.ok(goal, `goal ${GOAL} in ${JSON.stringify(roots.map((n) => n.kind))}`);
       const item = tree.getTreeItem(goal!);
       assert.equal(item.label, 'Refactor Payment Module');
-      assert.match(String(item.description), /active · 1\/5 · 1 gate pending · 19 turns left/);
+      // The row says what needs the person; progress and quota are in its tooltip.
+      assert.equal(item.description, '1 to approve');
+      assert.match(
+        shownText((item.tooltip as vscode.MarkdownString).value),
+        /^Active · 1 of 5 todos done · 1 gate to approve · 19 turns left$/m,
+      );
       const groups = tree.getChildren(goal);
       assert.deepEqual(
         groups.map((g) => (g.kind === 'group' ? `${g.group}:${g.count}` : g.kind)),
@@ -84,7 +90,9 @@ export function registerExtensionTests(): void {
       const gates = tree.getChildren(groups[1]);
       assert.equal(tree.getTreeItem(gates[0]!).contextValue, 'gate.pending');
       const runs = tree.getChildren(groups[3]);
-      assert.match(String(tree.getTreeItem(runs[0]!).description), /demo-agent · succeeded · ★ 0\.8/);
+      const run = tree.getTreeItem(runs[0]!);
+      assert.equal(run.label, 'demo-agent', 'who ran, not the run id');
+      assert.match(String(run.description), /^(just now|\d+ min ago) · \$0\.21 · ★ 0\.8$/);
     });
 
     it('shows pending gates and the quota in the status bar', async () => {
@@ -113,14 +121,14 @@ export function registerExtensionTests(): void {
         assert.equal(r.status, 0, r.stderr);
         const n = await until(
           `the notification (shown so far: ${JSON.stringify(shown)})`,
-          () => shown.find((m) => m.title.includes('gate prod-db ')),
+          () => shown.find((m) => m.title.includes('Gate prod-db ')),
           10_000,
         );
         return n.title;
       });
       assert.match(
         text,
-        /gate prod-db of goal "Refactor Payment Module" waits for your decision, asked by OS user .* at the command line \(unsigned\)/,
+        /^Gate prod-db of goal "Refactor Payment Module" waits for your decision, asked by OS user .* at the command line \(unsigned\)/,
       );
       assert.deepEqual(
         notificationLinks(text).map((l) => l.label),
@@ -158,7 +166,7 @@ export function registerExtensionTests(): void {
             assert.equal(r.status, 0, r.stderr);
             const n = await until(
               'the notification',
-              () => shown.find((m) => m.title.includes('gate qa-signoff ')),
+              () => shown.find((m) => m.title.includes('Gate qa-signoff ')),
               10_000,
             );
             await clickNotificationLink(n.title, 'Approve');
@@ -265,11 +273,18 @@ export function registerExtensionTests(): void {
       assert.match(goalId, /^integration-goal-/);
       const todoId = await confirmed<string>('loopx.addTodo', { goalId, title: 'say hi', action: 'echo hi' });
       assert.ok(store.load(goalId).state.todos.some((t) => t.id === todoId && t.action === 'echo hi'));
-      const contract = await vscode.commands.executeCommand<{
-        decision: string;
-        interaction_contract: { cli_channel: { next_cli_actions: string[] } };
-      }>('loopx.requestContract', { goalId });
-      assert.equal(contract.decision, 'run');
+      // Preview Contract shows what an agent would get, and opens nothing.
+      const preview = await vscode.commands.executeCommand<ContractPreview>('loopx.requestContract', {
+        goalId,
+      });
+      assert.equal(preview.answer.decision, 'run');
+      assert.deepEqual(
+        preview.commands.map((c) => c.todoId),
+        [todoId],
+      );
+      assert.equal(store.load(goalId).state.runs.length, 0, 'the preview opened no run');
+      // An agent opens its own turn: the run the reward below is for.
+      const contract = shouldRun(store, { goalId }, { kind: 'agent', id: 'it-reward-agent', channel: 'cli' });
       assert.equal(contract.interaction_contract.cli_channel.next_cli_actions.length, 1);
       const runId = store.load(goalId).state.runs[0]!.id;
       // A todo with a command is completed by running it (loopx exec), not by hand.
@@ -467,7 +482,10 @@ export function registerExtensionTests(): void {
       assert.equal(tip.isTrusted, false);
       // Store text is written with its punctuation escaped and spaces as &nbsp;: read back, it is the text.
       const words = shownText(tip.value);
-      assert.match(words, /^Refused: Bash for agent it-agent at \S+Z$/m);
+      assert.match(
+        words,
+        /^Refused: Bash for agent it-agent at [A-Z][a-z]{2} \d+, \d\d:\d\d \((just now|\d+ min ago)\)$/m,
+      );
       assert.match(words, /^Why \(human_only\): LoopX: .* is a person's decision/m);
       // What the agent tried is data: verbatim in a code block, escaped everywhere else (the
       // reason quotes it), so its link and tag are never Markdown or HTML.

@@ -111,7 +111,7 @@ export function registerTrustTests(): void {
         const folder = vscode.workspace.workspaceFolders![0]!.name;
         assert.equal(
           offers[0]!.msg,
-          `LoopX: a new approver key "Grace Hopper" was published in ${folder}/.loopx/approvers/ (fingerprint ${fp}). Trust it only if you know it is Grace Hopper's key: checked with them on another channel.`,
+          `A new approver key "Grace Hopper" was published in ${folder}/.loopx/approvers/ (fingerprint ${fp}). Trust it only if you know it is Grace Hopper's key: checked with them on another channel.`,
         );
         assert.deepEqual(offers[0]!.items, ['Trust', 'Ignore']);
         assert.equal(modals.length, 1, 'one confirmation');

@@ -50,7 +50,7 @@ export function registerNotificationAttackTests(): void {
             });
             a.notifier.scan();
             const n = await until('the notification', () =>
-              shown.find((x) => x.title.includes('gate diff-check ')),
+              shown.find((x) => x.title.includes('Gate diff-check ')),
             );
             // The person clicks what looks like the way to read more: Approve, which must only ask.
             await clickNotificationLink(n.title, 'Approve');
