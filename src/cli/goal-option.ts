@@ -5,7 +5,7 @@
  * ones where it chooses a new goal's id.
  */
 import type { Command } from 'commander';
-import { idChoices, matchId, notFound, quote } from '../core/index';
+import { idChoices, matchId, notFound, quote, storePathExists } from '../core/index';
 import type { CliContext } from './context';
 
 /** What every "no goal" of `--goal-id` ends with when no id is close. */
@@ -28,7 +28,9 @@ export function resolveGoalOption(cmd: Command, ctx: CliContext): void {
   const given: unknown = cmd.getOptionValue('goalId');
   if (typeof given !== 'string' || CHOOSES_GOAL_ID.has(cmd)) return;
   const store = ctx.store();
-  if (store.exists(given)) return;
+  // A goal whose folder is there but whose log is not is a damaged goal, not a typo: the command
+  // reads it and names the file.
+  if (store.exists(given) || storePathExists(store.goalDir(given))) return;
   const m = matchId(
     given,
     store.listGoals().goals.map((g) => g.id),

@@ -5,6 +5,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { z } from 'zod';
 import { GoalStatusDoc } from '../../src/core/index';
 import { Ws, removeTempDirs, ok, fails } from '../helpers/cli';
@@ -65,6 +66,15 @@ describe('goal ids as a person types them', { concurrency: 1 }, () => {
     assert.doesNotMatch(r.stderr, /did you mean/);
     const json = await ws.run('--json', 'status', '--goal-id', 'ghost');
     assert.equal(ErrorLine.parse(JSON.parse(json.stderr)).error.reason, 'goal_not_found');
+  });
+
+  it('a goal whose folder is there but whose log is gone is reported as damaged, naming it, not as a typo', async () => {
+    ok(await ws.run('goal', 'create', '--title', 'Damaged', '--goal-id', 'damaged'));
+    fs.rmSync(ws.file('.loopx', 'goals', 'damaged', 'events'), { recursive: true, force: true });
+    const r = await ws.run('status', '--goal-id', 'damaged');
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /goal damaged: its folder has no event log/);
+    assert.doesNotMatch(r.stderr, /did you mean/);
   });
 
   it('two letters are never a prefix; create takes --goal-id as the new id, whatever it prefixes', async () => {
