@@ -72,6 +72,8 @@ export function exitCodeFor(e: unknown): number {
 }
 
 export class CliContext {
+  private opened: Store | undefined;
+
   constructor(
     readonly io: Io,
     readonly globals: GlobalOptions,
@@ -105,13 +107,19 @@ export class CliContext {
     return dir;
   }
 
+  /**
+   * The workspace's store, opened once per command: the `--goal-id` check before the command and
+   * the command itself share it (one discovery, one open).
+   */
   store(): Store {
+    if (this.opened) return this.opened;
     const dir = this.workspaceDir();
     if (!dir)
       throw notFound(
         `no LoopX workspace here or above ${this.io.cwd}: run \`loopx init\` first (or pass --workspace DIR)`,
       );
-    return Store.open(dir, this.storeOptions());
+    this.opened = Store.open(dir, this.storeOptions());
+    return this.opened;
   }
 
   /** The user's LoopX config folder, from this call's environment (keys, pinned keys, secrets). */

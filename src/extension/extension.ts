@@ -14,6 +14,7 @@ import { reportFailure } from './commands/shared';
 import { Dashboard } from './views/dashboard';
 import { DashboardLinkHandler } from './views/dashboardLinks';
 import { EVENT_LOG_SCHEME, EventLogProvider } from './views/eventLog';
+import { CONTRACT_PREVIEW_SCHEME, ContractPreviewProvider } from './views/contractPreview';
 import { GATE_REASON_SCHEME, GateReasonProvider } from './views/gateReason';
 import { prepareHookShim } from './workspace/hooksInstaller';
 import { mcpDefinitions, registerMcpProvider } from './lm/mcpProvider';
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     const statusBar = new LoopxStatusBar(workspaces);
     const eventLog = new EventLogProvider(workspaces);
     const gateReasons = new GateReasonProvider(workspaces);
+    const contractPreviews = new ContractPreviewProvider(workspaces);
     const approver = new Approver(context.secrets, () => person().id);
     const statusServer = new StatusServerControl(workspaces, log);
     // Built now, not on first open: its serializer must exist when a reload restores the panel.
@@ -80,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       log,
       eventLog,
       showGateReason: (ref: GoalRef, gateId: string) => gateReasons.show(ref, gateId),
+      showContractPreview: (ref: GoalRef) => contractPreviews.show(ref),
       openDashboard: () => dashboard.open(),
       openDashboardInBrowser: () => statusServer.openInBrowser(),
       startStatusServer: () => statusServer.start(),
@@ -129,13 +132,14 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     context.subscriptions.push(
       vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog),
       vscode.workspace.registerTextDocumentContentProvider(GATE_REASON_SCHEME, gateReasons),
+      vscode.workspace.registerTextDocumentContentProvider(CONTRACT_PREVIEW_SCHEME, contractPreviews),
+      contractPreviews,
     );
 
     const updateContext = () => {
       // loopx.hasWorkspace (the welcome view) and what the walkthrough's steps tick off on.
       for (const [key, value] of Object.entries(tree.contextKeys()))
         void vscode.commands.executeCommand('setContext', key, value);
-      void vscode.commands.executeCommand('setContext', 'loopx.trusted', vscode.workspace.isTrusted);
       const pending = workspaces
         .goals()
         .reduce(
@@ -199,12 +203,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       dashboard,
       dashboardLinks,
       chatHandler: chatHandler(workspaces),
-      mcpDefinitions: () =>
-        mcpDefinitions(
-          context.extensionPath,
-          workspaces,
-          String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0'),
-        ),
+      mcpDefinitions: () => mcpDefinitions(context, workspaces),
     };
   } catch (e) {
     const msg = `LoopX could not start: ${(e as Error)?.message ?? e}`;

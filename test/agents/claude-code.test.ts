@@ -20,6 +20,7 @@ import {
   runClaude,
   tempDir,
   type AgentResult,
+  show,
 } from '../helpers/agents/agent-kit';
 import {
   MESSAGES_USAGE,
@@ -39,8 +40,6 @@ import {
   type Governed,
 } from '../helpers/agents/loopx-kit';
 import type { RecordingServer } from '../helpers/agents/agent-kit';
-
-const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 /** What n scripted replies cost as the Stop hook prices them (Claude Code's default model). */
 const costOfReplies = (model: string, n: number) =>

@@ -11,11 +11,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hostSessionAgent } from '../../src/core/trust/identity';
 import { ensurePersonKey } from '../helpers/cli';
-import { agentBins, removeTempDirs, runCodex, tempDir, type AgentResult } from '../helpers/agents/agent-kit';
+import {
+  agentBins,
+  removeTempDirs,
+  runCodex,
+  tempDir,
+  type AgentResult,
+  show,
+} from '../helpers/agents/agent-kit';
 import { startResponsesApi, type ResponsesTurn, type Step } from '../helpers/agents/scripted-responses';
 import { CHECK, GOAL, contractIn, governedWorkspace } from '../helpers/agents/loopx-kit';
-
-const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 describe('Codex with `loopx mcp`', () => {
   before(async () => {

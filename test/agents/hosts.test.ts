@@ -15,12 +15,10 @@ import {
   runClaude,
   runCodex,
   tempDir,
-  type AgentResult,
+  show,
 } from '../helpers/agents/agent-kit';
 import { MESSAGES_USAGE, startMessagesApi, type MessagesBody } from '../helpers/agents/scripted-messages';
 import { startResponsesApi, type ResponsesBody } from '../helpers/agents/scripted-responses';
-
-const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 // A minimal MCP server (newline-delimited JSON-RPC on stdio) with one tool, `echo_back`. It logs
 // every message it receives and its environment to files next to it.

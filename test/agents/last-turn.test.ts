@@ -14,12 +14,12 @@ import {
   runCodex,
   tempDir,
   type AgentResult,
+  show,
 } from '../helpers/agents/agent-kit';
 import { TOKENS_PER_REPLY, bash, startMessagesApi, toolResults } from '../helpers/agents/scripted-messages';
 import { startResponsesApi, type Step as ResponsesStep } from '../helpers/agents/scripted-responses';
 import { CHECK, GOAL, contractIn, governedWorkspace } from '../helpers/agents/loopx-kit';
 
-const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 const UNLISTED = 'curl http://example.com';
 
 describe('the turn that completes a goal', { concurrency: false }, () => {

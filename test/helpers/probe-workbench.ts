@@ -7,10 +7,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from './workbench';
-import { REPO, SHOT_DIRS, loadScript, until, withWorkspaceTrust } from './workbench';
+import { REPO, SHOT_DIRS, keepServerLines, loadScript, until, withWorkspaceTrust } from './workbench';
 
 export const PROBE = path.join(REPO, 'test', 'ui', 'fixtures', 'probe-extension');
 
@@ -89,10 +88,7 @@ export async function openProbeWorkbench(opts: {
       'workbench.tips.enabled': false,
       ...opts.settings,
     },
-    onOutput: (line) => {
-      opts.serverLog.push(line);
-      if (opts.serverLog.length > 200) opts.serverLog.shift();
-    },
+    onOutput: keepServerLines(opts.serverLog),
   });
   let browser: Browser | undefined;
   let page: Page | undefined;
@@ -158,28 +154,4 @@ export function loopxLog(server: Pick<CodeServer, 'tmpRoot'>): string {
   };
   walk(server.tmpRoot);
   return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-}
-
-/**
- * The steps of a UI test file: it(), plus a screenshot of the window, `<prefix>-failed-<n>.png` in
- * test-results/ui/, when step n fails; `onFail` is told (finishUiRun then prints the server's log).
- */
-export function uiSteps(prefix: string, page: () => Page | undefined, onFail: () => void) {
-  let n = 0;
-  return (name: string, timeout: number, fn: () => Promise<void>): void => {
-    const k = ++n;
-    it(name, { timeout }, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        onFail();
-        const file = path.join(SHOT_DIRS.at(-1)!, `${prefix}-failed-${k}.png`);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        await page()
-          ?.screenshot({ path: file })
-          .catch(() => {});
-        throw e;
-      }
-    });
-  };
 }

@@ -7,7 +7,16 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { CodeServer, HostModule } from './workbench';
-import { REPO, SHOT_DIRS, VIEWPORT, runFromPalette, until, visible } from './workbench';
+import {
+  keepServerLines,
+  REPO,
+  runFromPalette,
+  SHOT_DIRS,
+  until,
+  VIEWPORT,
+  visible,
+  WORKBENCH_SETTINGS,
+} from './workbench';
 
 const PASSPHRASE = 'tree-test-passphrase';
 
@@ -26,17 +35,10 @@ export async function startWorkbench(
     workspace,
     vsix,
     settings: {
-      'workbench.colorTheme': 'Dark Modern',
-      'workbench.startupEditor': 'none',
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'workbench.welcomePage.walkthroughs.openOnInstall': false,
-      'workbench.tips.enabled': false,
+      ...WORKBENCH_SETTINGS,
       'workbench.hover.delay': 300,
     },
-    onOutput: (line) => {
-      log.push(line);
-      if (log.length > 200) log.shift();
-    },
+    onOutput: keepServerLines(log),
   });
   const browser = await host.launchChromium(server);
   const page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });

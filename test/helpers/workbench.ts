@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 
@@ -20,6 +21,23 @@ export const SHOT_DIRS = [
   path.join(REPO, 'test-results', 'ui'),
 ];
 export const VIEWPORT = { width: 1280, height: 800 };
+
+/** The editor settings every UI test starts from: dark, nothing open, no tips or walkthrough. */
+export const WORKBENCH_SETTINGS: Record<string, unknown> = {
+  'workbench.colorTheme': 'Dark Modern',
+  'workbench.startupEditor': 'none',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+};
+
+/** code-server's `onOutput`: keeps the last 200 lines in `log`, for the report of a failed run. */
+export const keepServerLines =
+  (log: string[]) =>
+  (line: string): void => {
+    log.push(line);
+    if (log.length > 200) log.shift();
+  };
 
 // The host scripts are plain ES modules: typed here by what the tests use.
 export interface CodeServer {
@@ -346,4 +364,29 @@ export async function expandRow(page: Page, label: string, timeoutMs = 20_000): 
     async () => (await row.getAttribute('aria-expanded')) === 'true',
     timeoutMs,
   );
+}
+
+/**
+ * The steps of a UI test file: it(), plus a screenshot of the window, `<prefix>-failed-<n>.png` in
+ * test-results/ui/, when step n fails; then `onFail(n)` is told (finishUiRun then prints the
+ * server's log; a test may also print what the window showed).
+ */
+export function uiSteps(prefix: string, page: () => Page | undefined, onFail: (step: number) => unknown) {
+  let n = 0;
+  return (name: string, timeout: number, fn: () => Promise<void>): void => {
+    const k = ++n;
+    it(name, { timeout }, async () => {
+      try {
+        await fn();
+      } catch (e) {
+        const file = path.join(SHOT_DIRS.at(-1)!, `${prefix}-failed-${k}.png`);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        await page()
+          ?.screenshot({ path: file })
+          .catch(() => {});
+        await onFail(k);
+        throw e;
+      }
+    });
+  };
 }

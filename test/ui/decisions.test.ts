@@ -14,7 +14,7 @@
  * fails), and docs/screenshots/tool-confirmation.png with LOOPX_UPDATE_SCREENSHOTS=1.
  * More steps: add `step(...)` calls at the end of the describe; `before` made the window.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -25,22 +25,25 @@ import { Store } from '../../src/core/index';
 import { appendChained, writerLog } from '../helpers/log-kit';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
 import {
-  REPO,
-  SHOT_DIRS,
-  VIEWPORT,
   approveLink,
   closeOverlays,
   finishUiRun,
+  keepServerLines,
   loadScript,
   modal,
   notification,
   notificationTexts,
   openLoopxView,
+  REPO,
   runFromPalette,
   saveShot,
+  SHOT_DIRS,
   treeRow,
+  uiSteps,
   until as untilWithin,
+  VIEWPORT,
   visible,
+  WORKBENCH_SETTINGS,
 } from '../helpers/workbench';
 
 const PROBE = path.join(REPO, 'test', 'ui', 'fixtures', 'probe-extension');
@@ -207,29 +210,21 @@ describe('Decisions on agent-written text in a real VS Code (code-server + Chrom
   let page: Page;
   const serverLog: string[] = [];
   let failed = false;
-  let steps = 0;
   const shots: string[] = [];
   const timings: Record<string, number> = {};
 
   const shot = (name: string, target: Page | Locator = page) => saveShot(target, name, shots);
 
-  /** it(), plus a screenshot of the window under test-results/ui/ when the step fails. */
-  function step(name: string, timeout: number, fn: () => Promise<void>): void {
-    const n = ++steps;
-    it(name, { timeout }, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        const file = path.join(SHOT_DIRS.at(-1)!, `decisions-failed-${n}.png`);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        await page?.screenshot({ path: file }).catch(() => {});
-        const notes = await notificationTexts(page).catch((err: unknown) => [`(unreadable: ${String(err)})`]);
-        console.log(`decisions: notifications when step ${n} failed:\n${notes.join('\n---\n')}`);
-        throw e;
-      }
-    });
-  }
+  /** it(), plus a screenshot of the window and its notifications when the step fails. */
+  const step = uiSteps(
+    'decisions',
+    () => page,
+    async (n) => {
+      failed = true;
+      const notes = await notificationTexts(page).catch((err: unknown) => [`(unreadable: ${String(err)})`]);
+      console.log(`decisions: notifications when step ${n} failed:\n${notes.join('\n---\n')}`);
+    },
+  );
 
   /** Expands a tree row (a no-op when it is expanded already). */
   async function expand(row: Locator): Promise<void> {
@@ -279,17 +274,10 @@ describe('Decisions on agent-written text in a real VS Code (code-server + Chrom
         smokeDriver: true, // the URL payload that loads the probe
         env: { LOOPX_PROBE_DIR: ws.probe },
         settings: {
-          'workbench.colorTheme': 'Dark Modern',
-          'workbench.startupEditor': 'none',
-          'workbench.secondarySideBar.defaultVisibility': 'hidden',
-          'workbench.welcomePage.walkthroughs.openOnInstall': false,
-          'workbench.tips.enabled': false,
+          ...WORKBENCH_SETTINGS,
           'workbench.hover.delay': 300,
         },
-        onOutput: (line) => {
-          serverLog.push(line);
-          if (serverLog.length > 200) serverLog.shift();
-        },
+        onOutput: keepServerLines(serverLog),
       });
       browser = await host.launchChromium(server);
       page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });

@@ -11,7 +11,7 @@
  * Screenshots under test-results/ui/ (contract-preview.png; editor-commands-failed-<n>.png when a
  * step fails), and docs/screenshots/contract-preview.png with LOOPX_UPDATE_SCREENSHOTS=1.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -23,21 +23,24 @@ import { Store } from '../../src/core/index';
 import { treeChanges, treeSnapshot } from '../helpers/fs-snapshot';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
 import {
-  REPO,
-  SHOT_DIRS,
-  VIEWPORT,
   closeOverlays,
   finishUiRun,
+  keepServerLines,
   loadScript,
   notification,
   notificationTexts,
   openLoopxView,
   pickQuickItem,
+  REPO,
   runFromPalette,
   saveShot,
+  SHOT_DIRS,
   treeRow,
+  uiSteps,
   until as untilWithin,
+  VIEWPORT,
   webviewContent,
+  WORKBENCH_SETTINGS,
 } from '../helpers/workbench';
 
 const ACTIVATION_MS = 90_000;
@@ -72,27 +75,19 @@ describe('Preview Contract, Open Dashboard in Browser and Self-Repair in a real 
   let busy: net.Server | undefined;
   const serverLog: string[] = [];
   let failed = false;
-  let steps = 0;
   const shots: string[] = [];
   const timings: Record<string, number> = {};
 
-  /** it(), plus a screenshot of the window under test-results/ui/ when the step fails. */
-  function step(name: string, timeout: number, fn: () => Promise<void>): void {
-    const n = ++steps;
-    it(name, { timeout }, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        const file = path.join(SHOT_DIRS.at(-1)!, `editor-commands-failed-${n}.png`);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        await page?.screenshot({ path: file }).catch(() => {});
-        const notes = await notificationTexts(page).catch((err: unknown) => [`(unreadable: ${String(err)})`]);
-        console.log(`editor-commands: notifications when step ${n} failed:\n${notes.join('\n---\n')}`);
-        throw e;
-      }
-    });
-  }
+  /** it(), plus a screenshot of the window and its notifications when the step fails. */
+  const step = uiSteps(
+    'editor-commands',
+    () => page,
+    async (n) => {
+      failed = true;
+      const notes = await notificationTexts(page).catch((err: unknown) => [`(unreadable: ${String(err)})`]);
+      console.log(`editor-commands: notifications when step ${n} failed:\n${notes.join('\n---\n')}`);
+    },
+  );
 
   before(
     async () => {
@@ -125,18 +120,11 @@ describe('Preview Contract, Open Dashboard in Browser and Self-Repair in a real 
       server = await host.startCodeServer({
         vsix: vsix.file,
         settings: {
-          'workbench.colorTheme': 'Dark Modern',
-          'workbench.startupEditor': 'none',
-          'workbench.secondarySideBar.defaultVisibility': 'hidden',
-          'workbench.welcomePage.walkthroughs.openOnInstall': false,
-          'workbench.tips.enabled': false,
+          ...WORKBENCH_SETTINGS,
           // A port the person chose, which another program holds by the time they use it.
           'loopx.statusServer.port': (busy.address() as net.AddressInfo).port,
         },
-        onOutput: (line) => {
-          serverLog.push(line);
-          if (serverLog.length > 200) serverLog.shift();
-        },
+        onOutput: keepServerLines(serverLog),
       });
       browser = await host.launchChromium(server);
       page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });

@@ -21,7 +21,7 @@ import { Store } from '../../src/core/index';
 import type { TreeSnapshot } from '../helpers/fs-snapshot';
 import { treeChanges, treeSnapshot } from '../helpers/fs-snapshot';
 import type { ProbeAnswer, ProbeWorkbench } from '../helpers/probe-workbench';
-import { loopxCli, loopxLog, openProbeWorkbench, probeCalls, uiSteps } from '../helpers/probe-workbench';
+import { loopxCli, loopxLog, openProbeWorkbench, probeCalls } from '../helpers/probe-workbench';
 import {
   REPO,
   approveLink,
@@ -34,6 +34,7 @@ import {
   runFromPalette,
   saveShot,
   treeRow,
+  uiSteps,
   until,
   visible,
 } from '../helpers/workbench';

@@ -14,8 +14,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ProbeWorkbench } from '../helpers/probe-workbench';
-import { loopxCli, openProbeWorkbench, probeCalls, uiSteps } from '../helpers/probe-workbench';
-import { finishUiRun, until } from '../helpers/workbench';
+import { loopxCli, openProbeWorkbench, probeCalls } from '../helpers/probe-workbench';
+import { finishUiRun, uiSteps, until } from '../helpers/workbench';
 
 describe('Terminals in a multi-root window (code-server + Chromium)', () => {
   let tmp = '';

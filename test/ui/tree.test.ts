@@ -14,7 +14,7 @@
  * tree-failed-<n>.png when a step fails), and with LOOPX_UPDATE_SCREENSHOTS=1 in docs/screenshots/
  * and the walkthrough's pictures in media/walkthrough/.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,8 +23,6 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { Store } from '../../src/core/index';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
 import {
-  SHOT_DIRS,
-  VIEWPORT,
   closeOverlays,
   expandRow,
   finishUiRun,
@@ -33,9 +31,12 @@ import {
   openLoopxView,
   runFromPalette,
   saveShot,
+  SHOT_DIRS,
   sidebarRows,
   treeRow,
+  uiSteps,
   until as untilWithin,
+  VIEWPORT,
   visible,
 } from '../helpers/workbench';
 import {
@@ -62,27 +63,17 @@ describe('The LoopX view at the default width, the walkthrough and Settings (cod
   let page: Page;
   const serverLog: string[] = [];
   let failed = false;
-  let steps = 0;
   const shots: string[] = [];
   const timings: Record<string, number> = {};
 
   const shot = (name: string, target: Page | Locator = page) => saveShot(target, name, shots);
 
   /** it(), plus a screenshot of the window under test-results/ui/ when the step fails. */
-  function step(name: string, timeout: number, fn: () => Promise<void>): void {
-    const n = ++steps;
-    it(name, { timeout }, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        const file = path.join(SHOT_DIRS.at(-1)!, `tree-failed-${n}.png`);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        await page?.screenshot({ path: file }).catch(() => {});
-        throw e;
-      }
-    });
-  }
+  const step = uiSteps(
+    'tree',
+    () => page,
+    () => (failed = true),
+  );
 
   /** Waits until the walkthrough shows exactly the steps `done` ticked off. */
   const ticked = (done: string[]) => walkthroughTicks(page, STEPS, done);

@@ -24,22 +24,24 @@ import { Store } from '../../src/core/index';
 import { prepareDemo } from '../../scripts/demo/demo-workspace';
 import type { CodeServer, HostModule, InstallModule, PackageModule } from '../helpers/workbench';
 import {
-  REPO,
-  SHOT_DIRS,
-  VIEWPORT,
   approveLink,
   closeOverlays,
   finishUiRun,
+  keepServerLines,
   loadScript as load,
   modal,
   notification,
   openLoopxView,
+  REPO,
   runFromPalette,
   saveShot,
+  SHOT_DIRS,
   sidebarRows,
   treeRow,
   until as untilWithin,
+  VIEWPORT,
   visible,
+  WORKBENCH_SETTINGS,
 } from '../helpers/workbench';
 
 const GOAL = 'refactor-payment-module';
@@ -153,17 +155,8 @@ describe('LoopX in a real VS Code (code-server + Chromium, the packaged .vsix)',
       server = await host.startCodeServer({
         workspace: ws,
         vsix: vsix.file,
-        settings: {
-          'workbench.colorTheme': 'Dark Modern',
-          'workbench.startupEditor': 'none',
-          'workbench.secondarySideBar.defaultVisibility': 'hidden',
-          'workbench.welcomePage.walkthroughs.openOnInstall': false,
-          'workbench.tips.enabled': false,
-        },
-        onOutput: (line) => {
-          serverLog.push(line);
-          if (serverLog.length > 200) serverLog.shift();
-        },
+        settings: WORKBENCH_SETTINGS,
+        onOutput: keepServerLines(serverLog),
       });
       settingsFile = path.join(server.tmpRoot, 'user-data', 'User', 'settings.json');
       browser = await host.launchChromium(server);

@@ -15,7 +15,6 @@ import {
   quotaUse,
   Store,
 } from '../../core/index';
-import { showContractPreview } from '../views/contractPreview';
 import type { Decision } from './decisionModal';
 import { confirmDecision, whole } from './decisionModal';
 import type { Arg, CommandDeps, CommandTable } from './shared';
@@ -64,7 +63,7 @@ async function createGoal(deps: CommandDeps, a: Arg): Promise<string> {
 async function previewContractOf(deps: CommandDeps, a: Arg): Promise<ContractPreview> {
   const open = (s: GoalState) => !['closed', 'cancelled'].includes(effectiveStatus(s));
   const ref = await pickGoal(deps.workspaces, a, open, 'goal to preview the contract of');
-  return showContractPreview(deps.workspaces, ref);
+  return deps.showContractPreview(ref);
 }
 
 /** What resuming or closing does, for the modal that asks the person first. */

@@ -4,7 +4,7 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import type { Actor, GoalState, InvokeResult } from '../../core/index';
+import type { Actor, ContractPreview, GoalState, InvokeResult } from '../../core/index';
 import { effectiveStatus, invoke, LoopxError, refused, signFirstPolicy, textProblem } from '../../core/index';
 import type { Approver } from '../trust/approver';
 import type { EventLogProvider } from '../views/eventLog';
@@ -48,6 +48,8 @@ export interface CommandDeps {
   eventLog: EventLogProvider;
   /** Opens a gate's reason whole, read-only (the decision modal shows it bounded). */
   showGateReason: (ref: GoalRef, gateId: string) => Promise<void>;
+  /** Preview Contract's read-only document (views/contractPreview.ts). */
+  showContractPreview: (ref: GoalRef) => Promise<ContractPreview>;
   /** Hooks for the commands other issues fill (dashboard, status server). */
   openDashboard: () => Promise<unknown>;
   /** Starts the status server if needed and opens a one-time login link; returns the address opened. */

@@ -22,19 +22,20 @@ function mcpAgentName(): string {
   return `vscode-mcp-${sessionSuffix()}`;
 }
 
+/** The MCP servers this window offers now: one per LoopX folder, none in Restricted Mode. */
 export function mcpDefinitions(
-  extensionPath: string,
+  context: vscode.ExtensionContext,
   workspaces: LoopxWorkspaces,
-  version: string,
 ): vscode.McpStdioServerDefinition[] {
   if (!vscode.workspace.isTrusted) return [];
+  const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
   const folders = workspaces.folders();
   return folders.map(
     (f) =>
       new vscode.McpStdioServerDefinition(
         folders.length > 1 ? `LoopX (${f.folder.name})` : 'LoopX',
         process.execPath,
-        [path.join(extensionPath, 'dist', 'cli.js'), '--workspace', f.store.workspace, 'mcp'],
+        [path.join(context.extensionPath, 'dist', 'cli.js'), '--workspace', f.store.workspace, 'mcp'],
         { ELECTRON_RUN_AS_NODE: '1', LOOPX_AGENT: mcpAgentName() },
         version,
       ),
@@ -48,10 +49,9 @@ export function registerMcpProvider(
   const changed = new vscode.EventEmitter<void>();
   // Also after trust is granted: extension.ts refreshes the workspaces then.
   const sub = workspaces.onDidChange(() => changed.fire());
-  const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
   const provider = vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
     onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => mcpDefinitions(context.extensionPath, workspaces, version),
+    provideMcpServerDefinitions: () => mcpDefinitions(context, workspaces),
   });
   return vscode.Disposable.from(provider, sub, changed);
 }

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { ContractPreview } from '../../core/index';
 import { BUDGET_LABEL, mdQuote, mdText, previewContract } from '../../core/index';
 import type { GoalRef, LoopxWorkspaces } from '../workspace/workspaces';
+import { Disposable } from '../common/disposable';
 import { appendCode } from './markdown';
 
 export const CONTRACT_PREVIEW_SCHEME = 'loopx-contract';
@@ -114,16 +115,23 @@ export function previewMarkdown(
   return md.value;
 }
 
-/** Reads each `loopx-contract:` document from the store when it is shown, and again on every change. */
-class ContractPreviewProvider implements vscode.TextDocumentContentProvider {
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+/**
+ * Reads each `loopx-contract:` document from the store when it is shown, and again on every change
+ * while it is open. Built once in `activate`, like the other document providers.
+ */
+export class ContractPreviewProvider extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.changed.event;
   private readonly shown = new Set<string>();
 
   constructor(private readonly workspaces: LoopxWorkspaces) {
-    workspaces.onDidChange(() => {
-      for (const u of this.shown) this.changed.fire(vscode.Uri.parse(u, true));
-    });
+    super();
+    this._register(
+      workspaces.onDidChange(() => {
+        for (const u of this.shown) this.changed.fire(vscode.Uri.parse(u, true));
+      }),
+    );
+    this._register(vscode.workspace.onDidCloseTextDocument((d) => this.shown.delete(d.uri.toString())));
   }
 
   uriFor(ref: GoalRef): vscode.Uri {
@@ -147,30 +155,20 @@ class ContractPreviewProvider implements vscode.TextDocumentContentProvider {
       return `# Contract preview\n\nGoal ${mdText(goalId)} cannot be read: ${mdText((e as Error).message)}\n`;
     }
   }
-}
 
-let provider: ContractPreviewProvider | undefined;
-
-/**
- * Shows the preview of `ref`'s contract in the Markdown preview (the document itself when this
- * VS Code has no Markdown preview). The provider is registered on first use and lives as long as
- * the extension host.
- */
-export async function showContractPreview(
-  workspaces: LoopxWorkspaces,
-  ref: GoalRef,
-): Promise<ContractPreview> {
-  if (!provider) {
-    provider = new ContractPreviewProvider(workspaces);
-    vscode.workspace.registerTextDocumentContentProvider(CONTRACT_PREVIEW_SCHEME, provider);
+  /**
+   * Shows the preview of `ref`'s contract in the Markdown preview (the document itself when this
+   * VS Code has no Markdown preview).
+   */
+  async show(ref: GoalRef): Promise<ContractPreview> {
+    // Read once here too: a goal that cannot be read is the command's failure, shown to the person.
+    const shown = previewOf(ref);
+    const uri = this.uriFor(ref);
+    try {
+      await vscode.commands.executeCommand('markdown.showPreview', uri);
+    } catch {
+      await vscode.window.showTextDocument(uri, { preview: true });
+    }
+    return shown;
   }
-  const uri = provider.uriFor(ref);
-  // Read once here too: a goal that cannot be read is the command's failure, shown to the person.
-  const shown = previewOf(ref);
-  try {
-    await vscode.commands.executeCommand('markdown.showPreview', uri);
-  } catch {
-    await vscode.window.showTextDocument(uri, { preview: true });
-  }
-  return shown;
 }

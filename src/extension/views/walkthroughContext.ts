@@ -18,36 +18,41 @@ export interface WalkthroughState {
   'loopx.hasDecidedGate': boolean;
 }
 
+/** The keys read from goals' states, each with what makes it true. */
+const FROM_STATE: [keyof WalkthroughState, (g: GoalState) => boolean][] = [
+  // An agent took a turn under a contract: some goal has a run.
+  ['loopx.hasRun', (g) => g.runs.length > 0],
+  ['loopx.hasDecidedGate', (g) => g.gates.some((x) => x.status === 'approved' || x.status === 'rejected')],
+];
+
 /**
  * The keys now. `seen`: the keys found true before, which stay true for the window (a walkthrough
- * step never unticks), so a goal's state is read only while the answer is still no, and the search
- * stops at the first goal that says yes.
+ * step never unticks), so goals' states are read only while some answer is still no, each goal
+ * once for all of them, and the search stops once every one is yes.
  */
 export function walkthroughState(
   workspaces: LoopxWorkspaces,
   seen: Set<keyof WalkthroughState>,
 ): WalkthroughState {
   const goals = workspaces.goals();
-  const anyState = (key: keyof WalkthroughState, test: (g: GoalState) => boolean): boolean => {
-    if (seen.has(key)) return true;
-    const yes = goals.some(({ ref }) => {
-      try {
-        return test(ref.store.load(ref.goalId).state);
-      } catch {
-        return false; // an unreadable goal is reported by the tree, not here
-      }
-    });
-    if (yes) seen.add(key);
-    return yes;
-  };
+  let open = FROM_STATE.filter(([key]) => !seen.has(key));
+  for (const { ref } of goals) {
+    if (open.length === 0) break;
+    let state: GoalState;
+    try {
+      state = ref.store.load(ref.goalId).state;
+    } catch {
+      continue; // an unreadable goal is reported by the tree, not here
+    }
+    for (const [key, test] of open) if (test(state)) seen.add(key);
+    open = open.filter(([key]) => !seen.has(key));
+  }
   return {
     'loopx.hasWorkspace': workspaces.hasWorkspace,
     'loopx.hasGoal': goals.length > 0,
     // Counted from the index, as the tree's goal rows are: no goal's log is read for these.
     'loopx.hasTodo': goals.some((g) => g.entry.todosTotal > 0),
-    'loopx.hasRun': anyState('loopx.hasRun', (g) => g.runs.length > 0),
-    'loopx.hasDecidedGate': anyState('loopx.hasDecidedGate', (g) =>
-      g.gates.some((x) => x.status === 'approved' || x.status === 'rejected'),
-    ),
+    'loopx.hasRun': seen.has('loopx.hasRun'),
+    'loopx.hasDecidedGate': seen.has('loopx.hasDecidedGate'),
   };
 }

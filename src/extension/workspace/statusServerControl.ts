@@ -14,6 +14,7 @@ import type { StatusServer } from '../../server/status-server';
 import { Cancelled, reportFailure } from '../commands/shared';
 import { Disposable } from '../common/disposable';
 import type { LoopxFolder, LoopxWorkspaces } from './workspaces';
+import { inFolderWords } from './workspaces';
 
 /** The buttons of the notification for a taken port. */
 export const USE_FREE_PORT = 'Use a Free Port';
@@ -45,7 +46,7 @@ export class StatusServerControl extends Disposable {
     const already = this.running.get(key);
     if (already) {
       void vscode.window.showInformationMessage(
-        `The status server${this.forFolder(f)} is already running at ${already.url}`,
+        `The status server${inFolderWords(f.folder)} is already running at ${already.url}`,
       );
       return { url: already.url, token: already.token };
     }
@@ -53,7 +54,7 @@ export class StatusServerControl extends Disposable {
     if (!server) return undefined;
     void vscode.window
       .showInformationMessage(
-        `The status server${this.forFolder(f)} is at ${server.url}`,
+        `The status server${inFolderWords(f.folder)} is at ${server.url}`,
         'Copy Token',
         'Open in Browser',
       )
@@ -81,7 +82,7 @@ export class StatusServerControl extends Disposable {
     if (external.authority !== login.authority) server.allowHost(external.authority);
     const opened = await vscode.env.openExternal(external);
     this.log.info(
-      `dashboard in the browser${this.forFolder(f)}: ${opened ? 'opened' : 'could not open'} ${external.scheme}://${external.authority}/ with a one-time login link`,
+      `dashboard in the browser${inFolderWords(f.folder)}: ${opened ? 'opened' : 'could not open'} ${external.scheme}://${external.authority}/ with a one-time login link`,
     );
     if (!opened) {
       void vscode.window
@@ -107,10 +108,6 @@ export class StatusServerControl extends Disposable {
   }
 
   /** ` for folder <name>` in a window of several folders: which folder's goals the server shows. */
-  private forFolder(f: LoopxFolder): string {
-    return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` for folder ${f.folder.name}` : '';
-  }
-
   /** The LoopX folder named, the only one, or the one the person picks (those serving say so). */
   private async pickFolder(folderPath: string | undefined): Promise<LoopxFolder> {
     const folders = this.workspaces.folders();
@@ -151,7 +148,7 @@ export class StatusServerControl extends Disposable {
       if (!(e instanceof LoopxError && e.reason === 'port_in_use')) throw e;
       const ours = [...this.running.entries()].find(([, s]) => s.port === wanted);
       const holder = ours ? `the status server of ${ours[0]}` : 'another program';
-      this.log.warn(`status server${this.forFolder(f)}: port ${wanted} is in use by ${holder}`);
+      this.log.warn(`status server${inFolderWords(f.folder)}: port ${wanted} is in use by ${holder}`);
       void vscode.window
         .showWarningMessage(
           `The status server cannot start on port ${wanted} (the setting ${PORT_SETTING}): ${holder} is using it.`,
@@ -191,7 +188,7 @@ export class StatusServerControl extends Disposable {
     });
     this.running.set(f.folder.uri.fsPath, server);
     this.log.info(
-      `status server${this.forFolder(f)} listening on ${server.url} (token in ${f.store.secretsDir}/status-token, outside the workspace)`,
+      `status server${inFolderWords(f.folder)} listening on ${server.url} (token in ${f.store.secretsDir}/status-token, outside the workspace)`,
     );
     return server;
   }

@@ -152,6 +152,9 @@ export interface AgentResult {
   json: Record<string, unknown> | undefined;
 }
 
+/** An agent CLI's run as an assertion message shows it: exit code, stdout, stderr. */
+export const show = (r: AgentResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+
 interface AgentRun {
   cwd: string;
   home: string;

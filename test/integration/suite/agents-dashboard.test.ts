@@ -133,10 +133,7 @@ export function registerAgentAndDashboardTests(): void {
     });
 
     it('provides the LoopX MCP server definition, which runs `loopx mcp`', async () => {
-      const { mcpDefinitions } = await import('../../../src/extension/lm/mcpProvider');
-      const a = await api();
-      const ext = vscode.extensions.getExtension('loopx.loopx-vscode')!;
-      const defs = mcpDefinitions(ext.extensionPath, a.workspaces, '0');
+      const defs = (await api()).mcpDefinitions();
       assert.equal(defs.length, 1);
       assert.equal(defs[0]!.label, 'LoopX');
       assert.deepEqual(defs[0]!.args.slice(-3), ['--workspace', workspaceDir(), 'mcp']);
