@@ -35,6 +35,7 @@ import { AGENT, WRITERS, addTrueTodo, agent, agentEnv, contractForTrue, makeStor
 import type { BenchStore } from './stores';
 import { bundles, hostActivation, inProcess, writerTargets } from './kept';
 import { benchWriters } from './writers';
+import { benchDrive } from './drive';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -363,6 +364,7 @@ function scale() {
   const w = await benchWriters({ quick, root: ROOT });
   results.writers = w;
   writerTargets(w);
+  results.drive = await benchDrive({ quick });
   results.bundles = bundles();
   if (withHost) results.activationMs = hostActivation();
   results.targets = targets;

@@ -9,6 +9,7 @@ import { registerCapabilityCommands } from './commands/capability';
 import { registerCompletionCommand } from './commands/completion';
 import { registerContractCommands } from './commands/contract';
 import { registerDoctorCommand } from './commands/doctor';
+import { registerDriveCommands } from './commands/drive';
 import { registerExportCommand } from './commands/export';
 import { registerGateCommands } from './commands/gate';
 import { registerGoalCommands } from './commands/goal';
@@ -105,6 +106,7 @@ export function buildProgram(io: Pick<Io, 'stdout' | 'stderr'>, act: Act): Comma
   registerQuotaCommands(program, act);
   registerContractCommands(program, act);
   registerTurnCommand(program, act);
+  registerDriveCommands(program, act);
   registerIntegrationCommands(program, act);
   registerHookCommands(program, act, parseLoopx);
   registerStatusCommands(program, act);

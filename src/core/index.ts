@@ -5,6 +5,7 @@
 export * from './agent-tools';
 export * from './capabilities';
 export * from './contract';
+export * from './drive';
 export * from './hooks';
 export * from './model';
 export * from './rules';

@@ -190,14 +190,16 @@ describe('README', () => {
         'the gated deploy must not run before approval',
       );
 
-      // The agent's loop: now that the gate is approved, the next contract lists the deploy.
+      // LoopX runs the agent: now that the gate is approved, the next contract lists the deploy.
+      // Declaring the runtime is a person's signed decision: one passphrase prompt.
       const G = fs.readFileSync(path.join(dir, '.goal-id'), 'utf8').trim();
-      const loop = await runScript(`G=${G}\n${block(blocks, 'agent-loop').code}`, {
+      const loop = await runInTerminal(`G=${G}\n${block(blocks, 'agent-loop').code}`, {
         cwd: dir,
         env,
-        timeoutMs: 120_000,
+        passphrase: PASSPHRASE,
       });
-      assert.equal(loop.code, 0, `the agent loop failed: ${show(loop)}`);
+      assert.equal(loop.code, 0, `loopx drive failed: ${loop.output}`);
+      assert.equal(loop.answered, 1, `the person answered ${loop.answered} prompts:\n${loop.output}`);
       assert.equal(fs.readFileSync(path.join(dir, 'deployed.txt'), 'utf8'), 'deployed to staging\n');
 
       const status = await runScript(`loopx --json status --goal-id ${G}`, { cwd: dir, env });

@@ -18,8 +18,9 @@ import {
 import type { Act } from '../define';
 import { example } from '../define';
 import { person } from '../person';
+import { registerRuntimeCommands } from './policy-runtime';
 
-function policyJson(v: PolicyView) {
+export function policyJson(v: PolicyView) {
   return {
     schema: 'loopx.policy/1',
     state: v.state,
@@ -32,7 +33,19 @@ function policyJson(v: PolicyView) {
   };
 }
 
-function policyText(v: PolicyView): string {
+/**
+ * Refuses a command that signs an edit of its own while policy.json holds edits nobody signed:
+ * signing would sign those too, unseen.
+ */
+export function assertNothingUnsigned(before: PolicyView, then: string): void {
+  if (before.state === 'unsigned_changes' || (before.state === 'not_signed' && before.unsigned.length))
+    throw refused(
+      `policy.json has changes no person signed (${before.unsigned.join(', ') || 'see loopx policy show'}): review and sign them first with \`loopx policy sign\`, then ${then}`,
+      { reason: 'policy_unsigned' },
+    );
+}
+
+export function policyText(v: PolicyView): string {
   const head = v.signed
     ? `policy signed by ${v.signed.signedBy} at ${v.signed.signedAt} (key ${fingerprint(v.signed.keyId)})`
     : 'no signed policy counts on this machine: the default policy applies, with what policy.json adds';
@@ -103,14 +116,7 @@ export function registerPolicyCommands(program: Command, act: Act) {
         act((ctx, pattern: string) => {
           const store = ctx.store();
           const before = store.policyView();
-          if (
-            before.state === 'unsigned_changes' ||
-            (before.state === 'not_signed' && before.unsigned.length)
-          )
-            throw refused(
-              `policy.json has changes no person signed (${before.unsigned.join(', ') || 'see loopx policy show'}): review and sign them first with \`loopx policy sign\`, then allow the command`,
-              { reason: 'policy_unsigned' },
-            );
+          assertNothingUnsigned(before, 'allow the command');
           const { policy: next, added } = withAllowedCommand(before.file, pattern);
           if (!added) {
             ctx.print(policyJson(before), () => `agents may already run ${quote(pattern)}: nothing to do`);
@@ -132,4 +138,5 @@ export function registerPolicyCommands(program: Command, act: Act) {
     "loopx policy allow 'npm run lint'",
     "loopx policy allow 'make test *' --passphrase-fd 3 3<passphrase.txt",
   );
+  registerRuntimeCommands(policy, act);
 }

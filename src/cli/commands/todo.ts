@@ -2,7 +2,15 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { InvokeResult } from '../../core/index';
-import { checkJudgment, gateDecisionCommand, goalStatus, invoke, sameAgent, todoDoc } from '../../core/index';
+import {
+  checkJudgment,
+  gateDecisionCommand,
+  goalStatus,
+  invoke,
+  parseRecurrence,
+  sameAgent,
+  todoDoc,
+} from '../../core/index';
 import type { CliContext } from '../context';
 import type { Act } from '../define';
 import { example, list } from '../define';
@@ -45,6 +53,10 @@ export function registerTodoCommands(program: Command, act: Act) {
         '--sign',
         'as a person, sign the --action with your key: other clones then run it without a review gate',
       )
+      .option('--every <interval>', 'recur: open again this long after each slot (30m, 2h, 1d, 1w)')
+      .option('--at <HH:MM>', 'with --every in whole days: the local time of day it comes due')
+      .option('--cron <expr>', 'recur on a cron schedule instead ("0 9 * * 1-5")')
+      .option('--tz <zone>', 'the time zone of --at and --cron (default: this machine’s)')
       .action(
         act(
           (
@@ -59,9 +71,18 @@ export function registerTodoCommands(program: Command, act: Act) {
               gate?: string;
               dependsOn?: string[];
               sign?: boolean;
+              every?: string;
+              at?: string;
+              cron?: string;
+              tz?: string;
             },
           ) => {
-            const { sign, ...input } = o;
+            const { sign, every, at, cron, tz, ...rest } = o;
+            const scheduled =
+              every !== undefined || at !== undefined || cron !== undefined || tz !== undefined;
+            const input = scheduled
+              ? { ...rest, recur: parseRecurrence({ every, at, cron, tz }, new Date(ctx.store().now())) }
+              : rest;
             const who = sign
               ? person(ctx, 'sign a todo’s command', 'LoopX: Add Todo', o.action && `$ ${o.action}`)
               : { actor: ctx.actor(), signer: undefined };
@@ -81,6 +102,7 @@ export function registerTodoCommands(program: Command, act: Act) {
     'loopx todo add --goal-id G --title "Run the tests" --action "npm test"',
     'loopx todo add --goal-id G --title "Deploy" --action "./deploy.sh" --gate prod --depends-on t-abc123',
     'loopx todo add --goal-id G --title "Run the tests" --action "npm test" --sign',
+    'loopx todo add --goal-id G --title "Nightly audit" --action "npm audit" --every 1d --at 02:00',
   );
   example(
     todo

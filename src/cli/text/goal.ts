@@ -22,6 +22,7 @@ export function todoLines(todos: GoalStatusDoc['todos']): string[] {
         t.gate ? `gate ${t.gate}` : '',
         t.claimed_by && t.status === 'claimed' ? `claimed by ${t.claimed_by}` : '',
         t.depends_on.length ? `after ${t.depends_on.join(', ')}` : '',
+        t.recurs ? `${t.recurs}${t.next_due ? `, next due ${t.next_due}` : ''}` : '',
       ].filter(Boolean);
       const tail = [
         t.action ? `$ ${oneLine(t.action, 120)}` : '',

@@ -27,6 +27,19 @@ export function defineContractCapabilities(define: DefineCapability) {
           .positive()
           .max(24 * 60)
           .optional(),
+        /** Set by `loopx drive` only: the lane the contract is for (its claims are leases). */
+        lane: z
+          .object({
+            name: Id,
+            leaseSeconds: z
+              .number()
+              .int()
+              .positive()
+              .max(24 * 3600),
+            cwd: z.string().min(1).max(4096).optional(),
+            todosPerTurn: z.number().int().min(1).max(5).optional(),
+          })
+          .optional(),
       }),
     ),
     plan: (s, i, ctx) => {
@@ -34,10 +47,19 @@ export function defineContractCapabilities(define: DefineCapability) {
         agent: i.agent,
         abilities: i.abilities,
         writer: ctx.writer,
+        maxTodos: i.lane?.todosPerTurn,
       });
-      const events: EventDraft[] = d.toEnd.map((e) =>
-        draft('run.ended', { runId: e.run.id, outcome: e.outcome, summary: `ended by should-run: ${e.why}` }),
+      const events: EventDraft[] = d.reopen.map((r) =>
+        draft('todo.reopened', { todoId: r.todo.id, due: r.due.toISOString() }),
       );
+      for (const e of d.toEnd)
+        events.push(
+          draft('run.ended', {
+            runId: e.run.id,
+            outcome: e.outcome,
+            summary: `ended by should-run: ${e.why}`,
+          }),
+        );
       // A gate the policy requires, or the review of another clone's command, that nobody
       // requested yet: ask the person now.
       for (const g of d.gates.filter((x) => x.status === 'missing')) {
@@ -62,9 +84,18 @@ export function defineContractCapabilities(define: DefineCapability) {
           actions: d.actions.map((a) => ({ todoId: a.todo.id, command: a.command })),
           judgment: d.judgment.map((t) => t.id),
           writer: ctx.writer,
+          ...(i.lane ? { lane: i.lane.name, lease: i.lane.leaseSeconds } : {}),
+          ...(i.lane?.cwd ? { cwd: i.lane.cwd } : {}),
         };
         const contract = { ...unsigned, sig: ctx.sign(contractPayload(unsigned)) };
         events.push(draft('run.started', { run: { id: runId, agent: i.agent, contract } }));
+        // A lane claims its contract's todos as it gets them, so that another lane on the goal
+        // is given other work; the claims are leases its driver renews while the turn lives.
+        if (i.lane) {
+          const until = new Date(ctx.now.getTime() + i.lane.leaseSeconds * 1000).toISOString();
+          for (const todoId of [...unsigned.actions.map((a) => a.todoId), ...unsigned.judgment])
+            events.push(draft('todo.claimed', { todoId, by: i.agent, until }));
+        }
       }
       return events;
     },

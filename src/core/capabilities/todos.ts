@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { EventDraft, GoalState } from '../model';
 import {
+  claimLapsed,
   confusableProblem,
   draft,
   Id,
@@ -12,6 +13,7 @@ import {
   Owner,
   Priority,
   quote,
+  Recurrence,
   refused,
   ShownText,
   usageError,
@@ -45,6 +47,8 @@ const TodoAddInput = lazy(() =>
     action: Line(2000).optional(),
     gate: Id.optional(),
     dependsOn: z.array(Id).max(50).default([]),
+    /** It reopens when due (a monitor todo): parsed by rules/recurrence.ts's parseRecurrence. */
+    recur: Recurrence.optional(),
   }),
 );
 
@@ -87,6 +91,7 @@ export function todoAddEvents(
         action: i.action,
         gate,
         dependsOn: i.dependsOn,
+        ...(i.recur ? { recur: i.recur } : {}),
       },
     }),
   ];
@@ -154,18 +159,68 @@ export function defineTodoCapabilities(define: DefineCapability): void {
     gates: 'none',
     quota: 'none',
     actors: AllActors,
-    input: lazy(() => z.object({ goalId, todoId: Id, by: Line(128).optional() })),
+    input: lazy(() =>
+      z.object({
+        goalId,
+        todoId: Id,
+        by: Line(128).optional(),
+        /** The claim is a lease that lapses after this many seconds unless renewed (`todo.renew`). */
+        leaseSeconds: z
+          .number()
+          .int()
+          .positive()
+          .max(24 * 3600)
+          .optional(),
+      }),
+    ),
     plan: (s, i, ctx) => {
       const t = findTodo(s, i.todoId);
       const by = i.by ?? ctx.actor.id;
-      if (t.status === 'claimed' && t.claimedBy === by) return [];
-      if (t.status !== 'open') {
+      const until =
+        i.leaseSeconds === undefined
+          ? undefined
+          : new Date(ctx.now.getTime() + i.leaseSeconds * 1000).toISOString();
+      if (t.status === 'claimed' && t.claimedBy === by)
+        return until ? [draft('todo.renewed', { todoId: t.id, by, until })] : [];
+      // A lapsed lease holds nothing: its holder's turn is gone, another may take the work.
+      if (t.status !== 'open' && !claimLapsed(t, ctx.now)) {
         throw refused(
           `todo ${t.id} is ${t.status}${t.claimedBy ? ` by ${t.claimedBy} since ${t.claimedAt}` : ''}: only an open todo can be claimed`,
           { todoId: t.id, reason: t.status === 'claimed' ? 'claimed_by_other' : 'todo_finished' },
         );
       }
-      return [draft('todo.claimed', { todoId: t.id, by })];
+      return [draft('todo.claimed', { todoId: t.id, by, ...(until ? { until } : {}) })];
+    },
+  });
+
+  define({
+    id: 'todo.renew',
+    summary: 'Extend the lease on a claimed todo while its holder’s turn is alive (`loopx drive`).',
+    touches: ['todos'],
+    gates: 'none',
+    quota: 'none',
+    actors: ['agent', 'system'],
+    input: lazy(() =>
+      z.object({
+        goalId,
+        todoId: Id,
+        by: Line(128),
+        leaseSeconds: z
+          .number()
+          .int()
+          .positive()
+          .max(24 * 3600),
+      }),
+    ),
+    plan: (s, i, ctx) => {
+      const t = findTodo(s, i.todoId);
+      if (t.status !== 'claimed' || t.claimedBy !== i.by)
+        throw refused(`todo ${t.id} is not claimed by ${i.by}: there is no lease to renew`, {
+          todoId: t.id,
+          reason: 'todo_not_claimed',
+        });
+      const until = new Date(ctx.now.getTime() + i.leaseSeconds * 1000).toISOString();
+      return [draft('todo.renewed', { todoId: t.id, by: i.by, until })];
     },
   });
 

@@ -6,7 +6,16 @@
 import { spawn } from 'node:child_process';
 import { invoke } from '../capabilities';
 import type { Actor, Contract, GoalState, Policy, Run, Todo } from '../model';
-import { checkId, effectiveStatus, newId, notFound, quote, refused, withoutUnsafeCharacters } from '../model';
+import {
+  checkId,
+  claimLapsed,
+  effectiveStatus,
+  newId,
+  notFound,
+  quote,
+  refused,
+  withoutUnsafeCharacters,
+} from '../model';
 import { contractActionFor, deniedBy, unapprovedGates } from '../rules';
 import type { Store } from '../store';
 import { authenticContract, contractTooLong, findContractGoal } from './issued';
@@ -196,7 +205,7 @@ export function verifyCommand(
       reason: 'todo_finished',
     });
   }
-  if (todo.status === 'claimed' && todo.claimedBy !== contract.agent) {
+  if (todo.status === 'claimed' && todo.claimedBy !== contract.agent && !claimLapsed(todo, now)) {
     throw refused(`todo ${todo.id} is claimed by ${todo.claimedBy}, not by ${contract.agent}`, {
       todoId: todo.id,
       reason: 'claimed_by_other',
@@ -254,8 +263,10 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
   const goalId = v.goal.id;
   // Where the output will be kept is checked before the command runs (a linked artifacts/ is refused).
   store.artifactsDir(goalId);
-  if (v.todo.status === 'open') {
-    invoke(store, 'todo.claim', { goalId, todoId: v.todo.id, by: v.contract.agent }, o.actor, { policy });
+  // Under a lane's contract the claim is a lease (its driver renews it while the turn lives).
+  if (v.todo.status === 'open' || v.todo.claimedBy !== v.contract.agent || v.contract.lease) {
+    const claim = { goalId, todoId: v.todo.id, by: v.contract.agent, leaseSeconds: v.contract.lease };
+    invoke(store, 'todo.claim', claim, o.actor, { policy });
   }
   const max = o.maxArtifactBytes ?? 4 * 1024 * 1024;
   const chunks: Buffer[] = [];
@@ -264,7 +275,7 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
   const started = performance.now();
   const exitCode = await new Promise<number>((resolve) => {
     const child = spawn('/bin/sh', ['-c', v.command], {
-      cwd: store.workspace,
+      cwd: v.contract.cwd ?? store.workspace,
       env: o.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

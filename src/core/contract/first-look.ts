@@ -17,6 +17,8 @@ export interface ShouldRunOptions {
   abilities?: AgentAbility[];
   preview?: boolean;
   ttlMinutes?: number;
+  /** `loopx drive`'s lane asking: its contract names the lane, leases its claims, runs in `cwd`. */
+  lane?: { name: string; leaseSeconds: number; cwd?: string; todosPerTurn?: number };
 }
 
 /** Says so when the lifetime asked for is longer than the policy allows (the contract is capped). */
@@ -74,10 +76,12 @@ export function firstLook(store: Store, opts: ShouldRunOptions, actor: Actor, wr
     agent,
     abilities: opts.abilities,
     writer,
+    maxTodos: opts.lane?.todosPerTurn,
   });
   const mustWrite =
     (decision.decision === 'run' && !decision.reuse) ||
     decision.toEnd.length > 0 ||
+    decision.reopen.length > 0 ||
     decision.gates.some((g) => g.status === 'missing');
   return { agent, policy, loaded, decision, mustWrite };
 }

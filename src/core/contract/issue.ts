@@ -52,7 +52,7 @@ export function openTurn(
   const res = invoke(
     store,
     'contract.issue',
-    { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes },
+    { goalId: opts.goalId, agent, abilities: opts.abilities, ttlMinutes: opts.ttlMinutes, lane: opts.lane },
     actor,
     { policy, alone: true },
   );

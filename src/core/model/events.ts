@@ -64,10 +64,17 @@ const data = {
         claimedBy: true,
         claimedAt: true,
         addedBy: true,
+        leaseUntil: true,
+        doneAt: true,
+        dueAt: true,
       }),
     }),
   ),
-  'todo.claimed': lazy(() => z.object({ todoId: Id, by: Line(128) })),
+  /** `until`: the claim is a lease that lapses then unless renewed (`todo.renewed`). */
+  'todo.claimed': lazy(() => z.object({ todoId: Id, by: Line(128), until: Timestamp.optional() })),
+  'todo.renewed': lazy(() => z.object({ todoId: Id, by: Line(128), until: Timestamp })),
+  /** A recurring todo came due again: open for the slot `due`. */
+  'todo.reopened': lazy(() => z.object({ todoId: Id, due: Timestamp })),
   /** `by`: the claim released (absent in releases written before it was recorded). */
   'todo.released': lazy(() => z.object({ todoId: Id, reason: Text(2000), by: Line(128).optional() })),
   'todo.updated': lazy(() =>

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { Actor, Id, Line, Text, Timestamp } from './fields';
 import { lazy } from './lazy';
 import { Denial, IgnoredDecision, Overruled } from './outcomes';
+import { Recurrence } from './recurrence';
 
 export * from './fields';
 export * from './outcomes';
@@ -78,6 +79,17 @@ export const Todo = lazy(() =>
     dependsOn: z.array(Id).max(50),
     claimedBy: Line(128).optional(),
     claimedAt: Timestamp.optional(),
+    /**
+     * When the claim lapses unless its holder renews it (a lane's claims are leases): after it,
+     * another agent may take the todo. Absent: the claim lasts until released.
+     */
+    leaseUntil: Timestamp.optional(),
+    /** A recurring todo reopens when its next slot is due (rules/recurrence.ts). */
+    recur: Recurrence.optional(),
+    /** When it was last completed: a recurring todo's next slot counts from it. */
+    doneAt: Timestamp.optional(),
+    /** The slot it was last reopened for. */
+    dueAt: Timestamp.optional(),
     evidence: z.array(Id),
     note: Text(2000).optional(),
     /** Who added it (set by replay from the event): an agent may ask a gate only for an agent's todo. */
@@ -186,6 +198,16 @@ export const Contract = lazy(() =>
     judgment: z.array(Id),
     /** The clone (writer id) that issued it: it authorises work there only. Absent in older ones. */
     writer: Id.optional(),
+    /** The lane of `loopx drive` it was issued to: its claims are leases of `lease` seconds. */
+    lane: Id.optional(),
+    lease: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 3600)
+      .optional(),
+    /** Where its commands run: the lane's own worktree (absent: the workspace). */
+    cwd: z.string().min(1).max(4096).optional(),
     sig: z.string().regex(/^[0-9a-f]{64}$/),
   }),
 );
@@ -200,7 +222,10 @@ export const TokenUsage = lazy(() =>
   }),
 );
 
-export const RunOutcome = lazy(() => z.enum(['succeeded', 'failed', 'partial', 'abandoned']));
+/** `timed_out`: past its runtime's turn limit; `interrupted`: its driver died mid-turn. */
+export const RunOutcome = lazy(() =>
+  z.enum(['succeeded', 'failed', 'partial', 'abandoned', 'timed_out', 'interrupted']),
+);
 export const Run = lazy(() =>
   z.object({
     id: Id,
@@ -316,10 +341,16 @@ export type GoalState = z.infer<typeof GoalState>;
  * are all done or cancelled, with at least one done, and with no gate pending. A goal with no
  * todos is waiting for a plan, not complete.
  */
+/** Whether `todo`'s claim is a lease that lapsed by `now`: anyone may take the todo again. */
+export function claimLapsed(todo: Pick<Todo, 'status' | 'leaseUntil'>, now: Date): boolean {
+  return todo.status === 'claimed' && !!todo.leaseUntil && Date.parse(todo.leaseUntil) <= now.getTime();
+}
+
 export function effectiveStatus(goal: GoalState): GoalStatus {
   if (goal.status !== 'active') return goal.status;
   const agentTodos = goal.todos.filter((t) => t.owner === 'agent');
-  if (agentTodos.length === 0) return 'active';
+  // A goal that keeps watch (a recurring todo) is never finished: its todo comes back when due.
+  if (agentTodos.length === 0 || agentTodos.some((t) => t.recur && t.status !== 'cancelled')) return 'active';
   const finished = agentTodos.every((t) => t.status === 'done' || t.status === 'cancelled');
   const anyDone = agentTodos.some((t) => t.status === 'done');
   const gatePending = goal.gates.some((g) => g.status === 'pending');

@@ -12,5 +12,6 @@ export * from './ids';
 export * from './lazy';
 export * from './order';
 export * from './policy';
+export * from './recurrence';
 export * from './text-rules';
 export * from './version';

@@ -37,6 +37,43 @@ export const ModelPrice = lazy(() =>
     cacheReadPerMTok: z.number().nonnegative().max(1e4).optional(),
   }),
 );
+/** A variable a runtime's process gets: a name a shell would accept, never one LoopX sets itself. */
+const EnvName = lazy(() =>
+  z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, { message: 'not an environment variable name' })
+    .refine((n) => !n.startsWith('LOOPX_'), { message: 'LOOPX_ variables are set by LoopX for the lane' }),
+);
+
+/**
+ * A program `loopx drive` may start for one agent turn: a preset (`claude-code`, `codex`) or an
+ * argument list whose `{prompt}`, `{contract_file}`, `{contract_id}`, `{goal_id}`, `{lane}`,
+ * `{workspace}` and `{cwd}` are filled in (each whole argument, never through a shell).
+ */
+export const Runtime = lazy(() =>
+  z
+    .strictObject({
+      preset: z.enum(['claude-code', 'codex']).optional(),
+      command: z.array(z.string().min(1).max(4000)).min(1).max(100).optional(),
+      /** Added to the lane's environment (a secret belongs in the person's own environment, not here). */
+      env: z.record(EnvName, z.string().max(4000)).optional(),
+      /** A turn longer than this is stopped (SIGTERM, then SIGKILL) and its run ended `timed_out`. */
+      turnTimeoutMinutes: z
+        .number()
+        .positive()
+        .max(24 * 60)
+        .optional(),
+      /** Work in a git worktree and branch of the lane's own. */
+      worktree: z.boolean().optional(),
+    })
+    .refine((r) => (r.preset === undefined) !== (r.command === undefined), {
+      message: 'a runtime has either a preset or a command, not both',
+    }),
+);
+export type Runtime = z.infer<typeof Runtime>;
+/** A runtime's name: how lanes refer to it. */
+export const RUNTIME_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
 export const Policy = lazy(() =>
   z.strictObject({
     v: z.literal(1),
@@ -73,6 +110,13 @@ export const Policy = lazy(() =>
      * protected in both.
      */
     enforcement: Enforcement.optional(),
+    /**
+     * The programs `loopx drive` may start, by name. What runs is a person's decision: a runtime
+     * added or changed counts only once the policy is signed; one taken out stops at once.
+     */
+    runtimes: z
+      .record(z.string().regex(RUNTIME_NAME, { message: 'a runtime name is a-z, 0-9 and -' }), Runtime)
+      .optional(),
     /** Prices per million tokens by model glob, ahead of the built-in table (rules/prices.ts). */
     prices: z.record(z.string().min(1).max(100), ModelPrice).optional(),
   }),

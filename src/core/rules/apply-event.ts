@@ -175,12 +175,33 @@ export function applyInPlace(
       t.status = 'claimed';
       t.claimedBy = ev.data.by;
       t.claimedAt = ev.ts;
+      if (ev.data.until) t.leaseUntil = ev.data.until;
+      else delete t.leaseUntil;
       t.updatedAt = ev.ts;
+      break;
+    }
+    case 'todo.renewed': {
+      // Only the holder renews, and a lease only grows: a late renewal from a lane whose claim
+      // another took over changes nothing.
+      const t = todoIn(g, ev.data.todoId);
+      if (t.status !== 'claimed' || t.claimedBy !== ev.data.by) break;
+      if (!t.leaseUntil || t.leaseUntil < ev.data.until) t.leaseUntil = ev.data.until;
       break;
     }
     case 'todo.released': {
       const t = todoIn(g, ev.data.todoId);
       t.status = 'open';
+      delete t.claimedBy;
+      delete t.claimedAt;
+      delete t.leaseUntil;
+      t.updatedAt = ev.ts;
+      break;
+    }
+    case 'todo.reopened': {
+      const t = todoIn(g, ev.data.todoId);
+      if (t.status !== 'done' || (t.dueAt && t.dueAt >= ev.data.due)) break;
+      t.status = 'open';
+      t.dueAt = ev.data.due;
       delete t.claimedBy;
       delete t.claimedAt;
       t.updatedAt = ev.ts;
@@ -200,6 +221,8 @@ export function applyInPlace(
       for (const e of ev.data.evidence) if (!t.evidence.includes(e)) t.evidence.push(e);
       if (t.status === 'done') break;
       t.status = 'done';
+      t.doneAt = ev.ts;
+      delete t.leaseUntil;
       t.updatedAt = ev.ts;
       break;
     }

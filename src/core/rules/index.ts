@@ -8,4 +8,6 @@ export * from './merge-order';
 export * from './merged-replay';
 export * from './prices';
 export * from './quota-math';
+export * from './recurrence';
+export * from './recurring-todos';
 export * from './should-run-decision';

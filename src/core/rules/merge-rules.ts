@@ -76,7 +76,9 @@ export function overruleOf(g: GoalState, ev: LoopxEvent): Overrule | undefined {
       const t = todo(ev.data.todoId);
       if (!t) return unknown('todo', ev.data.todoId, { todoId: ev.data.todoId });
       if (finished(t)) return finishedFirst(t);
-      if (t.status === 'claimed' && t.claimedBy !== ev.data.by) {
+      // A lease that lapsed before this claim was made no longer holds the todo.
+      const lapsed = !!t.leaseUntil && Date.parse(t.leaseUntil) <= Date.parse(ev.ts);
+      if (t.status === 'claimed' && t.claimedBy !== ev.data.by && !lapsed) {
         return {
           rule: 'claimed_first',
           reason: `todo ${t.id} was claimed first by ${t.claimedBy} at ${t.claimedAt}: the earlier claim holds`,
@@ -97,6 +99,8 @@ export function overruleOf(g: GoalState, ev: LoopxEvent): Overrule | undefined {
       }
       return undefined;
     }
+    case 'todo.renewed':
+    case 'todo.reopened':
     case 'todo.updated':
       return todo(ev.data.todoId) ? undefined : unknown('todo', ev.data.todoId, { todoId: ev.data.todoId });
     case 'todo.completed':

@@ -4,13 +4,15 @@
  */
 import { contractTooLong } from '../contract';
 import type { GoalState, GoalStatus, Policy, Run, Todo } from '../model';
-import { effectiveStatus } from '../model';
+import { claimLapsed, effectiveStatus } from '../model';
 import { ownOpenRuns } from '../trust';
 import { gateTitle, plural } from '../views';
 import type { BlockedWorkflow } from '../workflows';
 import { blockedWorkflows, overBudgetMessage } from '../workflows';
 import { contractTodoIds, deniedBy, proposedElsewhere, reviewGateId, unapprovedGates } from './gate-rules';
 import type { QuotaUse } from './quota-math';
+import type { DueTodo } from './recurring-todos';
+import { dueTodos, nextDue, withReopened } from './recurring-todos';
 import { BUDGET_LABEL, cooldownLeft, exhaustedBudget, quotaUse } from './quota-math';
 
 /** How many actions one contract lists: enough for a turn, small enough to read. */
@@ -32,6 +34,8 @@ export interface DecideInput {
   writer?: string;
   /** The run this very call just opened: its reason says "opened", not "resuming". */
   opened?: string;
+  /** At most this many todos in a new contract (a lane of `loopx drive` takes one at a time). */
+  maxTodos?: number;
 }
 
 interface BlockedGate {
@@ -63,6 +67,8 @@ export interface DecisionResult {
   overBudget: BlockedWorkflow[];
   /** Why the answer is `stop` when a rule other than the goal's own state refused the turn. */
   refusal?: { reason: 'workflow_over_budget'; message: string };
+  /** Recurring todos due again: the decision counts them open; the caller writes `todo.reopened`. */
+  reopen: DueTodo[];
   /** Open runs of this agent to end first: expired, or with no work left in their contract. */
   toEnd: { run: Run; outcome: 'abandoned' | 'succeeded' | 'partial' | 'failed'; why: string }[];
 }
@@ -75,11 +81,16 @@ export function sortTodos(todos: Todo[]): Todo[] {
 }
 
 /** Whether a todo's contract work is still to do for this agent. */
-export function stillOpenFor(todo: Todo | undefined, agent: string): boolean {
-  return !!todo && (todo.status === 'open' || (todo.status === 'claimed' && todo.claimedBy === agent));
+export function stillOpenFor(todo: Todo | undefined, agent: string, now?: Date): boolean {
+  return (
+    !!todo &&
+    (todo.status === 'open' ||
+      (todo.status === 'claimed' && (todo.claimedBy === agent || (!!now && claimLapsed(todo, now)))))
+  );
 }
 
-function runOutcome(goal: GoalState, run: Run): 'succeeded' | 'partial' | 'failed' {
+/** A run's outcome by its evidence: every command succeeded, some did, or none did. */
+export function outcomeOfRun(goal: GoalState, run: Run): 'succeeded' | 'partial' | 'failed' {
   const ev = goal.evidence.filter((e) => e.runId === run.id && e.exitCode !== undefined);
   if (ev.length === 0) return 'partial';
   const failed = ev.filter((e) => e.exitCode !== 0).length;
@@ -94,13 +105,14 @@ function analyse(
   abilities: Set<AgentAbility>,
   skip: ReadonlySet<string>,
   writer: string | undefined,
+  now: Date,
 ) {
   const done = new Set(goal.todos.filter((t) => t.status === 'done').map((t) => t.id));
   const gates = new Map<string, BlockedGate>();
   const blockedBy: string[] = [];
   const runnable: Todo[] = [];
   for (const t of sortTodos(goal.todos.filter((x) => x.owner === 'agent' && !skip.has(x.id)))) {
-    if (!stillOpenFor(t, agent)) {
+    if (!stillOpenFor(t, agent, now)) {
       if (t.status === 'claimed') blockedBy.push(`${t.id} is claimed by ${t.claimedBy}`);
       continue;
     }
@@ -140,8 +152,10 @@ function analyse(
   return { runnable, blockedBy, gates: [...gates.values()] };
 }
 
-export function decide(goal: GoalState, policy: Policy, now: Date, input: DecideInput): DecisionResult {
+export function decide(stored: GoalState, policy: Policy, now: Date, input: DecideInput): DecisionResult {
   const agent = input.agent;
+  const reopen = stored.status === 'active' ? dueTodos(stored, now) : [];
+  const goal = withReopened(stored, reopen);
   const abilities = new Set<AgentAbility>(input.abilities ?? ['exec', 'judgment']);
   const status = effectiveStatus(goal);
   const quota = quotaUse(goal, now);
@@ -155,6 +169,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     userTodos: [],
     toEnd: [],
     overBudget,
+    reopen,
   } as Omit<DecisionResult, 'decision' | 'reasons'>;
   const userTodos = goal.todos.filter(
     (t) => t.owner === 'user' && (t.status === 'open' || t.status === 'claimed'),
@@ -193,7 +208,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
     if (left > 0 && !reuse) {
       reuse = run;
       reuseLeft = left;
-    } else toEnd.push({ run, outcome: runOutcome(goal, run), why: 'its contract has no work left' });
+    } else toEnd.push({ run, outcome: outcomeOfRun(goal, run), why: 'its contract has no work left' });
   }
   // The turn of an open run is already counted in the spend: the turns budget stops only a new
   // run, or the run just opened (and every poll of it) would answer `stop` and lose its contract.
@@ -210,7 +225,7 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
   }
   base.toEnd = toEnd;
   const skip = new Set(overBudget.flatMap((w) => w.todoIds));
-  const analysis = analyse(goal, policy, agent, abilities, skip, input.writer);
+  const analysis = analyse(goal, policy, agent, abilities, skip, input.writer, now);
   base.gates = analysis.gates;
   const gateReason = base.gates.length
     ? [
@@ -260,8 +275,9 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
   }
 
   const { runnable, blockedBy } = analysis;
-  const withAction = runnable.filter((t) => t.action).slice(0, MAX_ACTIONS);
-  const judgment = runnable.filter((t) => !t.action).slice(0, MAX_ACTIONS);
+  const max = Math.min(input.maxTodos ?? MAX_ACTIONS, MAX_ACTIONS);
+  const withAction = runnable.filter((t) => t.action).slice(0, max);
+  const judgment = runnable.filter((t) => !t.action).slice(0, max - withAction.length);
   if (runnable.length) {
     return {
       ...base,
@@ -284,6 +300,16 @@ export function decide(goal: GoalState, policy: Policy, now: Date, input: Decide
       decision: 'stop',
       reasons: overBudgetReasons,
       refusal: { reason: 'workflow_over_budget', message },
+    };
+  }
+  const due = nextDue(goal, now);
+  if (due && !otherWork && !base.gates.length) {
+    const seconds = Math.max(1, Math.ceil((due.at.getTime() - now.getTime()) / 1000));
+    return {
+      ...base,
+      decision: 'wait',
+      retryAfterSeconds: seconds,
+      reasons: [`recurring todo ${due.todo.id} is next due at ${due.at.toISOString()}`],
     };
   }
   const waitReasons = base.gates.length

@@ -188,10 +188,23 @@ export function tighten(base: Policy, edit: Policy): Policy {
   const wanted = allowRulesOf(edit);
   const kept = wanted.filter((r) => allowed.has(canonicalJson(r)));
   set('allowCommands', kept.length === wanted.length ? edit.allowCommands : kept);
+  set('runtimes', signedRuntimes(base.runtimes, edit.runtimes));
   if ((edit.enforcement ?? 'enforce') === 'enforce' || base.enforcement === 'observe')
     set('enforcement', edit.enforcement);
   // claimTimeoutMinutes, gateExpiryHours, requireSignedApprovals and prices stay as signed:
   // neither direction of a change is plainly safer (a lower price loosens a cost budget).
+  return out;
+}
+
+/**
+ * The runtimes in force under an unsigned `edit`: those it keeps run as `base` signed them (a
+ * change to one, its program, environment or limits, waits for a signature); one it takes out
+ * stops at once; one it adds waits for a signature.
+ */
+function signedRuntimes(base: Policy['runtimes'], edit: Policy['runtimes']): Policy['runtimes'] {
+  if (edit === undefined || base === undefined) return undefined;
+  const out: NonNullable<Policy['runtimes']> = {};
+  for (const name of Object.keys(edit)) if (Object.hasOwn(base, name)) out[name] = base[name]!;
   return out;
 }
 

@@ -36,7 +36,11 @@ function sentence(e: LoopxEvent): string {
       return `added ${t.priority} todo ${t.id} "${t.title}"${extra.length ? ` (${extra.join(', ')})` : ''}${t.action ? `: $ ${t.action}` : ''}`;
     }
     case 'todo.claimed':
-      return `${e.data.by} claimed todo ${e.data.todoId}`;
+      return `${e.data.by} claimed todo ${e.data.todoId}${e.data.until ? ` (a lease until ${e.data.until})` : ''}`;
+    case 'todo.renewed':
+      return `${e.data.by} renewed the lease on todo ${e.data.todoId} until ${e.data.until}`;
+    case 'todo.reopened':
+      return `todo ${e.data.todoId} came due again (${e.data.due})`;
     case 'todo.released':
       return `released todo ${e.data.todoId}${e.data.by ? ` (claimed by ${e.data.by})` : ''}${why(e.data.reason)}`;
     case 'todo.updated': {

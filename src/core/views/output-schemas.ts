@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { SummaryDoc, TurnDoc } from '../contract';
+import { DriveStatus } from '../drive';
 import { lazy } from '../model';
 import { DoctorDoc } from '../setup';
 import { WorkflowFile } from '../workflows';
@@ -223,6 +224,7 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   'loopx.run/1': lazy(() => RunDoc),
   'loopx.export/1': lazy(() => ExportDoc),
   'loopx.export-file/1': lazy(() => ExportFileOutput),
+  'loopx.drive-status/1': lazy(() => DriveStatus),
   'loopx.quota/1': lazy(() => QuotaOutput),
   'loopx.verify/2': lazy(() => VerifyOutput),
   // The interaction contract
@@ -262,6 +264,7 @@ export const OUTPUT_PRINTED_BY: Readonly<Record<string, string>> = {
   'loopx.run/1': '`loopx run show`',
   'loopx.export/1': '`loopx export --json` (to stdout, or the file `--output` names)',
   'loopx.export-file/1': '`loopx export --output FILE`',
+  'loopx.drive-status/1': '`loopx drive status`',
   'loopx.quota/1': '`loopx quota show|set|grant`',
   'loopx.verify/2': '`loopx verify`',
   'loopx.should-run/1': '`loopx quota should-run`; the MCP tool `loopx_get_contract`',

@@ -166,6 +166,11 @@ export const GoalStatusDoc = lazy(() =>
         action: z.string().optional(),
         gate: z.string().optional(),
         claimed_by: z.string().optional(),
+        /** When the claim lapses unless its holder renews it (a lane's lease). */
+        lease_until: z.string().optional(),
+        /** A recurring todo's schedule in words, and when it is next due (or was reopened for). */
+        recurs: z.string().optional(),
+        next_due: z.string().optional(),
         depends_on: z.array(z.string()),
         evidence: z.array(z.string()),
       }),

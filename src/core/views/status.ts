@@ -3,10 +3,10 @@
  * show. One goal reads that goal; all goals read the index (cost follows what is asked). Its
  * shapes are in views/status-doc.ts; summary_all is in contract/summary.ts.
  */
-import type { GoalState, Run } from '../model';
+import type { GoalState, Run, Todo } from '../model';
 import { BUDGET_NAMES, effectiveStatus, LoopxError } from '../model';
 import type { QuotaUse } from '../rules';
-import { quotaUse, spendOf } from '../rules';
+import { describeRecurrence, nextOccurrence, quotaUse, spendOf } from '../rules';
 import type { IndexEntry, Store } from '../store';
 import type { PolicyView } from '../trust';
 import { describeIgnored, describeUnsignedPolicy } from '../trust';
@@ -191,6 +191,8 @@ export function goalStatusDoc(
       ...(t.action ? { action: t.action } : {}),
       ...(t.gate ? { gate: t.gate } : {}),
       ...(t.claimedBy ? { claimed_by: t.claimedBy } : {}),
+      ...(t.status === 'claimed' && t.leaseUntil ? { lease_until: t.leaseUntil } : {}),
+      ...recurrenceOut(t),
       depends_on: t.dependsOn,
       evidence: t.evidence,
     })),
@@ -319,4 +321,12 @@ export function statusAll(store: Store): StatusDoc {
     errors: errors.map((e) => ({ goal_id: e.goalId, message: e.message })),
     policy: policyStatus(store),
   };
+}
+
+/** A recurring todo's schedule and its next due time (done: the next slot; open: the slot it is for). */
+function recurrenceOut(t: Todo): { recurs?: string; next_due?: string } {
+  if (!t.recur) return {};
+  const next =
+    t.status === 'done' ? nextOccurrence(t.recur, new Date(t.doneAt ?? t.updatedAt)).toISOString() : t.dueAt;
+  return { recurs: describeRecurrence(t.recur), ...(next ? { next_due: next } : {}) };
 }

@@ -311,6 +311,7 @@ describe('the model module', () => {
         'model/ids.ts',
         'model/lazy.ts',
         'model/outcomes.ts',
+        'model/recurrence.ts',
         'model/text-rules.ts',
       ],
       'the model depends on nothing but zod, the pure id and text rules and lazy schemas',

