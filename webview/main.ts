@@ -20,6 +20,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import './zod-jitless';
 // The components above are defined before the modules below create any of them.
 import type { GoalMessage, StatusMessage } from '../src/core/views/browser';
+import { renderAgents } from './agents';
 import { renderAttention } from './attention';
 import { renderDetails } from './details';
 import { mountGoalsList } from './goals-list';
@@ -53,6 +54,7 @@ function onStatus(m: StatusMessage): void {
   mainEl.hidden = empty;
   if (empty) renderEmpty(m.doc);
   renderAttention(m, select);
+  renderAgents(m);
   goalsList.showCount(m.doc.goals.length);
   const { selected } = state;
   if (selected && !state.byKey.has(keyOf(selected.goalId, selected.folder))) {

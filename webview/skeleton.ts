@@ -8,6 +8,10 @@ export const attentionEl = h('section', {
   class: 'card attention',
   attrs: { 'aria-labelledby': 'attention-heading' },
 });
+export const agentsEl = h('section', {
+  class: 'card agents',
+  attrs: { 'aria-labelledby': 'agents-heading' },
+});
 export const emptyEl = h('section', { class: 'card empty' });
 export const goalsEl = h('section', { class: 'card goals', attrs: { 'aria-labelledby': 'goals-heading' } });
 export const detailsEl = h('section', {
@@ -19,10 +23,11 @@ bannerEl.hidden = true;
 emptyEl.hidden = true;
 mainEl.hidden = true;
 attentionEl.hidden = true;
+agentsEl.hidden = true;
 export const loadingEl = h(
   'div',
   { class: 'loading' },
   document.createElement('vscode-progress-ring'),
   h('span', null, 'Reading the workspace…'),
 );
-append(app, [headerEl, bannerEl, loadingEl, attentionEl, emptyEl, mainEl]);
+append(app, [headerEl, bannerEl, loadingEl, attentionEl, agentsEl, emptyEl, mainEl]);

@@ -3,7 +3,9 @@
  * Cheap on purpose: nothing reads the store until a view or command asks. An activation error
  * is shown to the person, never swallowed.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { AgentsControl } from './drive/agentsControl';
 import { Approver } from './trust/approver';
 import { ApproverKeyNotifier } from './trust/approverKeys';
 import { chatHandler, registerChatParticipant } from './lm/chat';
@@ -19,6 +21,7 @@ import { GATE_REASON_SCHEME, GateReasonProvider } from './views/gateReason';
 import { prepareHookShim } from './workspace/hooksInstaller';
 import { mcpDefinitions, registerMcpProvider } from './lm/mcpProvider';
 import { registerLanguageModelTools } from './lm/tools';
+import { LaneNotifier } from './views/laneNotifier';
 import { GateNotifier } from './views/notifier';
 import { PolicySignNotifier } from './trust/policySigning';
 import { LoopxStatusBar } from './views/statusBar';
@@ -36,6 +39,10 @@ export interface LoopxApi {
   tree: GoalsTreeProvider;
   statusBar: LoopxStatusBar;
   notifier: GateNotifier;
+  /** The warning when a lane of `loopx drive` needs the person (not for a gate). */
+  laneNotifier: LaneNotifier;
+  /** This window's `loopx drive`: Start, Stop and Wake Agents. */
+  agents: AgentsControl;
   /** Trust / Ignore for teammates' keys published in `.loopx/approvers/`. */
   approverKeys: ApproverKeyNotifier;
   commands: LoopxCommands;
@@ -48,6 +55,9 @@ export interface LoopxApi {
   /** The MCP servers offered to VS Code now (none in Restricted Mode), for tests. */
   mcpDefinitions: () => vscode.McpStdioServerDefinition[];
 }
+
+/** This window's drivers, stopped (and waited for) on deactivation. */
+let agentsOfWindow: AgentsControl | undefined;
 
 export function activate(context: vscode.ExtensionContext): LoopxApi | undefined {
   const started = performance.now();
@@ -66,6 +76,12 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     const contractPreviews = new ContractPreviewProvider(workspaces);
     const approver = new Approver(context.secrets, () => person().id);
     const statusServer = new StatusServerControl(workspaces, log);
+    // The lanes' `loopx` is this extension's CLI, run by the editor's runtime (as terminals run it).
+    const agents = new AgentsControl(workspaces, log, {
+      node: process.execPath,
+      cli: path.join(context.extensionPath, 'bin', 'loopx.js'),
+    });
+    agentsOfWindow = agents;
     // Built now, not on first open: its serializer must exist when a reload restores the panel.
     const dashboard: Dashboard = new Dashboard({
       extensionUri: context.extensionUri,
@@ -87,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       openDashboardInBrowser: () => statusServer.openInBrowser(),
       startStatusServer: () => statusServer.start(),
       stopStatusServer: () => statusServer.stop(),
+      agents,
     };
     const commands = new LoopxCommands(commandDeps);
     const dashboardLinks = new DashboardLinkHandler(dashboard, log);
@@ -94,6 +111,13 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     const notifier = new GateNotifier(workspaces, log, (p, decision) =>
       decideGate(commandDeps, p.ref, p.gate.id, decision),
     );
+    /** Show Agents: the LoopX view, with its Agents node selected. */
+    const showAgents = async (): Promise<void> => {
+      await vscode.commands.executeCommand('loopx.goals.focus');
+      const node = tree.agentsNode();
+      if (node) await view.reveal(node, { select: true, focus: true, expand: true });
+    };
+    const laneNotifier = new LaneNotifier(workspaces, log, showAgents);
     const approverKeys = new ApproverKeyNotifier(workspaces, log, context.workspaceState, () =>
       approver.keyId(),
     );
@@ -123,11 +147,13 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       view,
       statusBar,
       notifier,
+      laneNotifier,
       approverKeys,
       policySigning,
       eventLog,
       statusServer,
       dashboard,
+      agents,
     );
     context.subscriptions.push(
       vscode.workspace.registerTextDocumentContentProvider(EVENT_LOG_SCHEME, eventLog),
@@ -183,6 +209,7 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       updateContext();
       statusBar.update();
       notifier.scan();
+      laneNotifier.scan();
       void approverKeys.scan();
       policySigning.scan();
     }, 0);
@@ -197,6 +224,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       tree,
       statusBar,
       notifier,
+      laneNotifier,
+      agents,
       approverKeys,
       commands,
       statusServer,
@@ -213,6 +242,12 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
   }
 }
 
-export function deactivate(): void {
-  /* everything is in context.subscriptions */
+/**
+ * Everything else is in context.subscriptions. The drivers are waited for: each stops its lanes'
+ * turns and ends their runs `interrupted` before the extension host goes.
+ */
+export function deactivate(): Promise<void> | undefined {
+  const agents = agentsOfWindow;
+  agentsOfWindow = undefined;
+  return agents?.stopAll();
 }

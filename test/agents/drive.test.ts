@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { effectiveStatus } from '../../src/core/model/goal-state';
-import { agentBins, removeTempDirs, tempDir } from '../helpers/agents/agent-kit';
+import { agentBins, codexConfigLines, removeTempDirs, tempDir } from '../helpers/agents/agent-kit';
 import { bash, startMessagesApi } from '../helpers/agents/scripted-messages';
 import { startResponsesApi } from '../helpers/agents/scripted-responses';
 import type { RecordingServer } from '../helpers/agents/agent-kit';
@@ -133,21 +133,7 @@ describe('loopx drive runs the real agent CLIs', { concurrency: false }, () => {
         : { text: 'Done.' };
     });
     const codexHome = tempDir('codex');
-    fs.writeFileSync(
-      path.join(codexHome, 'config.toml'),
-      [
-        'model = "test-model"',
-        'model_provider = "scripted"',
-        'approval_policy = "never"',
-        'sandbox_mode = "workspace-write"',
-        'allow_login_shell = false',
-        '[model_providers.scripted]',
-        'name = "scripted"',
-        `base_url = ${JSON.stringify(api.url)}`,
-        'wire_api = "responses"',
-        'env_key = "SCRIPTED_API_KEY"',
-      ].join('\n') + '\n',
-    );
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), `${codexConfigLines(api.url).join('\n')}\n`);
     await w.setRuntimes({
       codex: {
         preset: 'codex',

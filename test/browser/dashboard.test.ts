@@ -31,7 +31,15 @@ import {
   recordDenial,
   StatusDoc,
 } from '../../src/core/index';
-import type { Actor, AttentionItem, DenyCode, GoalStatusDoc } from '../../src/core/index';
+import type {
+  Actor,
+  AttentionItem,
+  DenyCode,
+  DriveStatus,
+  GoalStatusDoc,
+  LaneReport,
+} from '../../src/core/index';
+import { agentsSection } from '../../src/core/views/lane-text';
 import {
   dashboardHtml,
   dashboardCsp,
@@ -718,6 +726,54 @@ function teamFixture(): { status: StatusMessage; doc: GoalStatusDoc } {
   return { status, doc: goalStatus(a.store, 'team') };
 }
 
+/** The fixture's status with three lanes of `loopx drive`, worded as the extension words them. */
+function agentsStatus(): StatusMessage {
+  const now = Date.now();
+  const ago = (min: number) => new Date(now - min * 60_000).toISOString();
+  const lane = (over: Partial<LaneReport>): LaneReport => ({
+    name: 'docs',
+    agent: 'lane:docs',
+    goal_id: 'payments',
+    goal_title: 'Refactor the payment module',
+    runtime: 'claude',
+    status: 'idle',
+    needs_person: false,
+    failures: 0,
+    spend: { turns: 0, tokens: 0, cost_usd: 0, wall_seconds: 0 },
+    ...over,
+  });
+  const doc: DriveStatus = {
+    schema: 'loopx.drive-status/1',
+    driver: { running: true, pid: 4242, since: ago(30) },
+    working: 1,
+    problems: [],
+    lanes: [
+      lane({
+        status: 'working',
+        why: 'turn of run r9',
+        worktree: { path: '/w/.loopx/worktrees/docs', branch: 'loopx/lane/docs' },
+        turn: { run_id: 'r9', started_at: ago(1), deadline: ago(-29), pid: 77 },
+        last: { run_id: 'r8', outcome: 'succeeded', ended_at: ago(3) },
+        spend: { turns: 3, tokens: 12400, cost_usd: 0.42, wall_seconds: 40 },
+      }),
+      lane({
+        name: 'notes',
+        agent: 'lane:notes',
+        goal_id: 'hostile',
+        goal_title: HOSTILE,
+        status: 'waiting_person',
+        needs_person: true,
+        why: `the turns budget is used up (1 of 1): a person can grant more ${HOSTILE}`,
+        last: { run_id: 'r2', outcome: 'succeeded', ended_at: ago(10) },
+        spend: { turns: 1, tokens: 0, cost_usd: 0, wall_seconds: 2 },
+      }),
+      lane({ name: 'site', agent: 'lane:site', status: 'stopped', why: 'every agent todo is done' }),
+    ],
+  };
+  const agents = agentsSection([{ name: 'w', doc }], { ownPid: 4242, now, named: false });
+  return { ...fx.status, agents };
+}
+
 /** 1,000 goals as the index would list them, validated against the schema. */
 /** A workspace with no goals, as the extension posts it. */
 function emptyStatus(
@@ -1316,6 +1372,49 @@ describe('dashboard webview in Chromium', { timeout: 180_000 }, () => {
       assert.deepEqual(o.errors, [], 'no console errors');
     });
   }
+
+  it('lists the lanes of loopx drive in an Agents section, read-only, in the tree’s words (screenshot)', async () => {
+    const o = await open('dark', agentsStatus());
+    const section = o.page.locator('section.agents');
+    await section.waitFor();
+    assert.equal(await section.locator('h2').textContent(), 'Agents');
+    assert.equal(
+      await section.locator('.agents-driver').textContent(),
+      'loopx drive: running in this window',
+    );
+    const rows = await section.locator('.agent').evaluateAll((els) =>
+      els.map((e) => ({
+        lane: e.getAttribute('data-lane'),
+        tone: e.getAttribute('data-tone'),
+        text: (e as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
+      })),
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.lane, r.tone]),
+      [
+        ['docs', 'working'],
+        ['notes', 'needs'],
+        ['site', 'done'],
+      ],
+    );
+    assert.match(
+      rows[0]!.text,
+      /^docs working Refactor the payment module · claude on branch loopx\/lane\/docs turn of run r9/,
+    );
+    assert.match(rows[0]!.text, /last turn succeeded \d+ min ago · spent 3 turns, 12,400 tokens, \$0\.42$/);
+    assert.match(rows[1]!.text, /^notes needs you .* the turns budget is used up \(1 of 1\)/);
+    assert.match(rows[2]!.text, /no turn yet · spent nothing yet$/);
+    // Store text is text: the hostile why made no element; the section has no control at all.
+    assert.ok(rows[1]!.text.includes(HOSTILE));
+    assert.equal(await section.locator('img, vscode-button, button, a').count(), 0);
+    await o.page.waitForTimeout(100);
+    assert.deepEqual(o.dialogs, []);
+    await section.screenshot({ path: path.join(SHOTS, 'dashboard-agents.png') });
+    // A message without lanes (the browser's page, a workspace with none) hides the section.
+    await o.send(fx.status);
+    await o.page.waitForFunction(() => window.__loopxRenderStats.renders >= 2);
+    assert.equal(await section.isHidden(), true);
+  });
 
   it('fits a narrow editor column (screenshot)', async () => {
     const o = await open('dark', fx.status, { viewport: { width: 520, height: 900 } });

@@ -8,13 +8,11 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LaneReport } from '../../src/core/drive/drive-status';
 import { readLaneState, writeLaneState } from '../../src/core/drive/lanes';
 import { effectiveStatus } from '../../src/core/model/goal-state';
 import { fails, ok, removeTempDirs } from '../helpers/cli';
 import {
   addTodo,
-  driveWorkspace,
   linesOf,
   scriptRuntime,
   startDriver,
@@ -22,63 +20,18 @@ import {
   type DriveWorkspace,
   type DriverProcess,
 } from '../helpers/drive-kit';
-
-const LANE = 'l1';
-/** How long a step may take: generous, as other suites may share this machine's two cores. */
-const WAIT = 45_000;
-
-/** A workspace whose policy declares runtime `name` (signed unless told) and lane l1 on it. */
-async function laneWorkspace(
-  name: string,
-  runtime = scriptRuntime(),
-  o: { runtimeName?: string; sign?: boolean } = {},
-): Promise<DriveWorkspace> {
-  const w = await driveWorkspace(name);
-  const rt = o.runtimeName ?? 'script';
-  await w.setRuntimes({ [rt]: runtime }, { sign: o.sign });
-  ok(await w.run('lane', 'add', LANE, '--goal-id', w.goal, '--runtime', rt));
-  return w;
-}
-
-/** Lane l1 as `loopx drive status --json` reports it. */
-async function lane(w: DriveWorkspace): Promise<LaneReport> {
-  const l = (await w.status()).lanes.find((x) => x.name === LANE);
-  assert.ok(l, 'lane l1 is in drive status');
-  return l;
-}
-
-/** Waits until lane l1 is in `status` (and `also` holds), returning its report. */
-const laneIs = (w: DriveWorkspace, status: LaneReport['status'], also = (_l: LaneReport) => true) =>
-  until(
-    `lane ${LANE} ${status}`,
-    async () => {
-      const l = await lane(w);
-      return l.status === status && also(l) && l;
-    },
-    WAIT,
-  );
-
-const openRuns = (w: DriveWorkspace) => w.state().runs.filter((r) => !r.endedAt);
-const claimed = (w: DriveWorkspace) => w.state().todos.filter((t) => t.status === 'claimed');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Whether `pid` is a live process (a zombie counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z /s.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Kills a driver and everything left in its process group (a lane's turn has a group of its own). */
-function kill(d: DriverProcess | undefined): void {
-  try {
-    if (d?.child.pid) process.kill(-d.child.pid, 'SIGKILL');
-  } catch {
-    // Gone already.
-  }
-}
+import {
+  LANE,
+  WAIT,
+  laneWorkspace,
+  lane,
+  laneIs,
+  openRuns,
+  claimed,
+  sleep,
+  alive,
+  kill,
+} from '../helpers/drive-lane';
 
 /**
  * Runs `fn` with a `loopx drive` on the workspace; a failure carries the driver's stderr, and the

@@ -8,74 +8,30 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LaneReport } from '../../src/core/drive/drive-status';
 import { ok, removeTempDirs } from '../helpers/cli';
 import {
   addTodo,
-  driveWorkspace,
   linesOf,
-  scriptRuntime,
   startDriver,
   until,
   type DriveWorkspace,
   type DriverProcess,
 } from '../helpers/drive-kit';
-
-const LANE = 'l1';
-/** How long a step may take: generous, as other suites may share this machine's two cores. */
-const WAIT = 45_000;
-
-/** A workspace whose signed policy declares the script runtime, and lane l1 on it. */
-async function laneWorkspace(name: string): Promise<DriveWorkspace> {
-  const w = await driveWorkspace(name);
-  await w.setRuntimes({ script: scriptRuntime() });
-  ok(await w.run('lane', 'add', LANE, '--goal-id', w.goal, '--runtime', 'script'));
-  return w;
-}
-
-/** Lane l1 as `loopx drive status --json` reports it. */
-async function lane(w: DriveWorkspace): Promise<LaneReport> {
-  const l = (await w.status()).lanes.find((x) => x.name === LANE);
-  assert.ok(l, 'lane l1 is in drive status');
-  return l;
-}
-
-/** Waits until lane l1 is in `status` (and `also` holds), returning its report. */
-const laneIs = (w: DriveWorkspace, status: LaneReport['status'], also = (_l: LaneReport) => true) =>
-  until(
-    `lane ${LANE} ${status}`,
-    async () => {
-      const l = await lane(w);
-      return l.status === status && also(l) && l;
-    },
-    WAIT,
-  );
-
-const openRuns = (w: DriveWorkspace) => w.state().runs.filter((r) => !r.endedAt);
-const claimed = (w: DriveWorkspace) => w.state().todos.filter((t) => t.status === 'claimed');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Whether `pid` is a live process (a zombie counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z /s.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
+import {
+  LANE,
+  WAIT,
+  laneWorkspace,
+  laneIs,
+  openRuns,
+  claimed,
+  sleep,
+  alive,
+  kill,
+} from '../helpers/drive-lane';
 
 /** Lane l1's state file, which the driver writes at each step. */
 const laneStateFile = (w: DriveWorkspace) =>
   path.join(w.ws, '.loopx', 'local', 'drive', 'state', `${LANE}.json`);
-
-/** Kills a driver and everything left in its process group (a lane's turn has a group of its own). */
-function kill(d: DriverProcess | undefined): void {
-  try {
-    if (d?.child.pid) process.kill(-d.child.pid, 'SIGKILL');
-  } catch {
-    // Gone already.
-  }
-}
 
 /**
  * Runs `fn`, which starts drivers with `start()`: a failure carries each one's stderr, and those

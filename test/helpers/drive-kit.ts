@@ -183,3 +183,10 @@ export function linesOf(w: Pick<DriveWorkspace, 'ws'>, file: string): string[] {
 }
 
 export { git };
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; 10 ms steps). */
+export function cpuMsOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}

@@ -135,13 +135,19 @@ export function driveStatus(store: Store): DriveStatus {
     }
     return goals.get(id);
   };
-  const reports = lanes.map((l) => laneReport(l, readLaneState(store, l.name, now), goalOf(l.goalId)));
   const driver = store.readOnly ? undefined : runningDriver(store);
+  const reports = lanes.map((l) => {
+    const r = laneReport(l, readLaneState(store, l.name, now), goalOf(l.goalId));
+    // A turn recorded by a driver that is gone is no lane working: the next driver settles it.
+    if (!driver && r.status === 'working')
+      return { ...r, why: 'its driver stopped during this turn: the next `loopx drive` ends it and goes on' };
+    return r;
+  });
   return {
     schema: DRIVE_STATUS_SCHEMA,
     driver: driver ? { running: true, ...driver } : { running: false },
     lanes: reports,
-    working: reports.filter((r) => r.status === 'working').length,
+    working: driver ? reports.filter((r) => r.status === 'working').length : 0,
     problems,
   };
 }

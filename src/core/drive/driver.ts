@@ -65,7 +65,11 @@ export async function recoverLane(store: Store, lane: LaneSpec): Promise<string 
   const state = readLaneState(store, lane.name, now);
   const turn = state.turn;
   if (!turn) return undefined;
-  const same = turn.pidStart === undefined || processStart(turn.pid) === turn.pidStart;
+  // The process is the turn's only if the kernel's start time still matches: a reused pid, or a
+  // state file edited to name another process, is never signalled. Where there is no /proc to
+  // tell (macOS), the pid alone is taken, as the driver recorded it.
+  const startNow = processStart(turn.pid);
+  const same = turn.pidStart === undefined ? startNow === undefined : startNow === turn.pidStart;
   let stopped = false;
   if (same && groupAlive(turn.pid)) {
     await stopGroup(turn.pid);

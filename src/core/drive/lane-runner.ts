@@ -126,6 +126,9 @@ export class LaneRunner {
   /** Asks for a contract and, when it says run, runs the turn; otherwise says how to sleep. */
   private async next(): Promise<LaneStep> {
     const { store } = this.o;
+    // Before anything is read: a change from here on wakes the sleep that may follow, and none
+    // before it does (were it taken later, a refusal below would leave every wait ending at once).
+    this.watch.look();
     const now = this.now();
     const before = beforeAsking(readLaneState(store, this.spec.name, now), now);
     if (before) return before;
@@ -133,7 +136,6 @@ export class LaneRunner {
     const worktree = runtime.worktree ? ensureWorktree(store.workspace, this.spec.name) : undefined;
     if (worktree) this.setState({ worktree: { path: worktree.path, branch: worktree.branch } });
     const cwd = worktree?.path ?? store.workspace;
-    this.watch.look();
     const actor: Actor = { kind: 'agent', id: this.agent, channel: 'cli' };
     const lane = {
       name: this.spec.name,

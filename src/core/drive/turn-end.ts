@@ -56,7 +56,8 @@ export function settleTurn(
   end: TurnEnding,
 ): SettledTurn {
   let goal = store.load(goalId).state;
-  const run = goal.runs.find((r) => r.id === runId);
+  // Only the lane's own run: a state file edited to name another agent's run ends nothing of it.
+  const run = goal.runs.find((r) => r.id === runId && r.agent === agent);
   const summary = endingWords(end);
   let outcome = run?.outcome ?? outcomeFor(goal, runId, end);
   if (run && !run.endedAt) {

@@ -37,13 +37,12 @@ export const ModelPrice = lazy(() =>
     cacheReadPerMTok: z.number().nonnegative().max(1e4).optional(),
   }),
 );
-/** A variable a runtime's process gets: a name a shell would accept, never one LoopX sets itself. */
-const EnvName = lazy(() =>
-  z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, { message: 'not an environment variable name' })
-    .refine((n) => !n.startsWith('LOOPX_'), { message: 'LOOPX_ variables are set by LoopX for the lane' }),
-);
+/** Why `name` cannot be a variable a runtime declares, or undefined when it can. */
+function envNameProblem(name: string): string | undefined {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,99}$/.test(name)) return 'not an environment variable name';
+  if (name.startsWith('LOOPX_')) return 'LOOPX_ variables are set by LoopX for the lane';
+  return undefined;
+}
 
 /**
  * A program `loopx drive` may start for one agent turn: a preset (`claude-code`, `codex`) or an
@@ -56,7 +55,7 @@ export const Runtime = lazy(() =>
       preset: z.enum(['claude-code', 'codex']).optional(),
       command: z.array(z.string().min(1).max(4000)).min(1).max(100).optional(),
       /** Added to the lane's environment (a secret belongs in the person's own environment, not here). */
-      env: z.record(EnvName, z.string().max(4000)).optional(),
+      env: z.record(z.string(), z.string().max(4000)).optional(),
       /** A turn longer than this is stopped (SIGTERM, then SIGKILL) and its run ended `timed_out`. */
       turnTimeoutMinutes: z
         .number()
@@ -66,8 +65,13 @@ export const Runtime = lazy(() =>
       /** Work in a git worktree and branch of the lane's own. */
       worktree: z.boolean().optional(),
     })
-    .refine((r) => (r.preset === undefined) !== (r.command === undefined), {
-      message: 'a runtime has either a preset or a command, not both',
+    .superRefine((r, ctx) => {
+      if ((r.preset === undefined) === (r.command === undefined))
+        ctx.addIssue({ code: 'custom', message: 'a runtime has either a preset or a command, not both' });
+      for (const name of Object.keys(r.env ?? {})) {
+        const problem = envNameProblem(name);
+        if (problem) ctx.addIssue({ code: 'custom', path: ['env', name], message: `${name}: ${problem}` });
+      }
     }),
 );
 export type Runtime = z.infer<typeof Runtime>;

@@ -24,6 +24,41 @@ export interface FolderSlice {
   goals: number;
 }
 
+/** How a lane reads at a glance: the colour of its dot and, in the tree, its icon. */
+export type LaneTone = 'working' | 'asleep' | 'needs' | 'stopped' | 'done' | 'idle' | 'off';
+
+/**
+ * One lane of `loopx drive` as the dashboard's Agents section lists it: text made on the
+ * extension's side (core/views/lane-text.ts), the same words as the tree's row and its tooltip.
+ */
+export interface AgentRow {
+  name: string;
+  /** The folder's name, when the window has several. */
+  folder?: string;
+  goal_id: string;
+  /** The goal's title (its id when it cannot be read). */
+  goal: string;
+  runtime: string;
+  /** The lane's branch, when its runtime works in a worktree of its own. */
+  branch?: string;
+  /** Its state in a word or two (`working`, `asleep · 10:42`, `needs you`). */
+  state: string;
+  tone: LaneTone;
+  /** Why it is in that state, whole. */
+  why?: string;
+  /** The last turn: its outcome and when (`succeeded 2 min ago`). */
+  last?: string;
+  /** What its runs spent on the goal: `3 turns · 1200 tokens · $0.01`. */
+  spend: string;
+}
+
+/** The dashboard's Agents section: whether a driver keeps the lanes going, and the lanes. */
+export interface AgentsSection {
+  /** Who drives them: `running in this window`, `loopx drive runs them (process 4242)`, `not running`. */
+  driver: string;
+  rows: AgentRow[];
+}
+
 export interface StatusMessage {
   type: 'status';
   /** The overview (merged over the workspace folders, in folder order). */
@@ -35,6 +70,8 @@ export interface StatusMessage {
   attention?: AttentionEntry[];
   /** Which folder each goal of `doc.goals` belongs to. Absent: one folder, nothing to tell. */
   folders?: FolderSlice[];
+  /** The lanes of `loopx drive`, when any folder has some (the browser's page has none). */
+  agents?: AgentsSection;
 }
 
 export interface GoalMessage {

@@ -8,6 +8,7 @@ export * from './denials-doc';
 export * from './gate-facts';
 export * from './goal-export';
 export * from './goal-history';
+export * from './lane-text';
 export * from './markdown-text';
 export * from './next-commands';
 export * from './people-text';

@@ -71,3 +71,19 @@ export function whenText(iso: string, now: number): string {
   const exact = localDateTime(iso, now);
   return Math.abs(s) < RECENT ? `${exact} (${relativeTime(iso, now)})` : exact;
 }
+
+/**
+ * The shortest time that still says when (a tree row's description): `14:03` on the day of `now`,
+ * the local date (`Dec 5`) on any other. Text that is not a time is returned as it is.
+ */
+export function clockOrDate(iso: string, now: number): string {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return iso;
+  const d = new Date(t);
+  const today = new Date(now);
+  const sameDay =
+    d.getFullYear() === today.getFullYear() &&
+    d.getMonth() === today.getMonth() &&
+    d.getDate() === today.getDate();
+  return sameDay ? `${pad2(d.getHours())}:${pad2(d.getMinutes())}` : localDate(d, now);
+}

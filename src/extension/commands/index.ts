@@ -4,6 +4,7 @@
  * The commands live by domain in this folder; `LoopxCommands` registers them all.
  */
 import * as vscode from 'vscode';
+import { agentCommands } from './agents';
 import { cliInstallCommands } from './cliInstall';
 import { gateCommands } from './gates';
 import { goalCommands } from './goals';
@@ -27,6 +28,7 @@ export class LoopxCommands {
       ...workflowCommands(this.deps),
       ...gateCommands(this.deps),
       ...quotaAndRewardCommands(this.deps),
+      ...agentCommands(this.deps),
       ...cliInstallCommands(context, this.deps.log),
     };
     for (const [id, fn] of Object.entries(table)) {

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Actor, ContractPreview, GoalState, InvokeResult } from '../../core/index';
 import { effectiveStatus, invoke, LoopxError, refused, signFirstPolicy, textProblem } from '../../core/index';
+import type { AgentsControl } from '../drive/agentsControl';
 import type { Approver } from '../trust/approver';
 import type { EventLogProvider } from '../views/eventLog';
 import type { Node } from '../views/tree';
@@ -56,6 +57,8 @@ export interface CommandDeps {
   openDashboardInBrowser: () => Promise<unknown>;
   startStatusServer: () => Promise<unknown>;
   stopStatusServer: () => Promise<unknown>;
+  /** This window's `loopx drive`: Start, Stop and Wake Agents. */
+  agents: Pick<AgentsControl, 'start' | 'stop' | 'wake'>;
 }
 
 const cancelled = Symbol('cancelled');

@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { AttentionItem, GateDecision } from '../../core/index';
 import type { AskedBy } from '../commands/decisionModal';
 import {
+  agentsSection,
   attentionChangesWithTime,
   attentionFor,
   fileStamp,
@@ -19,7 +20,7 @@ import {
   quotaUse,
   statusAll,
 } from '../../core/index';
-import type { HostMessage, Msg } from '../../core/views';
+import type { AgentsSection, HostMessage, Msg } from '../../core/views';
 import { dashboardHtml, parseWebviewMessage, statusMessage } from '../../core/views';
 import { Disposable } from '../common/disposable';
 import type { GoalRef, LoopxFolder, LoopxWorkspaces } from '../workspace/workspaces';
@@ -188,13 +189,24 @@ export class Dashboard extends Disposable {
           ...(trusted ? { attention: this.attention(f, doc.goals) } : {}),
         };
       });
-      this.post(statusMessage(parts));
+      this.post({ ...statusMessage(parts), ...this.agents() });
       this.deps.log.trace(
         `dashboard: status of ${parts.reduce((n, p) => n + p.doc.goals.length, 0)} goals in ${(performance.now() - started).toFixed(1)} ms`,
       );
     } catch (e) {
       this.fail('could not read the status', e);
     }
+  }
+
+  /** The Agents section (`loopx drive`'s lanes), made here: the page only shows its text. */
+  private agents(): { agents?: AgentsSection } {
+    const folders = this.deps.workspaces.folders();
+    const parts = folders.flatMap((f) => {
+      const doc = this.deps.workspaces.driveStatus(f);
+      return doc && !(doc instanceof Error) ? [{ name: f.folder.name, doc }] : [];
+    });
+    const agents = agentsSection(parts, { ownPid: process.pid, now: Date.now(), named: folders.length > 1 });
+    return agents ? { agents } : {};
   }
 
   /**

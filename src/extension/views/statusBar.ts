@@ -1,5 +1,9 @@
-/** The status bar item: gates waiting for the person, and the active goal's quota left. */
+/**
+ * The status bar item: gates waiting for the person, the active goal's quota left, and how many
+ * lanes of `loopx drive` are in a turn now (its tooltip names the lanes that wait for a person).
+ */
 import * as vscode from 'vscode';
+import { oneLine, plural } from '../../core/index';
 import { Disposable } from '../common/disposable';
 import { quotaLeftText } from './rowText';
 import type { LoopxWorkspaces } from '../workspace/workspaces';
@@ -51,12 +55,40 @@ export class LoopxStatusBar extends Disposable {
       ),
     ];
     if (quota) parts.push(quota);
+    const lanes = this.lanes();
+    if (lanes.working) parts.push(`$(sync~spin) ${plural(lanes.working, 'agent')} working`);
     this.item.text = `LoopX ${parts.join(' · ')}`;
-    this.item.tooltip = `${pending} gate${pending === 1 ? '' : 's'} waiting for approval${focus ? `\n${focus.entry.title}: ${quota}` : ''}\nClick to open the LoopX view`;
+    this.item.tooltip = [
+      `${pending} gate${pending === 1 ? '' : 's'} waiting for approval`,
+      ...(focus ? [`${focus.entry.title}: ${quota}`] : []),
+      ...(lanes.working ? [`${plural(lanes.working, 'lane')} of loopx drive in a turn`] : []),
+      ...(lanes.needs.length ? ['Lanes waiting for you:', ...lanes.needs.map((l) => `  ${l}`)] : []),
+      'Click to open the LoopX view',
+    ].join('\n');
     this.item.backgroundColor = pending
       ? new vscode.ThemeColor('statusBarItem.warningBackground')
       : undefined;
     this.item.show();
+  }
+
+  /** Lanes in a turn now, and `name: why` of each that only a person can move on. */
+  private lanes(): { working: number; needs: string[] } {
+    let working = 0;
+    const needs: string[] = [];
+    for (const f of this.workspaces.folders()) {
+      const doc = this.workspaces.driveStatus(f);
+      if (!doc || doc instanceof Error) continue;
+      // A lane's file says `working` after its driver died; only a running driver's count.
+      if (doc.driver.running) working += doc.working;
+      for (const l of doc.lanes)
+        if (l.needs_person) needs.push(`${l.name}: ${oneLine(l.why ?? 'it waits for a person', 120)}`);
+    }
+    return { working, needs };
+  }
+
+  /** The item's tooltip (for tests). */
+  get tooltip(): string {
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : '';
   }
 
   get text(): string {

@@ -1,11 +1,14 @@
 /**
  * The Goals tree: folder (multi-root) -> goal -> Todos / Gates / Evidence / Runs (/ Refused) ->
- * items. What is under a goal is in goalChildren.ts.
+ * items, and above them, while some folder has lanes, Agents -> a row per lane. What is under a
+ * goal is in goalChildren.ts; the Agents node is agentsTree.ts.
  */
 import * as vscode from 'vscode';
 import type { GoalState, IndexEntry, InvalidPolicyStatus } from '../../core/index';
 import { describeUnsignedPolicy, invalidPolicyStatus, LoopxError } from '../../core/index';
 import { Disposable } from '../common/disposable';
+import type { AgentsNode, LaneNode } from './agentsTree';
+import { agentsItem, agentsNode, laneItem } from './agentsTree';
 import type { GoalChild } from './goalChildren';
 import { GATE_ICON, goalChildItem, goalGroups, groupChildren, icon, rowItem } from './goalChildren';
 import { invalidPolicyRow, unsignedPolicyRow } from './recordRowText';
@@ -18,6 +21,8 @@ export type Node =
   | { kind: 'folder'; folder: LoopxFolder }
   | { kind: 'goal'; ref: GoalRef; entry: IndexEntry }
   | GoalChild
+  | AgentsNode
+  | LaneNode
   | { kind: 'error'; message: string }
   | { kind: 'policy'; folder: LoopxFolder; unsigned: string[]; message: string }
   /** policy.json does not parse: no agent gets a contract until a person fixes it. */
@@ -36,6 +41,8 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
   readonly onDidChangeTreeData = this.changed.event;
   /** Goal states loaded for expanded goals during one refresh; cleared on every change. */
   private loaded = new Map<string, GoalState | Error>();
+  /** The Agents node of the last look at the root (a lane's parent, for `reveal`). */
+  private agents: AgentsNode | undefined;
 
   constructor(private readonly workspaces: LoopxWorkspaces) {
     super();
@@ -70,13 +77,28 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     return g;
   }
 
+  /** The Agents node as the tree shows it now (undefined: no folder has lanes). */
+  agentsNode(): AgentsNode | undefined {
+    this.agents = agentsNode(this.workspaces);
+    return this.agents;
+  }
+
+  getParent(node: Node): Node | undefined {
+    // Only the Agents node and its lanes are revealed (Show Agents); the root has no parent.
+    return node.kind === 'lane' ? this.agents : undefined;
+  }
+
   getChildren(node?: Node): Node[] {
     if (!node) {
       const folders = this.workspaces.folders();
-      if (folders.length > 1) return folders.map((folder) => ({ kind: 'folder', folder }));
-      return this.goalNodes(folders[0]);
+      const agents = this.agentsNode();
+      if (folders.length > 1)
+        return [...(agents ? [agents] : []), ...folders.map((folder): Node => ({ kind: 'folder', folder }))];
+      return this.goalNodes(folders[0], agents);
     }
     switch (node.kind) {
+      case 'agents':
+        return node.lanes;
       case 'folder':
         return this.goalNodes(node.folder);
       case 'goal': {
@@ -94,11 +116,12 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
     }
   }
 
-  private goalNodes(folder: LoopxFolder | undefined): Node[] {
+  private goalNodes(folder: LoopxFolder | undefined, agents?: AgentsNode): Node[] {
     if (!folder) return [];
     const { goals, errors } = folder.store.listGoals();
     return [
       ...this.policyNodes(folder),
+      ...(agents ? [agents] : []),
       ...goals.map((entry): Node => ({
         kind: 'goal',
         ref: { store: folder.store, goalId: entry.id, folder: folder.folder },
@@ -141,6 +164,10 @@ export class GoalsTreeProvider extends Disposable implements vscode.TreeDataProv
         item.contextValue = `goal.${e.status}`;
         return item;
       }
+      case 'agents':
+        return agentsItem(node);
+      case 'lane':
+        return laneItem(node);
       case 'group':
       case 'todo':
       case 'gate':

@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { IndexEntry, PolicyView } from '../../core/index';
-import { indexJournal, LOOPX_DIR, plainText, Store } from '../../core/index';
+import type { DriveStatus, IndexEntry, PolicyView } from '../../core/index';
+import { driveStatus, indexJournal, LOOPX_DIR, plainText, readLanes, Store } from '../../core/index';
 import { Disposable } from '../common/disposable';
 import { ReadStamps } from '../common/readStamps';
 
@@ -32,26 +32,45 @@ export function inFolderWords(folder: vscode.WorkspaceFolder): string {
     : '';
 }
 
+/**
+ * The longest a refresh waits while changes keep coming: lanes at work write every few hundred
+ * milliseconds, and a debounce that restarts on each would show nothing until they stop.
+ */
+const MAX_REFRESH_DELAY_MS = 1000;
+
 /** Goals per folder whose logs folder the once-a-second look covers (one stat each). */
 const MAX_POLLED_GOALS = 200;
+
+/**
+ * What in `local/` is worth a refresh: the lanes' set-up and state files of `loopx drive`
+ * (`local/drive/lanes/<name>.json`, `local/drive/state/<name>.json`). Everything else there is a
+ * cache, a lock or a lane's turn log, which changes on every write or line of output.
+ */
+const LANE_FILE = /[\\/]local[\\/]drive[\\/](lanes|state)[\\/][^\\/]+(?<!\.contract)\.json$/;
 
 export class LoopxWorkspaces extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   /** Fires (debounced) after anything under a `.loopx/` changed, and when folders change. */
   readonly onDidChange = this.changed.event;
   private timer: NodeJS.Timeout | undefined;
+  /** When the refresh waiting now was first asked for. */
+  private pendingSince: number | undefined;
   private cache: LoopxFolder[] | undefined;
   private goalsCache: { ref: GoalRef; entry: IndexEntry }[] | undefined;
   /** Each folder's policy (by folder path), read once per change. */
   private readonly policyCache = new Map<string, PolicyView | Error>();
+  /** Each folder's lanes (by folder path), read once per change; undefined: it has none. */
+  private readonly driveCache = new Map<string, DriveStatus | Error | undefined>();
   private readonly readStamps = new ReadStamps();
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
     const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${LOOPX_DIR}/**`));
     const poke = (uri: vscode.Uri) => {
-      // Locks and temp files change on every write; the files that matter change with them.
-      if (/[\\/]local[\\/]|\.tmp-/.test(uri.fsPath)) return;
+      // Locks and temp files change on every write; the files that matter change with them. The
+      // lanes' files are the exception in local/: a lane's state shows in the tree within a second.
+      if (/\.tmp-/.test(uri.fsPath)) return;
+      if (/[\\/]local[\\/]/.test(uri.fsPath) && !LANE_FILE.test(uri.fsPath)) return;
       this.schedule();
     };
     this._register(watcher.onDidChange(poke));
@@ -68,14 +87,21 @@ export class LoopxWorkspaces extends Disposable {
     this._register({ dispose: () => clearInterval(poll) });
   }
 
-  /** Re-reads now-ish: coalesces bursts of file events into one refresh. */
+  /**
+   * Re-reads now-ish: coalesces bursts of file events into one refresh, a second after the first
+   * at the latest however long the burst.
+   */
   schedule(): void {
     clearTimeout(this.timer);
     const ms = vscode.workspace.getConfiguration('loopx').get<number>('refreshDebounceMs', 200);
+    this.pendingSince ??= Date.now();
+    const latest = this.pendingSince + Math.max(ms, MAX_REFRESH_DELAY_MS);
+    const wait = Math.max(0, Math.min(ms, latest - Date.now()));
     this.timer = setTimeout(() => {
+      this.pendingSince = undefined;
       this.clearCaches();
       this.changed.fire();
-    }, ms);
+    }, wait);
   }
 
   /**
@@ -161,8 +187,32 @@ export class LoopxWorkspaces extends Disposable {
     return v;
   }
 
+  /**
+   * A folder's lanes and whether a driver keeps them going (`loopx drive status`), undefined when it
+   * has none set up, or why they could not be read. Cached until the next change, like the goals:
+   * the tree, the status bar, the lane notifications and the dashboard all ask after each change.
+   */
+  driveStatus(f: LoopxFolder): DriveStatus | Error | undefined {
+    const key = f.folder.uri.fsPath;
+    if (!this.driveCache.has(key)) {
+      // No stamp for the once-a-second look: the lanes' files reach the file watcher (LANE_FILE),
+      // and a driver in this window refreshes on each of its lanes' steps.
+      let v: DriveStatus | Error | undefined;
+      try {
+        const { lanes, problems } = readLanes(f.store);
+        // No lanes: no driver's lock is looked at (that look makes its lock file).
+        v = lanes.length || problems.length ? driveStatus(f.store) : undefined;
+      } catch (e) {
+        v = e instanceof Error ? e : new Error(String(e));
+      }
+      this.driveCache.set(key, v);
+    }
+    return this.driveCache.get(key);
+  }
+
   refreshNow(): void {
     clearTimeout(this.timer);
+    this.pendingSince = undefined;
     this.clearCaches();
     this.changed.fire();
   }
@@ -171,5 +221,6 @@ export class LoopxWorkspaces extends Disposable {
     this.cache = undefined;
     this.goalsCache = undefined;
     this.policyCache.clear();
+    this.driveCache.clear();
   }
 }

@@ -275,14 +275,11 @@ export interface McpServer {
 const toml = (s: string) => JSON.stringify(s);
 
 /**
- * `codex exec <prompt>` in `cwd`, with `codexHome/config.toml` pointing Codex at the Responses
- * API at `baseUrl`, never asking (approval_policy), writing only in the workspace, and with `mcp`
- * as its one MCP server.
+ * Codex's config.toml for the scripted Responses API at `baseUrl` (the key in SCRIPTED_API_KEY):
+ * never asking (approval_policy), writing only in the workspace.
  */
-export async function runCodex(o: AgentRun & { codexHome: string; mcp?: McpServer }): Promise<AgentResult> {
-  const { codex } = await agentBins();
-  const env = agentEnv(o.home, { CODEX_HOME: o.codexHome, SCRIPTED_API_KEY: 'x', ...o.env });
-  const lines = [
+export function codexConfigLines(baseUrl: string): string[] {
+  return [
     'model = "test-model"',
     'model_provider = "scripted"',
     'approval_policy = "never"',
@@ -292,10 +289,21 @@ export async function runCodex(o: AgentRun & { codexHome: string; mcp?: McpServe
     'allow_login_shell = false',
     '[model_providers.scripted]',
     'name = "scripted"',
-    `base_url = ${toml(o.baseUrl)}`,
+    `base_url = ${toml(baseUrl)}`,
     'wire_api = "responses"',
     'env_key = "SCRIPTED_API_KEY"',
   ];
+}
+
+/**
+ * `codex exec <prompt>` in `cwd`, with `codexHome/config.toml` pointing Codex at the Responses
+ * API at `baseUrl`, never asking (approval_policy), writing only in the workspace, and with `mcp`
+ * as its one MCP server.
+ */
+export async function runCodex(o: AgentRun & { codexHome: string; mcp?: McpServer }): Promise<AgentResult> {
+  const { codex } = await agentBins();
+  const env = agentEnv(o.home, { CODEX_HOME: o.codexHome, SCRIPTED_API_KEY: 'x', ...o.env });
+  const lines = codexConfigLines(o.baseUrl);
   if (o.mcp) {
     if (!/^[A-Za-z0-9_-]+$/.test(o.mcp.name))
       throw new Error(`MCP server name ${o.mcp.name} is not a TOML key`);

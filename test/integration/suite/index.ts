@@ -5,6 +5,7 @@ import { registerAgentAndDashboardTests } from './agents-dashboard.test';
 import { registerTrustTests } from './trust.test';
 import { registerCliInstallTests } from './cli-install.test';
 import { registerWorkflowAndBrowserTests } from './workflows-browser.test';
+import { registerDriveAgentsTests } from './drive-agents.test';
 import { registerEditorCommandAttackTests } from '../../security/host/editor-commands.host';
 import { registerNotificationAttackTests } from '../../security/host/notification.host';
 
@@ -24,6 +25,8 @@ export function run(): Promise<void> {
   registerWorkflowAndBrowserTests();
   registerEditorCommandAttackTests();
   registerNotificationAttackTests();
+  // Last: it declares a runtime in the policy and leaves a goal the lanes worked on.
+  registerDriveAgentsTests();
   return new Promise((resolve, reject) => {
     mocha.run((failures) =>
       failures
