@@ -7,7 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { DriveStatus } from '../../src/core/drive/drive-status';
+import type { DriveStatus } from '../../src/core/views/drive-status-doc';
 import type { GoalState, LoopxEvent } from '../../src/core/index';
 import { Store } from '../../src/core/store/store';
 import { BIN, cleanEnv, json, loopx, loopxAsPerson, ok, tempDir, type Result } from './cli';

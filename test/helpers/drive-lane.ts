@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import type { LaneReport } from '../../src/core/drive/drive-status';
+import type { LaneReport } from '../../src/core/views/drive-status-doc';
 import { ok } from './cli';
 import { driveWorkspace, scriptRuntime, until, type DriveWorkspace, type DriverProcess } from './drive-kit';
 

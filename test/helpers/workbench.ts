@@ -3,6 +3,7 @@
  * scripts' typed entry points, a bounded poll, and what a person looks at first (the LoopX view
  * and the notifications).
  */
+import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
@@ -155,6 +156,24 @@ export async function closeOverlays(page: Page): Promise<void> {
     await page.keyboard.press('Escape');
   }
 }
+
+/**
+ * Readies the window for a picture of the side bar at its default width: overlays closed, Do Not
+ * Disturb on (a gate's notification stays until the gate is decided; the pictures are of what is
+ * under it) and no toast left. Run `runFromPalette(page, DO_NOT_DISTURB)` again to turn it off.
+ */
+export async function quietAtDefaultWidth(page: Page): Promise<void> {
+  await closeOverlays(page);
+  await runFromPalette(page, DO_NOT_DISTURB);
+  await until(
+    'no notification toast',
+    async () => !(await visible(page.locator('.notification-toast').first())),
+  );
+  const sidebar = await page.locator('.part.sidebar').boundingBox();
+  assert.equal(sidebar?.width, 300, 'the side bar at its default width');
+}
+
+export const DO_NOT_DISTURB = 'Notifications: Toggle Do Not Disturb Mode';
 
 /**
  * Runs a command through the Command Palette: F1, type `label`, pick the row with exactly that

@@ -38,7 +38,8 @@ import {
   uiSteps,
   until as untilWithin,
   VIEWPORT,
-  visible,
+  quietAtDefaultWidth,
+  DO_NOT_DISTURB,
 } from '../helpers/workbench';
 
 const UI_MS = 30_000;
@@ -207,15 +208,7 @@ describe('Agents in the LoopX view: Start, watch, Stop (code-server + Chromium)'
     '(2) the Agents rows read whole at the default width; the detail is in the tooltip',
     120_000,
     async () => {
-      await closeOverlays(page);
-      // The gate's notification stays until the gate is decided: the picture is of what is under it.
-      await runFromPalette(page, 'Notifications: Toggle Do Not Disturb Mode');
-      await until(
-        'no notification toast',
-        async () => !(await visible(page.locator('.notification-toast').first())),
-      );
-      const sidebar = await page.locator('.part.sidebar').boundingBox();
-      assert.equal(sidebar?.width, 300, 'the side bar at its default width');
+      await quietAtDefaultWidth(page);
       const rows = await until('the Agents node, its lane and the goal', async () => {
         const now = await sidebarRows(page);
         return now.length === 3 ? now : undefined;
@@ -252,7 +245,7 @@ describe('Agents in the LoopX view: Start, watch, Stop (code-server + Chromium)'
       }
       shots.push(`agents.png (${(png.length / 1024).toFixed(0)} KB)`);
       await page.mouse.move(VIEWPORT.width - 10, VIEWPORT.height / 2);
-      await runFromPalette(page, 'Notifications: Toggle Do Not Disturb Mode');
+      await runFromPalette(page, DO_NOT_DISTURB);
     },
   );
 

@@ -38,6 +38,7 @@ import {
   until as untilWithin,
   VIEWPORT,
   visible,
+  quietAtDefaultWidth,
 } from '../helpers/workbench';
 import {
   hoverText,
@@ -197,15 +198,7 @@ describe('The LoopX view at the default width, the walkthrough and Settings (cod
     '(2) every row of the tree shows its label and description whole at the default width',
     90_000,
     async () => {
-      await closeOverlays(page);
-      // The gate's notification stays until the gate is decided: the pictures are of what is under it.
-      await runFromPalette(page, 'Notifications: Toggle Do Not Disturb Mode');
-      await until(
-        'no notification toast',
-        async () => !(await visible(page.locator('.notification-toast').first())),
-      );
-      const sidebar = await page.locator('.part.sidebar').boundingBox();
-      assert.equal(sidebar?.width, 300, 'the side bar at its default width');
+      await quietAtDefaultWidth(page);
       for (const label of ['Gates', 'Evidence', 'Runs']) await expandRow(page, label);
       const expected: [number, string, string | RegExp][] = [
         [1, 'Fix checkout tests', '1 to approve'],

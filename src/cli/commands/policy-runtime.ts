@@ -18,7 +18,7 @@ import type { CliContext } from '../context';
 import type { Act } from '../define';
 import { example, num } from '../define';
 import { person } from '../person';
-import { assertNothingUnsigned, policyJson } from './policy';
+import { assertNothingUnsigned, policyJson } from './policy-shared';
 
 const pair = (v: string, prev: string[] = []) => [...prev, v];
 

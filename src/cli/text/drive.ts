@@ -1,6 +1,6 @@
 /** `loopx drive status` and `loopx lane list` for a person at a terminal. */
 import type { DriveStatus, LaneSpec } from '../../core/index';
-import { laneStateWords } from '../../core/index';
+import { laneGlance } from '../../core/index';
 
 export function laneListText(lanes: readonly LaneSpec[]): string {
   if (lanes.length === 0) return 'no lanes set up here: loopx lane add <name> --goal-id G --runtime R';
@@ -20,7 +20,7 @@ export function driveStatusText(doc: DriveStatus): string {
   for (const l of doc.lanes) {
     lines.push(
       '',
-      `${l.name}: ${laneStateWords(l)}${l.needs_person && l.status !== 'stopped' ? ` (${l.why ?? 'a person decides'})` : ''}`,
+      `${l.name}: ${laneGlance(l, doc.driver.running, Date.now()).words}${l.why ? ` (${l.why})` : ''}`,
     );
     lines.push(`  goal ${l.goal_id}${l.goal_title ? ` "${l.goal_title}"` : ''}, runtime ${l.runtime}`);
     if (l.worktree) lines.push(`  worktree ${l.worktree.path} on branch ${l.worktree.branch}`);

@@ -1,76 +1,15 @@
 /**
- * Where every lane is, as one versioned document: `loopx drive status --json` prints it, the
- * editor's Agents section and the dashboard show it, so every surface says the same.
+ * Where every lane is, as one versioned document (its schema: views/drive-status-doc.ts): `loopx
+ * drive status --json` prints it, the editor's Agents section and the dashboard show it, so every
+ * surface says the same.
  */
-import { z } from 'zod';
 import type { GoalState } from '../model';
-import { lazy } from '../model';
 import type { Store } from '../store';
+import type { DriveStatus, LaneReport } from '../views';
+import { DRIVE_STATUS_SCHEMA } from '../views';
 import { runningDriver } from './driver';
 import type { LaneSpec, LaneState } from './lanes';
-import { laneAgent, LaneStatus, readLanes, readLaneState } from './lanes';
-
-export const DRIVE_STATUS_SCHEMA = 'loopx.drive-status/1';
-
-export const LaneReport = lazy(() =>
-  z.strictObject({
-    name: z.string(),
-    /** The agent identity its turns run as (`lane:<name>`). */
-    agent: z.string(),
-    goal_id: z.string(),
-    goal_title: z.string().optional(),
-    runtime: z.string(),
-    worktree: z.strictObject({ path: z.string(), branch: z.string() }).optional(),
-    status: LaneStatus,
-    /** Why it is in that status, in a person's words. */
-    why: z.string().optional(),
-    /** Asleep until then, unless woken sooner. */
-    until: z.string().optional(),
-    /** Only a person can move it on (a gate, a budget, a paused goal, failed turns). */
-    needs_person: z.boolean(),
-    turn: z
-      .strictObject({ run_id: z.string(), started_at: z.string(), deadline: z.string(), pid: z.number() })
-      .optional(),
-    last: z
-      .strictObject({
-        run_id: z.string().optional(),
-        outcome: z.string(),
-        exit_code: z.number().optional(),
-        ended_at: z.string(),
-        summary: z.string().optional(),
-      })
-      .optional(),
-    /** Turns in a row that failed. */
-    failures: z.number(),
-    /** What the lane's runs spent on its goal, over the goal's life. */
-    spend: z.strictObject({
-      turns: z.number(),
-      tokens: z.number(),
-      cost_usd: z.number(),
-      wall_seconds: z.number(),
-    }),
-  }),
-);
-export type LaneReport = z.infer<typeof LaneReport>;
-
-/** `loopx drive status`: every lane of the workspace and whether a driver runs. */
-export const DriveStatus = lazy(() =>
-  z.strictObject({
-    schema: z.literal(DRIVE_STATUS_SCHEMA),
-    /** Whether a driver runs now for this workspace (its process, since when). */
-    driver: z.strictObject({
-      running: z.boolean(),
-      pid: z.number().optional(),
-      since: z.string().optional(),
-    }),
-    lanes: z.array(LaneReport),
-    /** Lanes in a turn now (the status bar's count). */
-    working: z.number(),
-    /** Lane files or goals that could not be read. */
-    problems: z.array(z.string()),
-  }),
-);
-export type DriveStatus = z.infer<typeof DriveStatus>;
+import { laneAgent, readLanes, readLaneState } from './lanes';
 
 /** One lane's report from its set-up, its state and its goal (undefined when the goal cannot be read). */
 export function laneReport(spec: LaneSpec, state: LaneState, goal: GoalState | undefined): LaneReport {
@@ -150,20 +89,4 @@ export function driveStatus(store: Store): DriveStatus {
     working: driver ? reports.filter((r) => r.status === 'working').length : 0,
     problems,
   };
-}
-
-/** A lane's state in a few words, as every surface shows it. */
-export function laneStateWords(r: Pick<LaneReport, 'status' | 'until' | 'why' | 'needs_person'>): string {
-  switch (r.status) {
-    case 'working':
-      return 'working';
-    case 'asleep':
-      return r.until ? `asleep until ${r.until}` : 'asleep';
-    case 'waiting_person':
-      return 'waiting for a person';
-    case 'stopped':
-      return `stopped${r.why ? `: ${r.why}` : ''}`;
-    case 'idle':
-      return 'not started';
-  }
 }

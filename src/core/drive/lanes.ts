@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { checkId, Id, lazy, notFound, refused, RUNTIME_NAME, Text, Timestamp } from '../model';
 import type { Store } from '../store';
+import { LaneStatus } from '../views';
 import {
   ensureLocalDir,
   mkdirStore,
@@ -31,9 +32,6 @@ export const LaneSpec = lazy(() =>
   }),
 );
 export type LaneSpec = z.infer<typeof LaneSpec>;
-
-export const LaneStatus = lazy(() => z.enum(['idle', 'working', 'asleep', 'waiting_person', 'stopped']));
-export type LaneStatus = z.infer<typeof LaneStatus>;
 
 /** The turn a lane has running: enough to find and stop its process and end its run after a crash. */
 export const LaneTurn = lazy(() =>

@@ -5,6 +5,7 @@
 export * from './dashboard-links';
 export * from './dashboard-protocol';
 export * from './denials-doc';
+export * from './drive-status-doc';
 export * from './gate-facts';
 export * from './goal-export';
 export * from './goal-history';

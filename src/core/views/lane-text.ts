@@ -6,7 +6,7 @@
  * as everywhere else (when-text.ts). Store text (a goal's title, a lane's why) enters the
  * notification's sentence only through `plainText`: a notification renders links.
  */
-import type { DriveStatus, LaneReport } from '../drive';
+import type { DriveStatus, LaneReport } from './drive-status-doc';
 import type { BudgetName, GoalState } from '../model';
 import { oneLine, plainText } from '../model';
 import { exhaustedBudget, quotaUse } from '../rules';

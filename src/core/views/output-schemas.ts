@@ -11,7 +11,6 @@
  */
 import { z } from 'zod';
 import type { SummaryDoc, TurnDoc } from '../contract';
-import { DriveStatus } from '../drive';
 import { lazy } from '../model';
 import { DoctorDoc } from '../setup';
 import { WorkflowFile } from '../workflows';
@@ -36,6 +35,7 @@ import {
   StatusTokenOutput,
 } from './output-schemas-setup';
 import { ExportDoc, GateDoc, RunDoc, TodoDoc } from './records-doc';
+import { DriveStatus } from './drive-status-doc';
 import { ShouldRunOutput } from './should-run-doc';
 import { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
 

@@ -6,7 +6,6 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Actor, ContractPreview, GoalState, InvokeResult } from '../../core/index';
 import { effectiveStatus, invoke, LoopxError, refused, signFirstPolicy, textProblem } from '../../core/index';
-import type { AgentsControl } from '../drive/agentsControl';
 import type { Approver } from '../trust/approver';
 import type { EventLogProvider } from '../views/eventLog';
 import type { Node } from '../views/tree';
@@ -58,7 +57,8 @@ export interface CommandDeps {
   startStatusServer: () => Promise<unknown>;
   stopStatusServer: () => Promise<unknown>;
   /** This window's `loopx drive`: Start, Stop and Wake Agents. */
-  agents: Pick<AgentsControl, 'start' | 'stop' | 'wake'>;
+  /** The window's agents (drive/agentsControl.ts). */
+  agents: { start(): Promise<unknown>; stop(): Promise<unknown>; wake(): unknown };
 }
 
 const cancelled = Symbol('cancelled');

@@ -7,7 +7,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { invoke } from '../../../../src/core/capabilities/registry';
-import type { DriveStatus, LaneReport } from '../../../../src/core/drive/drive-status';
+import type { DriveStatus, LaneReport } from '../../../../src/core/views/drive-status-doc';
 import type { GoalState } from '../../../../src/core/model';
 import {
   agentsSection,

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { LaneReport } from '../../../../src/core/drive/drive-status';
+import type { LaneReport } from '../../../../src/core/views/drive-status-doc';
 import type { TipBlock } from '../../../../src/extension/views/rowText';
 import type { AgentsNode, LaneNode } from '../../../../src/extension/views/laneRowText';
 import { agentsRow, laneRow } from '../../../../src/extension/views/laneRowText';
