@@ -263,8 +263,9 @@ export async function execUnderContract(store: Store, o: ExecOptions): Promise<E
   const goalId = v.goal.id;
   // Where the output will be kept is checked before the command runs (a linked artifacts/ is refused).
   store.artifactsDir(goalId);
-  // Under a lane's contract the claim is a lease (its driver renews it while the turn lives).
-  if (v.todo.status === 'open' || v.todo.claimedBy !== v.contract.agent || v.contract.lease) {
+  // Under a lane's contract the claim is a lease. A lane's contract already holds its todos (its
+  // driver renews them while the turn lives): exec claims only what it does not hold yet.
+  if (v.todo.status === 'open' || v.todo.claimedBy !== v.contract.agent) {
     const claim = { goalId, todoId: v.todo.id, by: v.contract.agent, leaseSeconds: v.contract.lease };
     invoke(store, 'todo.claim', claim, o.actor, { policy });
   }

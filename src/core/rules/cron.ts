@@ -157,6 +157,19 @@ const lastBefore = (set: readonly boolean[], v: number) => {
   return undefined;
 };
 
+/** A wall time's fields (wall times are kept as UTC instants of the same clock reading). */
+function wallParts(t: number) {
+  const d = new Date(t);
+  return {
+    d,
+    y: d.getUTCFullYear(),
+    mo: d.getUTCMonth(),
+    day: d.getUTCDate(),
+    h: d.getUTCHours(),
+    mi: d.getUTCMinutes(),
+  };
+}
+
 /**
  * The first matching wall minute at or after `from`, or undefined past `until`. Skips a whole
  * month, day or hour that cannot match, so a year costs at most a few hundred steps.
@@ -164,14 +177,7 @@ const lastBefore = (set: readonly boolean[], v: number) => {
 export function nextCronWall(spec: CronSpec, from: number, until: number): number | undefined {
   let t = Math.ceil(from / MINUTE) * MINUTE;
   while (t <= until) {
-    const d = new Date(t);
-    const [y, mo, day, h, mi] = [
-      d.getUTCFullYear(),
-      d.getUTCMonth(),
-      d.getUTCDate(),
-      d.getUTCHours(),
-      d.getUTCMinutes(),
-    ];
+    const { d, y, mo, day, h, mi } = wallParts(t);
     if (!spec.months[mo + 1]) t = wall(y, mo + 1, 1);
     else if (!dayMatches(spec, day, d.getUTCDay())) t = wall(y, mo, day + 1);
     else if (!spec.hours[h]) {
@@ -189,14 +195,7 @@ export function nextCronWall(spec: CronSpec, from: number, until: number): numbe
 export function prevCronWall(spec: CronSpec, from: number, until: number): number | undefined {
   let t = Math.floor(from / MINUTE) * MINUTE;
   while (t >= until) {
-    const d = new Date(t);
-    const [y, mo, day, h, mi] = [
-      d.getUTCFullYear(),
-      d.getUTCMonth(),
-      d.getUTCDate(),
-      d.getUTCHours(),
-      d.getUTCMinutes(),
-    ];
+    const { d, y, mo, day, h, mi } = wallParts(t);
     if (!spec.months[mo + 1]) t = wall(y, mo, 1) - MINUTE;
     else if (!dayMatches(spec, day, d.getUTCDay())) t = wall(y, mo, day) - MINUTE;
     else if (!spec.hours[h]) {
