@@ -23,6 +23,7 @@ import type { GoalMessage, StatusMessage } from '../src/core/views/browser';
 import { renderAgents } from './agents';
 import { renderAttention } from './attention';
 import { renderDetails } from './details';
+import { renderEverywhere } from './everywhere';
 import { mountGoalsList } from './goals-list';
 import { renderBanner, renderEmpty, renderHeader } from './header';
 import { announceReady, listen, saveSelection, send, withFolder } from './host';
@@ -54,6 +55,7 @@ function onStatus(m: StatusMessage): void {
   mainEl.hidden = empty;
   if (empty) renderEmpty(m.doc);
   renderAttention(m, select);
+  renderEverywhere(m);
   renderAgents(m);
   goalsList.showCount(m.doc.goals.length);
   const { selected } = state;

@@ -12,6 +12,10 @@ export const agentsEl = h('section', {
   class: 'card agents',
   attrs: { 'aria-labelledby': 'agents-heading' },
 });
+export const everywhereEl = h('section', {
+  class: 'card everywhere',
+  attrs: { 'aria-labelledby': 'everywhere-heading' },
+});
 export const emptyEl = h('section', { class: 'card empty' });
 export const goalsEl = h('section', { class: 'card goals', attrs: { 'aria-labelledby': 'goals-heading' } });
 export const detailsEl = h('section', {
@@ -24,10 +28,11 @@ emptyEl.hidden = true;
 mainEl.hidden = true;
 attentionEl.hidden = true;
 agentsEl.hidden = true;
+everywhereEl.hidden = true;
 export const loadingEl = h(
   'div',
   { class: 'loading' },
   document.createElement('vscode-progress-ring'),
   h('span', null, 'Reading the workspace…'),
 );
-append(app, [headerEl, bannerEl, loadingEl, attentionEl, agentsEl, emptyEl, mainEl]);
+append(app, [headerEl, bannerEl, loadingEl, attentionEl, everywhereEl, agentsEl, emptyEl, mainEl]);

@@ -7,12 +7,18 @@
  * The selection is kept in `sessionStorage` (per tab, survives a reload, never in the URL a
  * person might paste somewhere).
  */
-import type { Msg } from '../src/core/views/browser';
+import type { Msg, NeedsYouDoc } from '../src/core/views/browser';
+import { everywhereSection } from '../src/core/views/browser';
 import type { Transport } from './transport';
 
 const STATE_KEY = 'loopx.dashboard.state';
 /** After the server ended the stream for good (restart, busy), try again this often. */
 const REOPEN_MS = 5000;
+/**
+ * The event stream follows this workspace only: the other workspaces' queue (`/all`) is read
+ * again with each snapshot, when the tab comes back into view, and this often while it is seen.
+ */
+const ALL_EVERY_MS = 30_000;
 
 /** The status server's port: the page's own, or the one in a path proxy's `/proxy/<port>/` (code-server). */
 function serverPort(): string {
@@ -94,6 +100,23 @@ export function browserTransport(): Transport {
     return body;
   }
 
+  let lastStatus: { workspace?: unknown } | undefined;
+  /** The status message with All workspaces (read from `/all`) when other workspaces are listed. */
+  async function deliverStatus(doc: unknown): Promise<void> {
+    lastStatus = doc as { workspace?: unknown };
+    const all = (await getJson('all')) as NeedsYouDoc | undefined;
+    if (doc !== lastStatus) return; // a newer snapshot is on its way
+    const here = typeof lastStatus.workspace === 'string' ? [lastStatus.workspace] : [];
+    const everywhere = all && Array.isArray(all.workspaces) ? everywhereSection(all, here) : undefined;
+    deliver({ type: 'status', doc, ...(everywhere ? { everywhere } : {}) });
+  }
+  setInterval(() => {
+    if (lastStatus && document.visibilityState === 'visible' && !signedOut) void deliverStatus(lastStatus);
+  }, ALL_EVERY_MS);
+  document.addEventListener('visibilitychange', () => {
+    if (lastStatus && document.visibilityState === 'visible' && !signedOut) void deliverStatus(lastStatus);
+  });
+
   function selectedGoal(): string | undefined {
     const s = readState() as { selected?: { goalId?: unknown } } | undefined;
     return typeof s?.selected?.goalId === 'string' ? s.selected.goalId : undefined;
@@ -119,7 +142,7 @@ export function browserTransport(): Transport {
       } catch {
         return;
       }
-      deliver({ type: 'status', doc });
+      void deliverStatus(doc);
       const goalId = selectedGoal();
       if (goalId) void loadGoal(goalId);
     });
@@ -142,7 +165,7 @@ export function browserTransport(): Transport {
         // A refused stream is not retried by the browser: ask /status why, then try again.
         void getJson('status').then((doc) => {
           if (signedOut || es !== source) return;
-          if (doc) deliver({ type: 'status', doc });
+          if (doc) void deliverStatus(doc);
           setTimeout(() => {
             if (es === source) openEvents();
           }, REOPEN_MS);
@@ -167,7 +190,7 @@ export function browserTransport(): Transport {
     post(msg: Msg) {
       if (msg.type === 'ready') {
         void getJson('status').then((doc) => {
-          if (doc) deliver({ type: 'status', doc });
+          if (doc) void deliverStatus(doc);
           openEvents();
         });
       } else if (msg.type === 'select-goal') {

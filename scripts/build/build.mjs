@@ -26,6 +26,18 @@ const mcpExternal = {
     build.onResolve({ filter: /[\\/]server[\\/]mcp$/ }, () => ({ path: './mcp.js', external: true }));
   },
 };
+// The WebAuthn library (src/server/webauthn.ts) is a bundle of its own too, loaded when the status
+// server starts: it would otherwise double dist/cli.js, which every `loopx` call loads.
+const webauthnExternal = {
+  name: 'webauthn-external',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/webauthn$/ }, (args) =>
+      /[\\/]src[\\/]server[\\/][^\\/]+$/.test(args.importer)
+        ? { path: './webauthn.js', external: true }
+        : undefined,
+    );
+  },
+};
 // zod's classic API re-exports every locale (about 260 KB minified); we speak English only.
 const zodEnglishOnly = {
   name: 'zod-english-only',
@@ -104,7 +116,17 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    plugins: [mcpExternal, zodEnglishOnly, lockBinding, lazyChildProcess],
+    plugins: [mcpExternal, webauthnExternal, zodEnglishOnly, lockBinding, lazyChildProcess],
+  },
+  {
+    ...common,
+    entryPoints: ['src/server/webauthn.ts'],
+    outfile: 'dist/webauthn.js',
+    // Named, so packaging can tell the built file from an empty or foreign one (it looks for "loopx").
+    banner: { js: '/* loopx: @simplewebauthn/server for the status server */' },
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     ...common,
@@ -124,7 +146,7 @@ if (existsSync('src/extension/extension.ts')) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    plugins: [mcpExternal, zodEnglishOnly, lockBinding],
+    plugins: [mcpExternal, webauthnExternal, zodEnglishOnly, lockBinding],
   });
 }
 if (existsSync('webview/main.ts')) {
@@ -132,6 +154,20 @@ if (existsSync('webview/main.ts')) {
     ...common,
     entryPoints: ['webview/main.ts'],
     outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  });
+}
+
+// The decision and passkey pages of the status server (src/server/decide-page.ts), with the
+// WebAuthn browser library bundled in: served from the fixed asset list (src/server/assets.ts).
+if (existsSync('webview/decide/main.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['webview/decide/main.ts'],
+    outfile: 'dist/decide.js',
+    banner: { js: '/* loopx: the decision pages */' },
     platform: 'browser',
     format: 'iife',
     target: 'es2022',

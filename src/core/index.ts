@@ -8,6 +8,7 @@ export * from './contract';
 export * from './drive';
 export * from './hooks';
 export * from './model';
+export * from './reach';
 export * from './rules';
 export * from './setup';
 export * from './shell';

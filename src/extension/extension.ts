@@ -13,6 +13,8 @@ import { LoopxCommands, person } from './commands';
 import { refreshCliTarget } from './commands/cliInstall';
 import { decideGate } from './commands/gates';
 import { reportFailure } from './commands/shared';
+import { EverywhereQueue } from './views/everywhere';
+import { OutsideNotices } from './workspace/outsideNotices';
 import { Dashboard } from './views/dashboard';
 import { DashboardLinkHandler } from './views/dashboardLinks';
 import { EVENT_LOG_SCHEME, EventLogProvider } from './views/eventLog';
@@ -58,6 +60,8 @@ export interface LoopxApi {
 
 /** This window's drivers, stopped (and waited for) on deactivation. */
 let agentsOfWindow: AgentsControl | undefined;
+/** This window's sender of notices outside the editor, closed (and waited for) on deactivation. */
+let noticesOfWindow: OutsideNotices | undefined;
 
 export function activate(context: vscode.ExtensionContext): LoopxApi | undefined {
   const started = performance.now();
@@ -83,10 +87,16 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
     });
     agentsOfWindow = agents;
     // Built now, not on first open: its serializer must exist when a reload restores the panel.
+    const outsideNotices = new OutsideNotices(log);
+    context.subscriptions.push(outsideNotices);
+    noticesOfWindow = outsideNotices;
+    const everywhere = new EverywhereQueue(log, () => workspaces.folders().map((f) => f.folder.uri.fsPath));
+    context.subscriptions.push(everywhere);
     const dashboard: Dashboard = new Dashboard({
       extensionUri: context.extensionUri,
       workspaces,
       log,
+      everywhere,
       decideGate: (ref, gateId, decision, asked): Promise<void> =>
         decideGate(commandDeps, ref, gateId, decision, { asked }).catch((e) =>
           reportFailure(log, `gate ${gateId} of goal ${ref.goalId}`, e),
@@ -101,6 +111,8 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
       showContractPreview: (ref: GoalRef) => contractPreviews.show(ref),
       openDashboard: () => dashboard.open(),
       openDashboardInBrowser: () => statusServer.openInBrowser(),
+      openStatusServerPage: (folderPath: string, pathAndQuery: () => string) =>
+        statusServer.openPage(folderPath, pathAndQuery),
       startStatusServer: () => statusServer.start(),
       stopStatusServer: () => statusServer.stop(),
       agents,
@@ -246,8 +258,10 @@ export function activate(context: vscode.ExtensionContext): LoopxApi | undefined
  * Everything else is in context.subscriptions. The drivers are waited for: each stops its lanes'
  * turns and ends their runs `interrupted` before the extension host goes.
  */
-export function deactivate(): Promise<void> | undefined {
+export async function deactivate(): Promise<void> {
   const agents = agentsOfWindow;
+  const notices = noticesOfWindow;
   agentsOfWindow = undefined;
-  return agents?.stopAll();
+  noticesOfWindow = undefined;
+  await Promise.all([agents?.stopAll(), notices?.close()]);
 }

@@ -13,6 +13,8 @@ export const ASSETS: Readonly<Record<string, { file: string; type: string }>> = 
   'webview.js': { file: 'dist/webview.js', type: 'text/javascript; charset=utf-8' },
   'dashboard.css': { file: 'media/dashboard.css', type: 'text/css; charset=utf-8' },
   'browser-theme.css': { file: 'media/browser-theme.css', type: 'text/css; charset=utf-8' },
+  /** The decision and passkey pages' script (webview/decide/, with @simplewebauthn/browser). */
+  'decide.js': { file: 'dist/decide.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** Package-relative paths of every asset: what the CLI tarball and install-command must ship. */

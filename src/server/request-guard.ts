@@ -3,6 +3,15 @@
  * (429) -> Host (421) -> Origin (403) -> URL length (414) -> method (405) -> body (413) -> the
  * target is a path (400); then, for every route but `/healthz`, `/login` and `/assets/*`, the
  * bearer token or a session cookie (401).
+ *
+ * POST reaches only the decision and passkey endpoints (`postPaths`), and only as a JSON call
+ * from our own page: an Origin header equal to the request's own origin (403), `Content-Type:
+ * application/json` (415), at most MAX_POST_BYTES (413, also counted while reading). A page of
+ * another site cannot send that without a CORS preflight, which gets no CORS answer.
+ *
+ * Host `localhost:<any port>` is accepted besides our own names: VS Code's port forwarding shows
+ * this server at localhost:<another port> on the person's machine, and passkeys need a host name
+ * (an IP address is no RP ID). A name that is not loopback is still refused (DNS rebinding).
  */
 import type * as http from 'node:http';
 import { forLogLine } from '../core/index';
@@ -10,6 +19,10 @@ import { sendError } from './responses';
 import { bearerChecker } from './token';
 
 export const MAX_URL_BYTES = 2048;
+/** The largest JSON body a POST may carry (a WebAuthn response is a few KB). */
+export const MAX_POST_BYTES = 64 * 1024;
+/** A forwarded port's Host: the loopback name with any port. */
+const FORWARDED_LOCALHOST = /^localhost:[0-9]{1,5}$/;
 const MAX_RATE_BUCKETS = 10_000;
 
 interface RateBucket {
@@ -66,11 +79,29 @@ export interface RequestGuard {
   allowHost(host: string): void;
 }
 
+/**
+ * The request's Origin header when it names the request's own host (`http://<Host>`: this server
+ * speaks plain HTTP), else undefined.
+ */
+export function ownOrigin(req: http.IncomingMessage): string | undefined {
+  const host = req.headers.host?.toLowerCase();
+  const origin = req.headers.origin?.toLowerCase();
+  return host && origin === `http://${host}` ? origin : undefined;
+}
+
+/** The request's host name without its port (`localhost`), as an RP ID is written. */
+export function requestHostName(req: http.IncomingMessage): string {
+  const host = (req.headers.host ?? '').toLowerCase();
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:[0-9]+$/, '');
+}
+
 export function createRequestGuard(opts: {
   ratePerMinute: number;
   token: string;
   /** A session id from the request's cookies is live. */
   sessionValid?: (req: http.IncomingMessage) => boolean;
+  /** The paths that take a JSON POST (the decision and passkey endpoints). */
+  postPaths?: ReadonlySet<string>;
 }): RequestGuard {
   const takeToken = rateLimiter(opts.ratePerMinute);
   const bearer = bearerChecker(opts.token);
@@ -95,8 +126,8 @@ export function createRequestGuard(opts: {
       );
       return true;
     }
-    const host = req.headers.host;
-    if (host === undefined || !allowedHosts.has(host.toLowerCase())) {
+    const host = req.headers.host?.toLowerCase();
+    if (host === undefined || !(allowedHosts.has(host) || FORWARDED_LOCALHOST.test(host))) {
       sendError(
         res,
         421,
@@ -106,7 +137,7 @@ export function createRequestGuard(opts: {
       return true;
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase()) && !ownOrigin(req)) {
       sendError(res, 403, 'forbidden', 'cross-origin requests are not allowed');
       return true;
     }
@@ -117,6 +148,7 @@ export function createRequestGuard(opts: {
     const hasBody =
       req.headers['transfer-encoding'] !== undefined ||
       (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    if (method === 'POST' && opts.postPaths?.has(requestPath(req))) return rejectPost(req, res);
     if (method !== 'GET' && method !== 'HEAD') {
       sendError(
         res,
@@ -137,6 +169,46 @@ export function createRequestGuard(opts: {
     }
     if (!requestPath(req).startsWith('/')) {
       sendError(res, 400, 'usage', 'the request target must be a path');
+      return true;
+    }
+    return false;
+  }
+
+  /** The checks a JSON POST from our own page passes (the session is the route's to check). */
+  function rejectPost(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    const close = { Connection: 'close' };
+    if (!ownOrigin(req)) {
+      sendError(
+        res,
+        403,
+        'forbidden',
+        'a POST must come from this server’s own page (its Origin header)',
+        { reason: 'origin_required' },
+        close,
+      );
+      return true;
+    }
+    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      sendError(
+        res,
+        415,
+        'unsupported_media_type',
+        'a POST must be JSON (Content-Type: application/json)',
+        {},
+        close,
+      );
+      return true;
+    }
+    const length = Number(req.headers['content-length'] ?? '0');
+    if (!(length <= MAX_POST_BYTES)) {
+      sendError(
+        res,
+        413,
+        'payload_too_large',
+        `a request body is at most ${MAX_POST_BYTES} bytes`,
+        {},
+        close,
+      );
       return true;
     }
     return false;

@@ -1,11 +1,12 @@
 /**
  * The routes. `/healthz`, `/login` and `/assets/*` need no token; `/status` and `/goals/<id>`
- * are the core's `statusAll` and `goalStatus` documents; `/events` is the event stream; `/`,
+ * are the core's `statusAll` and `goalStatus` documents; `/all` is what needs the person in every
+ * workspace listed on this machine (`loopx.needs-you/1`); `/events` is the event stream; `/`,
  * `/login` and `/assets/*` are the dashboard page's (page-routes.ts).
  */
 import type * as http from 'node:http';
 import type { Store } from '../core/index';
-import { checkId, forLogLine, goalStatus, statusAll } from '../core/index';
+import { checkId, forLogLine, goalStatus, needsYou, statusAll } from '../core/index';
 import type { EventStream } from './event-stream';
 import type { PageRoutes } from './page-routes';
 import type { RequestGuard } from './request-guard';
@@ -28,6 +29,13 @@ export function createRequestHandler(
     if (pathname === '/status') {
       try {
         return send(res, 200, statusAll(store));
+      } catch (e) {
+        return sendCaught(res, e);
+      }
+    }
+    if (pathname === '/all') {
+      try {
+        return send(res, 200, needsYou({ configDir: store.configDir }));
       } catch (e) {
         return sendCaught(res, e);
       }
@@ -57,7 +65,7 @@ export function createRequestHandler(
       res,
       404,
       'not_found',
-      `no route ${JSON.stringify(forLogLine(pathname))}: try /, /status, /goals/<id>, /events or /healthz`,
+      `no route ${JSON.stringify(forLogLine(pathname))}: try /, /status, /goals/<id>, /all, /events or /healthz`,
     );
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The loopback status server: a read-only HTTP projection of the store for dashboards outside
- * VS Code. Routes (GET or HEAD only):
+ * VS Code, and the page where a person decides with a passkey. Routes (GET or HEAD unless said):
  *
  *   /healthz        `{"ok":true}`; needs no token
  *   /               the dashboard page (the VS Code webview's page, script and styles, talking to
@@ -18,11 +18,36 @@
  *   /events         Server-Sent Events: `event: snapshot` with the status document at once, then
  *                   again whenever `.loopx/` (minus `local/`) changes; `: heartbeat` every 15 s
  *
+ * Deciding from a browser (decide-routes.ts, passkey-routes.ts; docs/SECURITY.md "Deciding from
+ * a browser"). The pages are fixed text and `assets/decide.js` (decide-page.ts); their data is
+ * JSON (`Accept: application/json`) and needs a session:
+ *
+ *   /decide                     the gates waiting for a person, and the budgets used up, in every
+ *                               workspace the config folder lists
+ *   /decide/<ws>/<goal>/<gate>  one gate's facts (views/gate-facts.ts) with Approve / Reject; <ws>
+ *                               is `workspaceId(path)`, found only in the config folder's list
+ *   /grant/<ws>/<goal>          a goal's budgets (used, limit) with Grant
+ *   /passkey/register?code=C    registers a passkey with a one-time code `loopx key passkey add`
+ *                               signed with the person's key (passkey-codes.ts; 10 min, once)
+ *   POST /passkey/register/options, /passkey/register/verify   {code}, then {id, code, response}
+ *   POST /passkey/login/options, /passkey/login/verify         sign in: sets the session cookie,
+ *                               remembering the passkey (the only session that may ask to sign)
+ *   POST /decide/options        {workspace, goal, decision: approve|reject, gate, note, shown} or
+ *                               {workspace, goal, decision: grant, budgets, note, shown}: the event
+ *                               is fixed (store/prepared-event.ts) under a one-time id (5 min); the
+ *                               answer's WebAuthn challenge is the sha256 of its statement
+ *   POST /decide/commit         {id, response}: the id is spent; the assertion is checked by
+ *                               @simplewebauthn/server, then by the core's rule, then exactly the
+ *                               prepared event is written, or refused (`decision_stale` when the
+ *                               goal changed, `decision_challenge_spent`, `passkey_not_verified`)
+ *
  * Defences, in the order a request meets them: per-address rate limit (token bucket, 429 with
- * Retry-After; login attempts included) -> Host header must be a loopback name with our port
- * (421; DNS rebinding) -> an Origin header, when sent, must be our own loopback origin (403) ->
- * URL at most 2 KB (414) -> GET/HEAD only (405 with `Allow`) -> no request body (413) -> bearer
- * token or session cookie (401 with `WWW-Authenticate: Bearer`). Headers are capped by
+ * Retry-After; login attempts included) -> Host header must be a loopback name with our port, or
+ * `localhost` with any port (a forwarded port; 421; DNS rebinding) -> an Origin header, when sent,
+ * must be our own loopback origin or the request's own (403) -> URL at most 2 KB (414) -> GET/HEAD
+ * only (405 with `Allow`), except a JSON POST to the endpoints above with an Origin equal to the
+ * request's own (403), `Content-Type: application/json` (415) and at most 64 KB (413) -> no
+ * request body (413) -> bearer token or session cookie (401 with `WWW-Authenticate: Bearer`). Headers are capped by
  * `maxHeaderSize` (431 from Node) and slow requests by `headersTimeout`/`requestTimeout`. No CORS
  * header is ever sent. Every answer carries nosniff, no-store, no-referrer, DENY framing and a CSP;
  * `/` sends its own CSP with a fresh script nonce per response (only our origin's script, styles,
@@ -31,14 +56,20 @@
  *
  * This file starts and stops the server; the parts are request-guard.ts (the checks), routes.ts,
  * page-routes.ts with login.ts and assets.ts (the page), event-stream.ts with store-watcher.ts
- * (`/events`), token.ts, loopback.ts and responses.ts.
+ * (`/events`), decide-routes.ts and passkey-routes.ts with decide-page.ts, passkey-codes.ts,
+ * passkey-cose.ts, one-time.ts, json-body.ts and webauthn.ts (deciding), token.ts, loopback.ts
+ * and responses.ts.
  *
  * Decisions where the brief is silent (the token's and change detection's are in token.ts and
  * store-watcher.ts):
  * - Log lines carry the method, the path without its query string (control characters
  *   replaced, 200 characters at most), the status and the milliseconds; never a header, so
  *   neither a login code nor a session id reaches a log.
- * - Sessions are kept in memory only: a restarted server signs every browser out.
+ * - Sessions are kept in memory only: a restarted server signs every browser out; so are the
+ *   passkey challenges and the spent registration codes, so a server refuses registration codes
+ *   minted before it started (a restart cannot make a spent link good again).
+ * - A passkey's signature counter is not kept: passkeys that sync report 0, and a decision's
+ *   replay protection is its one-time challenge and its statement, not the counter.
  */
 import * as http from 'node:http';
 import type * as net from 'node:net';
@@ -52,6 +83,9 @@ import { createPageRoutes } from './page-routes';
 import { createRequestGuard, requestPath } from './request-guard';
 import { endWithClientError, sendCaught } from './responses';
 import { createRequestHandler } from './routes';
+import { createDecideRoutes, DECIDE_POST_PATHS } from './decide-routes';
+import { passkeyCodes } from './passkey-codes';
+import { createPasskeyRoutes, PASSKEY_POST_PATHS } from './passkey-routes';
 import { checkGivenToken, readOrCreateToken } from './token';
 
 export { LOGIN_CODE_TTL_MS, loginUrl, mintLoginCode } from './login';
@@ -134,6 +168,7 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     ratePerMinute,
     token,
     sessionValid: (req) => sessions.valid(sessions.fromCookieHeader(req.headers.cookie)),
+    postPaths: new Set([...DECIDE_POST_PATHS, ...PASSKEY_POST_PATHS]),
   });
   const events = createEventStream(store, {
     maxClients: opts.maxEventClients ?? DEFAULT_MAX_EVENT_CLIENTS,
@@ -147,7 +182,25 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
     assetsDir: opts.assetsDir ?? defaultAssetsDir(),
     log,
   });
-  const handle = createRequestHandler(store, guard, events, pages);
+  const passkeys = createPasskeyRoutes({
+    configDir: store.configDir,
+    loopxRoot: store.root,
+    sessions,
+    codes: passkeyCodes(store.configDir),
+    log,
+  });
+  const decide = createDecideRoutes({
+    configDir: store.configDir,
+    store,
+    authorized: guard.authorized,
+    passkeys,
+    log,
+  });
+  // The decision pages are pages too: answered before the dashboard's, which knows none of their paths.
+  const handle = createRequestHandler(store, guard, events, {
+    handle: (req, res, p) =>
+      passkeys.handle(req, res, p) || decide.handle(req, res, p) || pages.handle(req, res, p),
+  });
 
   // Node checks headersTimeout/requestTimeout only every `connectionsCheckingInterval` (30 s by
   // default): a slow client would hold its connection (one of maxConnections) for up to 35 s, not 5.

@@ -125,6 +125,13 @@ describe('only a person widens what agents may run', { concurrency: true }, () =
       'loopx policy sign',
       'loopx approvers trust abc',
       'loopx key create',
+      // Where the person is told, and what their queue shows: an agent could send a gate's facts
+      // to a hook of its own, or take a workspace off the person's list.
+      'loopx notify add --name mine --kind generic --url http://127.0.0.1:9/x',
+      'loopx notify remove --name team',
+      'loopx notify desktop off',
+      'loopx notify link-base http://127.0.0.1:9',
+      'loopx workspaces forget .',
     ])
       denied(await bash(sb, c), /is a person's decision/);
     // The person can: then the command runs without a contract.

@@ -45,11 +45,13 @@ describe('the loopx-cli tarball', () => {
       'README.md',
       'bin/loopx.js',
       'dist/cli.js',
+      'dist/decide.js',
       'dist/mcp.js',
       // The kernel lock's binding (store/lock.ts), for each platform VS Code runs on.
       ...['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64', 'win32-arm64', 'win32-x64'].map(
         (p) => `dist/prebuilds/${p}/fs-native-extensions.node`,
       ),
+      'dist/webauthn.js',
       'dist/webview.js',
       'media/browser-theme.css',
       'media/dashboard.css',

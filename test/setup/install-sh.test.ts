@@ -125,8 +125,10 @@ describe('scripts/install.sh', () => {
       assert.deepEqual(fs.readdirSync(share).sort(), ['bin', 'dist', 'media', 'package.json']);
       assert.deepEqual(fs.readdirSync(path.join(share, 'dist')).sort(), [
         'cli.js',
+        'decide.js',
         'mcp.js',
         'prebuilds',
+        'webauthn.js',
         'webview.js',
       ]);
       assert.deepEqual(fs.readdirSync(path.join(share, 'media')).sort(), [

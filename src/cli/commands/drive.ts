@@ -20,6 +20,7 @@ import {
   RUNTIME_NAME,
   runCommand,
   serviceKey,
+  startNotifier,
   servicePlan,
   uninstallService,
   usageError,
@@ -54,9 +55,16 @@ async function drive(ctx: CliContext, o: { lane?: string[]; untilIdle?: boolean 
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onHangup);
+  // The lanes' machine is the one awake at night: it tells the person what stopped for them.
+  const notifier = startNotifier({
+    configDir: ctx.configDir(),
+    env: ctx.io.env,
+    log: (line) => ctx.io.stderr(`loopx notify: ${line}\n`),
+  });
   try {
     await driver.run();
   } finally {
+    await notifier.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onHangup);

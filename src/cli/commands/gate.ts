@@ -1,13 +1,21 @@
 /** `loopx gate`: approval gates, work that waits for a person. */
 import type { Command } from 'commander';
 import type { InvokeResult } from '../../core/index';
-import { decidableGate, gateDoc, gateFacts, goalStatus, invoke } from '../../core/index';
+import {
+  decidableGate,
+  gateDoc,
+  gateFacts,
+  goalStatus,
+  invoke,
+  needsYou,
+  usageError,
+} from '../../core/index';
 import type { CliContext } from '../context';
 import type { Act } from '../define';
 import { example, list } from '../define';
 import { person } from '../person';
 import { readGoal, readGoalHistory } from '../read-goal';
-import { gateListText } from '../text';
+import { gateListText, needsYouText } from '../text';
 import { gateShowText } from '../text/records';
 
 const gateResult = (ctx: CliContext, res: InvokeResult, verb: string) => {
@@ -105,15 +113,24 @@ export function registerGateCommands(program: Command, act: Act) {
   example(
     gate
       .command('list')
-      .description('a goal’s gates, pending first')
-      .requiredOption('--goal-id <id>', 'the goal')
+      .description('a goal’s gates, pending first; or every pending gate on this machine')
+      .option('--goal-id <id>', 'the goal')
+      .option('--all', 'pending gates across every workspace on this machine (see loopx workspaces)')
       .action(
-        act((ctx, o: { goalId: string }) => {
+        act((ctx, o: { goalId?: string; all?: boolean }) => {
+          if (o.all) {
+            if (o.goalId) throw usageError('give --all or --goal-id, not both');
+            const all = needsYou({ configDir: ctx.configDir(), kinds: ['gate'] });
+            ctx.print(all, () => needsYouText(all, 'pending gates'));
+            return;
+          }
+          if (!o.goalId) throw usageError('give --goal-id <id> (one goal) or --all (every workspace)');
           const doc = goalStatus(ctx.store(), o.goalId);
           ctx.print(doc.gates, () => gateListText(doc.gates));
         }),
       ),
     'loopx gate list --goal-id G',
+    'loopx gate list --all --json | jq -r \'.items[] | "\\(.workspace.name) \\(.goal_id) \\(.id)"\'',
   );
   example(
     gate

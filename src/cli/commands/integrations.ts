@@ -48,6 +48,8 @@ export function registerIntegrationCommands(program: Command, act: Act) {
               ctx.print({ schema: 'loopx.status-token/1', token, file: tokenFile(store) }, () => token);
               return;
             }
+            // Its page shows every workspace listed on this machine: this one among them.
+            store.register();
             const { startStatusServer } = await import('../../server/status-server');
             const server = await startStatusServer({
               workspace: store.workspace,

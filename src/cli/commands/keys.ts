@@ -25,6 +25,7 @@ import { safeUser } from '../context';
 import type { Act } from '../define';
 import { example } from '../define';
 import { passphrase, person } from '../person';
+import { registerPasskeyCommands } from './passkey';
 
 /**
  * A key's text as a terminal shows it: the one rule for text (a name in `.loopx/approvers/` was
@@ -54,6 +55,7 @@ export function registerKeyCommands(program: Command, act: Act) {
     'loopx key create --name "Ada Lovelace"',
     'loopx key list',
   );
+  registerPasskeyCommands(key, act);
   example(
     key
       .command('create')

@@ -6,6 +6,7 @@ import {
   goalStatus,
   historyLines,
   listCapabilities,
+  needsYou,
   policyStatus,
   problemText,
   readHistory,
@@ -20,7 +21,15 @@ import {
 import { EXIT } from '../context';
 import type { Act } from '../define';
 import { count, example } from '../define';
-import { catalogText, goalText, repairText, statusText, summaryText, verifyText } from '../text';
+import {
+  catalogText,
+  goalText,
+  needsYouText,
+  repairText,
+  statusText,
+  summaryText,
+  verifyText,
+} from '../text';
 import { followLog } from './follow';
 
 export function registerStatusCommands(program: Command, act: Act) {
@@ -29,8 +38,15 @@ export function registerStatusCommands(program: Command, act: Act) {
       .command('status')
       .description('every goal, or one goal in full')
       .option('--goal-id <id>', 'one goal')
+      .option('--all', 'what needs you across every workspace on this machine (see loopx workspaces)')
       .action(
-        act((ctx, o: { goalId?: string }) => {
+        act((ctx, o: { goalId?: string; all?: boolean }) => {
+          if (o.all) {
+            if (o.goalId) throw usageError('give --all or --goal-id, not both');
+            const doc = needsYou({ configDir: ctx.configDir() });
+            ctx.print(doc, () => needsYouText(doc, 'needs you'));
+            return;
+          }
           const store = ctx.store();
           if (o.goalId) {
             const doc = goalStatus(store, o.goalId);
@@ -44,6 +60,7 @@ export function registerStatusCommands(program: Command, act: Act) {
       ),
     'loopx status',
     'loopx status --goal-id G --json | jq -r .status',
+    'loopx status --all',
   );
   example(
     program

@@ -5,6 +5,7 @@ export { capabilitiesText, repairText, verifyText } from './checks';
 export { shouldRunText } from './contract';
 export * from './format';
 export { gateLines, gateListText, goalText, todoLines } from './goal';
+export { needsYouText, workspacesText } from './needs-you';
 export { quotaText, windowWords } from './quota';
 export { statusText } from './status';
 export { summaryText, turnText } from './summary';

@@ -8,8 +8,9 @@ import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import type { Actor, GoalState, LoopxEvent, Policy } from '../model';
 import { effectiveStatus, HUMAN_CHANNELS, quote, refused, usageError } from '../model';
-import type { CommitResult, Store } from '../store';
-import { describeIssues, withFolderChecksShared } from '../store';
+import type { CommitResult, PreparedEvent, Store } from '../store';
+import { describeIssues, exactEvent, prepareEvent, withFolderChecksShared } from '../store';
+import type { DecisionSig } from '../model';
 import type { Signer } from '../trust';
 import { allCapabilities } from './list';
 import type { Capability, CapabilityContext, CapabilityDeclaration } from './types';
@@ -205,5 +206,33 @@ function invokeChecked<I extends Record<string, unknown>>(
   return Object.assign(result, {
     goalId,
     input: (result.replayed ? replayedInput(input, result.events) : input) as I,
+  });
+}
+
+/** A person's decision fixed before it is signed elsewhere (a passkey, in a browser): store/prepared-event.ts. */
+export interface PreparedCall extends PreparedEvent {
+  capability: string;
+  /** The input as applied (generated ids filled in), given again when it is written. */
+  input: Record<string, unknown>;
+}
+
+/** Checks a call as `invoke` does and fixes the one decision it makes, writing nothing. */
+export function prepareCall(store: Store, capId: string, rawInput: unknown, actor: Actor): PreparedCall {
+  return withFolderChecksShared(() => {
+    const call = callOf(store, capId, rawInput, actor);
+    if (call.c.goal === 'create') throw usageError(`${capId} cannot be signed in a browser`);
+    return { ...prepareEvent(store, call.goalId, call.plan, actor), capability: capId, input: call.input };
+  });
+}
+
+/**
+ * Writes a prepared decision with the signature made over its statement: checked as `invoke`
+ * checks the call, and refused (`decision_stale`) unless the goal and the plan are as prepared.
+ */
+export function commitPreparedCall(store: Store, p: PreparedCall, sig: DecisionSig): InvokeResult {
+  return withFolderChecksShared(() => {
+    const call = callOf(store, p.capability, p.input, p.facts.actor);
+    const result = store.commit(call.goalId, call.plan, { actor: p.facts.actor, exact: exactEvent(p, sig) });
+    return Object.assign(result, { goalId: call.goalId, input: call.input });
   });
 }

@@ -29,6 +29,8 @@ const READ_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['doctor'],
   ['quota', 'show'],
   ['contract', 'verify'],
+  ['workspaces'],
+  ['notify', 'list'],
 ];
 /** A person's decisions, and making or trusting the keys that sign them. */
 export const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
@@ -40,6 +42,14 @@ export const HUMAN_ONLY_LOOPX: readonly (readonly string[])[] = [
   ['policy', 'allow'],
   ['approvers', 'trust'],
   ['key', 'create'],
+  ['key', 'passkey', 'add'],
+  // Where the person is told, and which workspaces their queue shows: theirs to set, in the
+  // config folder an agent's hooks keep it out of.
+  ['notify', 'add'],
+  ['notify', 'remove'],
+  ['notify', 'desktop'],
+  ['notify', 'link-base'],
+  ['workspaces', 'forget'],
 ];
 export const same = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);

@@ -152,7 +152,7 @@ function loopxCommand(
   if (parsed.kind === 'help') return allow('a read-only loopx command');
   if (HUMAN_ONLY_LOOPX.some((p) => same(p, parsed.command)))
     return deny(
-      `LoopX: \`${command.slice(0, 200)}\` is a person's decision; agents cannot approve or reject gates, record rewards, grant quota, sign the policy or trust keys. Ask the person (loopx_request_gate).`,
+      `LoopX: \`${command.slice(0, 200)}\` is a person's decision; agents cannot approve or reject gates, record rewards, grant quota, sign the policy, trust keys or change where and about which workspaces the person is told. Ask the person (loopx_request_gate).`,
       'human_only',
       subject,
     );

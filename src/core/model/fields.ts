@@ -51,8 +51,11 @@ export const Timestamp = lazy(() => z.string().datetime({ offset: true }));
 
 export const ActorKind = lazy(() => z.enum(['user', 'agent', 'system']));
 /** Where a call came from. Human-only capabilities accept only the human channels. */
-export const Channel = lazy(() => z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system']));
-export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode'];
+export const Channel = lazy(() =>
+  z.enum(['cli', 'vscode', 'lm-tool', 'mcp', 'hook', 'http', 'system', 'browser']),
+);
+/** `browser`: a person's decision page, signed with a passkey per decision (trust/passkey.ts). */
+export const HUMAN_CHANNELS: readonly Channel[] = ['cli', 'vscode', 'browser'];
 /**
  * Who acted. `osUser`: the id is the OS account's name because the caller gave no agent name (an
  * unsigned call at a shell, which may be a person or any program): said so, never "agent".

@@ -120,13 +120,32 @@ export const DecisionSig = lazy(() =>
   z.object({
     /** sha256 of the signer's Ed25519 public key (SPKI DER). */
     keyId: z.string().regex(/^[0-9a-f]{64}$/),
-    /** base64 Ed25519 signature over the decision's canonical statement. */
-    sig: z.string().max(200),
+    /**
+     * base64 signature: Ed25519 over the decision's canonical statement, or a passkey's WebAuthn
+     * assertion signature (ES256 DER, EdDSA or RS256 up to 4096 bits) over `webauthn`'s bytes.
+     */
+    sig: z.string().max(1024),
     /**
      * The workspace the signer was in, as the statement names it: lets a copy in another
      * workspace be named as one (absent on decisions signed by an older LoopX).
      */
     ws: z.string().max(64).optional(),
+    /**
+     * A passkey's assertion (trust/passkey.ts): what the authenticator and the browser signed,
+     * base64url, whose challenge is the statement's sha256. Absent on an Ed25519 signature.
+     */
+    webauthn: z
+      .object({
+        authenticatorData: z
+          .string()
+          .max(2048)
+          .regex(/^[A-Za-z0-9_-]+$/),
+        clientDataJSON: z
+          .string()
+          .max(4096)
+          .regex(/^[A-Za-z0-9_-]+$/),
+      })
+      .optional(),
   }),
 );
 export type DecisionSig = z.infer<typeof DecisionSig>;

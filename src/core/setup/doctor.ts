@@ -28,6 +28,7 @@ export const DOCTOR_CHECKS = [
   'keys',
   'approvers',
   'git_attributes',
+  'notify',
 ] as const;
 export type DoctorCheckId = (typeof DOCTOR_CHECKS)[number];
 
@@ -70,6 +71,17 @@ export interface DoctorInput {
   configDir: string;
   /** Whether a runtime starts (`<runtime> --version`); tests may stand in for it. */
   runtimeRuns?: (runtime: string) => boolean;
+  /**
+   * The notification channels and their health (reach/outbox.ts `channelHealth`), read by the
+   * caller: setup does not depend on reach. `problem`: channels.json does not read.
+   */
+  notify?: NotifyFacts;
+}
+
+/** What `doctor` is told of the notification channels. */
+export interface NotifyFacts {
+  channels: { name: string; status: 'ok' | 'failing'; last_error?: string; last_error_at?: string }[];
+  problem?: string;
 }
 
 type Check = Omit<DoctorCheck, 'id'>;
@@ -347,6 +359,29 @@ function checkGitAttributes(store: Store): Check {
   );
 }
 
+function checkNotify(i: DoctorInput): Check {
+  const n = i.notify;
+  if (n?.problem)
+    return warn(
+      `notification channels: ${n.problem}; nothing is sent until it reads`,
+      'fix the file by hand, then loopx notify list',
+    );
+  if (!n || n.channels.length === 0)
+    return ok('no notification channel set up: LoopX tells you only where you look (loopx notify add)');
+  const failing = n.channels.filter((c) => c.status === 'failing');
+  if (failing.length)
+    return warn(
+      failing
+        .map(
+          (c) =>
+            `channel ${c.name} is failing: ${c.last_error ?? 'an error'}${c.last_error_at ? ` (at ${c.last_error_at})` : ''}`,
+        )
+        .join('; '),
+      failing.map((c) => `loopx notify test --name ${c.name}`).join('\n'),
+    );
+  return ok(`notification channels: ${n.channels.map((c) => c.name).join(', ')}; none failing`);
+}
+
 /** Every check, in DOCTOR_CHECKS order. Reads only. */
 export function doctor(i: DoctorInput): DoctorDoc {
   const found = findStore(i);
@@ -361,6 +396,7 @@ export function doctor(i: DoctorInput): DoctorDoc {
     keys: checkKeys(i),
     approvers: checkApprovers(i, store),
     git_attributes: store ? checkGitAttributes(store) : NO_WORKSPACE,
+    notify: checkNotify(i),
   };
   const checks = DOCTOR_CHECKS.map((id) => ({ id, ...results[id] }));
   return { schema: DOCTOR_SCHEMA, ok: checks.every((c) => c.status !== 'fail'), checks };

@@ -29,6 +29,8 @@ import type { Plan } from './plan-check';
 import { checkedActor, checkedPlan, movedOn } from './plan-check';
 import { mkdirStore } from './safe-path';
 import type { Snapshot } from './snapshot';
+import type { ExactEvent } from './prepared-event';
+import { checkExact } from './prepared-event';
 
 export interface CommitOptions {
   actor: Actor;
@@ -54,6 +56,11 @@ export interface CommitOptions {
    * the goal as it was at least this call's events later (read when first asked for).
    */
   group?: GroupContext;
+  /**
+   * Write exactly this prepared decision with the signature made for it (store/prepared-event.ts),
+   * refused as `decision_stale` unless the goal is still at the head it was prepared on.
+   */
+  exact?: ExactEvent;
 }
 
 export interface CommitResult {
@@ -211,6 +218,7 @@ function commitLocked(
   // events below are applied to this same object.
   const planned = checkedPlan(plan)(cur.loaded?.state, cur.revision);
   const appending = draftsToAppend(target, cur, planned);
+  if (opts.exact) checkExact(target.goalId, opts.exact, cur.loaded, appending.drafts);
   if (appending.drafts.length === 0) return unchanged(target, cur, appending, after);
   const appended = appendToOwnLog(target, opts, actor, cur, appending, after);
   appending.migration?.cleanup?.();
@@ -298,14 +306,15 @@ function appendToOwnLog(
   // anything is written, not report an error for an event that was appended anyway.
   target.snapshotKey();
   const trust = target.trust();
-  const now = target.now();
+  // A prepared decision keeps the time its statement names.
+  const now = opts.exact ? new Date(opts.exact.ts) : target.now();
   const writer = target.writerId();
   const next = chainEvents(
     goalId,
     drafts,
     // Above this writer's own last stamp too: one that now waits (the clock went back) stays below.
     { state, seq: own?.seq ?? 0, prev: own?.lastHash ?? null, hlc: maxHlc(cur.loaded?.hlc, own?.key) },
-    { now, writer, actor, signer: opts.signer, call: opts.call },
+    { now, writer, actor, signer: opts.signer, call: opts.call, exact: opts.exact },
     trust,
   );
   const ownRevision = cur.revision + next.events.length;

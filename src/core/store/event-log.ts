@@ -11,7 +11,8 @@ import type { Actor, EventDraft, GoalState, LoopxEvent } from '../model';
 import { corrupt, EVENT_VERSION, newId, nextHlc, safeParseEvent, usageError } from '../model';
 import { applyInPlace } from '../rules';
 import type { Signer, Trust } from '../trust';
-import { isDecision, NO_TRUST, signDecision } from '../trust';
+import { acceptDecisionSig, isDecision, NO_TRUST, signDecision } from '../trust';
+import type { ExactEvent } from './prepared-event';
 import { describeIssues, sha256 } from './json-file';
 import { openStoreFile, readStoreFile, writeStoreFile } from './safe-path';
 
@@ -281,20 +282,24 @@ export function chainEvents(
   goalId: string,
   drafts: EventDraft[],
   head: LogHead,
-  stamp: { now: Date; writer: string; actor: Actor; signer?: Signer; call?: string },
+  stamp: { now: Date; writer: string; actor: Actor; signer?: Signer; call?: string; exact?: ExactEvent },
   trust: Trust = NO_TRUST,
 ): LogHead & { events: LoopxEvent[]; chunk: Buffer } {
   let { state, seq, prev, hlc } = head;
   const ts = stamp.now.toISOString();
   const events: LoopxEvent[] = [];
   const lines: string[] = [];
+  const { exact } = stamp;
+  // store/commit.ts checked the head it was prepared on: its stamp is above every one there.
+  if (exact && (drafts.length !== 1 || (hlc !== undefined && exact.hlc <= hlc)))
+    throw usageError('a prepared decision is written alone, stamped above the goal', { goalId });
   for (const d of drafts) {
-    hlc = nextHlc(hlc, stamp.now);
+    hlc = exact?.hlc ?? nextHlc(hlc, stamp.now);
     const candidate = {
       v: EVENT_VERSION,
       hlc,
       seq: ++seq,
-      id: newId('ev', 10),
+      id: exact?.id ?? newId('ev', 10),
       ts,
       writer: stamp.writer,
       actor: stamp.actor,
@@ -310,7 +315,8 @@ export function chainEvents(
       });
     }
     const ev = checked.data as LoopxEvent;
-    if (isDecision(state, ev)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
+    if (exact) ev.sig = acceptDecisionSig(goalId, ev, exact.sig, trust);
+    else if (isDecision(state, ev)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
     // A person who adds a command with their key signs it: other clones run it without review.
     else if (signsCommand(ev, stamp)) ev.sig = signDecision(goalId, ev, stamp.signer, trust);
     const overruledBefore = state?.overruled?.length ?? 0;

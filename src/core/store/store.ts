@@ -117,6 +117,14 @@ export class Store extends StoreFiles {
     return this.workspaceTrust.identity();
   }
 
+  /**
+   * Lists this workspace in the config folder's registry of workspaces (store/workspace-registry.ts),
+   * once a process; a read-only store lists nothing. Writing lists it too.
+   */
+  register(): void {
+    if (!this.readOnly) this.workspaceTrust.register();
+  }
+
   private ensureIdentity(make: boolean): void {
     this.workspaceTrust.ensureIdentity(make);
   }

@@ -8,6 +8,7 @@ import type { PolicyView, Signer, Trust } from '../trust';
 import { PinnedTrust, policyFiles, PolicyViewCache, signWorkspacePolicy } from '../trust';
 import { fileStamp } from './file-stamp';
 import type { WorkspaceIdentity } from './workspace-identity';
+import { isRegistered, registerWorkspace } from './workspace-registry';
 import {
   ensureWorkspaceIdentity,
   IDENTITY_FILE,
@@ -19,6 +20,7 @@ export class WorkspaceTrust {
   private readonly pinned: PinnedTrust;
   private readonly policies = new PolicyViewCache();
   private identityMemo?: { stamp: string; identity: WorkspaceIdentity };
+  private registered = false;
 
   constructor(
     private readonly root: string,
@@ -45,10 +47,24 @@ export class WorkspaceTrust {
    */
   ensureIdentity(make: boolean): void {
     const now = this.identity();
-    if (now.pinned || (!now.id && !make)) return;
-    if (now.id) pinWorkspaceIdentity(this.root, this.secretsDir);
-    else ensureWorkspaceIdentity(this.root, this.secretsDir);
-    this.identityMemo = undefined;
+    if (!(now.pinned || (!now.id && !make))) {
+      if (now.id) pinWorkspaceIdentity(this.root, this.secretsDir);
+      else ensureWorkspaceIdentity(this.root, this.secretsDir);
+      this.identityMemo = undefined;
+    }
+    this.register();
+  }
+
+  /**
+   * Lists the workspace in the config folder's registry (store/workspace-registry.ts) the first
+   * time this process writes to it: one `stat` a process once it is listed.
+   */
+  register(): void {
+    if (this.registered) return;
+    this.registered = true;
+    const workspace = path.dirname(this.root);
+    if (isRegistered(this.configDir, workspace)) return;
+    registerWorkspace(this.configDir, workspace, this.identity().id, new Date().toISOString());
   }
 
   policyView(): PolicyView {

@@ -4,6 +4,7 @@
  */
 export * from './identity';
 export * from './keys';
+export * from './passkey';
 export * from './policy-signature';
 export * from './signed-decisions';
 export * from './terminal-key';

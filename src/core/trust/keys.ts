@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { lazy, LoopxError, textProblem, usageError } from '../model';
 import { ensurePrivateDir, mkdirStore, readdirStore, readStoreFile, sha256, writeJsonAtomic } from '../store';
+import { PasskeyRef } from './passkey';
 
 export const KEY_ID = /^[0-9a-f]{64}$/;
 /** The name of a key's file: `<keyId>.json`. */
@@ -22,9 +23,18 @@ export const PublicKeyFile = lazy(() =>
     name: z.string().min(1).max(128),
     publicKey: z.string().max(2000),
     createdAt: z.string().max(40),
+    /**
+     * The key is a passkey (a WebAuthn credential; trust/passkey.ts): `publicKey` is its public key
+     * converted from COSE when it was registered. Absent: an Ed25519 key.
+     */
+    passkey: PasskeyRef.optional(),
   }),
 );
 export type PublicKeyFile = z.infer<typeof PublicKeyFile>;
+
+/** Whether `k` is a passkey: its signatures are WebAuthn assertions. */
+export const isPasskey = (k: PublicKeyFile): k is PublicKeyFile & { passkey: PasskeyRef } =>
+  k.passkey !== undefined;
 
 /**
  * Why a key's name cannot be shown to a person as it is, or undefined: the one rule for text

@@ -10,7 +10,8 @@ import type { Actor, DecisionSig, GoalState, Quota } from '../model';
 import { BUDGET_NAMES, refused } from '../model';
 import { canonicalJson, fileStamp, sha256 } from '../store';
 import type { PublicKeyFile } from './keys';
-import { fingerprint, pinnedKeys, publicKeyObject, trustedDir } from './keys';
+import { fingerprint, isPasskey, pinnedKeys, publicKeyObject, trustedDir } from './keys';
+import { rejectsPasskeySig } from './passkey';
 
 export const DECISION_TYPES = ['gate.approved', 'gate.rejected', 'reward.added', 'quota.granted'] as const;
 
@@ -126,6 +127,26 @@ export function signDecision(
   return { ...sig, ws: workspace };
 }
 
+/**
+ * A signature made elsewhere for exactly this decision (a passkey's, in a browser: store/prepared-event.ts),
+ * accepted only when it would count here, by the same check replay makes.
+ */
+export function acceptDecisionSig(
+  goalId: string,
+  ev: Omit<DecisionFacts, 'goalId'>,
+  sig: DecisionSig,
+  trust: Trust,
+): DecisionSig {
+  const why = trust.rejects({ goalId, ...ev }, sig);
+  if (why)
+    throw refused(`${ev.type} would have no effect: ${why}`, {
+      goalId,
+      reason: 'untrusted_signer',
+      keyId: sig.keyId,
+    });
+  return sig;
+}
+
 /** The workspace identity a signature must name; refused before init made one. */
 function requireWorkspace(trust: Trust, what: string): string {
   if (trust.workspace) return trust.workspace;
@@ -157,6 +178,10 @@ export function trustOf(keys: readonly PublicKeyFile[], workspace?: string): Tru
     if (!k) return `it is signed by key ${fingerprint(sig.keyId)}, which is not pinned on this machine`;
     let obj = objects.get(k.keyId);
     if (!obj) objects.set(k.keyId, (obj = publicKeyObject(k)));
+    const who = `key ${fingerprint(sig.keyId)}`;
+    // The key's kind decides how it signs: an assertion never passes for an Ed25519 signature.
+    if (isPasskey(k)) return rejectsPasskeySig(statement, sig, k, obj, who);
+    if (sig.webauthn) return `${who} is an Ed25519 key, and this signature is a passkey's assertion`;
     try {
       if (verify(null, Buffer.from(statement), obj, Buffer.from(sig.sig, 'base64'))) return undefined;
     } catch {

@@ -5,5 +5,7 @@
  */
 export * from './dashboard-links';
 export * from './dashboard-protocol';
+export * from './everywhere';
+export * from './needs-you-doc';
 export * from './status-doc';
 export * from './when-text';

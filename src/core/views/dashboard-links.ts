@@ -61,6 +61,8 @@ export function cliCommandFor(msg: Msg): string | undefined {
   const m = parseWebviewMessage(msg);
   if (!m || m.type === 'ready') return undefined;
   const ws = m.folder ? ` --workspace ${shellQuote(m.folder)}` : '';
+  if (m.type === 'open-workspace')
+    return `loopx${ws} status${m.goalId ? ` --goal-id ${shellQuote(m.goalId)}` : ''}`;
   const goal = `--goal-id ${shellQuote(m.goalId)}`;
   switch (m.type) {
     case 'approve-gate':

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { Id, lazy, textProblem } from '../model';
+import type { EverywhereSection } from './everywhere';
 import type { AttentionItem, GoalStatusDoc, StatusDoc } from './status-doc';
 
 // ---------------------------------------------------------------------------------------------
@@ -72,6 +73,8 @@ export interface StatusMessage {
   folders?: FolderSlice[];
   /** The lanes of `loopx drive`, when any folder has some (the browser's page has none). */
   agents?: AgentsSection;
+  /** What needs the person in every workspace on the machine, when there are others (views/everywhere.ts). */
+  everywhere?: EverywhereSection;
 }
 
 export interface GoalMessage {
@@ -235,6 +238,8 @@ export const WebviewMessage = lazy(() =>
     z.strictObject({ type: z.literal('open-evidence'), ...withGoal, evidenceId: Id }),
     z.strictObject({ type: z.literal('approve-gate'), ...withGoal, gateId: Id }),
     z.strictObject({ type: z.literal('reject-gate'), ...withGoal, gateId: Id }),
+    // An item of All workspaces: its window (a workspace the extension finds in the machine's list).
+    z.strictObject({ type: z.literal('open-workspace'), folder: Folder, goalId: Id.optional() }),
   ]),
 );
 export type WebviewMessage = z.infer<typeof WebviewMessage>;

@@ -37,7 +37,9 @@ export function describeActor(a: Actor): string {
       ? 'in the editor'
       : a.channel === 'lm-tool'
         ? 'via a VS Code chat tool'
-        : `via ${a.channel}`;
+        : a.channel === 'browser'
+          ? 'in a browser, with a passkey'
+          : `via ${a.channel}`;
   return `${who} ${a.id} ${via}`;
 }
 

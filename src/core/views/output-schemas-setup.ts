@@ -147,6 +147,16 @@ export const StatusTokenOutput = lazy(() =>
 );
 export type StatusTokenOutput = z.infer<typeof StatusTokenOutput>;
 
+/** `key passkey add`: a one-time link that registers a passkey at the status server on a port. */
+export const PasskeyLinkOutput = lazy(() =>
+  z.strictObject({
+    schema: z.literal('loopx.passkey-link/1'),
+    url: z.string(),
+    name: z.string(),
+    expires_at: z.string(),
+  }),
+);
+
 /** `status-server --login-link`: a fresh one-time dashboard link for the server running on a port. */
 export const LoginLinkOutput = lazy(() =>
   z.strictObject({

@@ -29,6 +29,7 @@ import {
   InstallCommandOutput,
   KeyOutput,
   LoginLinkOutput,
+  PasskeyLinkOutput,
   PolicyOutput,
   RepairOutput,
   StatusServerOutput,
@@ -36,6 +37,8 @@ import {
 } from './output-schemas-setup';
 import { ExportDoc, GateDoc, RunDoc, TodoDoc } from './records-doc';
 import { DriveStatus } from './drive-status-doc';
+import { NeedsYouDoc, WorkspaceForgetOutput, WorkspacesDoc } from './needs-you-doc';
+import { NoticeBody, NotifyChannelsDoc, NotifySendDoc } from './notify-doc';
 import { ShouldRunOutput } from './should-run-doc';
 import { AttentionItem, GoalStatusDoc, PolicyStatus, StatusDoc } from './status-doc';
 
@@ -225,6 +228,9 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   'loopx.export/1': lazy(() => ExportDoc),
   'loopx.export-file/1': lazy(() => ExportFileOutput),
   'loopx.drive-status/1': lazy(() => DriveStatus),
+  'loopx.needs-you/1': lazy(() => NeedsYouDoc),
+  'loopx.workspaces/1': lazy(() => WorkspacesDoc),
+  'loopx.workspace-forget/1': lazy(() => WorkspaceForgetOutput),
   'loopx.quota/1': lazy(() => QuotaOutput),
   'loopx.verify/2': lazy(() => VerifyOutput),
   // The interaction contract
@@ -251,6 +257,11 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   'loopx.status-server/1': lazy(() => StatusServerOutput),
   'loopx.status-token/1': lazy(() => StatusTokenOutput),
   'loopx.login-link/1': lazy(() => LoginLinkOutput),
+  'loopx.passkey-link/1': lazy(() => PasskeyLinkOutput),
+  // Telling the person outside the editor
+  'loopx.notify-channels/1': lazy(() => NotifyChannelsDoc),
+  'loopx.notify-send/1': lazy(() => NotifySendDoc),
+  'loopx.notice/1': lazy(() => NoticeBody),
 };
 
 /** What prints each document (for schemas/README.md and each JSON Schema's description). */
@@ -265,6 +276,9 @@ export const OUTPUT_PRINTED_BY: Readonly<Record<string, string>> = {
   'loopx.export/1': '`loopx export --json` (to stdout, or the file `--output` names)',
   'loopx.export-file/1': '`loopx export --output FILE`',
   'loopx.drive-status/1': '`loopx drive status`',
+  'loopx.needs-you/1': '`loopx status --all`, `loopx gate list --all`; the status server’s `/all`',
+  'loopx.workspaces/1': '`loopx workspaces`',
+  'loopx.workspace-forget/1': '`loopx workspaces forget`',
   'loopx.quota/1': '`loopx quota show|set|grant`',
   'loopx.verify/2': '`loopx verify`',
   'loopx.should-run/1': '`loopx quota should-run`; the MCP tool `loopx_get_contract`',
@@ -288,4 +302,8 @@ export const OUTPUT_PRINTED_BY: Readonly<Record<string, string>> = {
   'loopx.status-server/1': '`loopx status-server` (when it starts)',
   'loopx.status-token/1': '`loopx status-server --print-token`',
   'loopx.login-link/1': '`loopx status-server --login-link`',
+  'loopx.passkey-link/1': '`loopx key passkey add`',
+  'loopx.notify-channels/1': '`loopx notify list|add|remove|desktop|link-base`',
+  'loopx.notify-send/1': '`loopx notify send|test`; each pass of `loopx notify watch --json` (one a line)',
+  'loopx.notice/1': 'LoopX to a `generic` webhook channel (the body it posts; docs/NOTIFICATIONS.md)',
 };

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { agentCommands } from './agents';
 import { cliInstallCommands } from './cliInstall';
 import { gateCommands } from './gates';
+import { passkeyCommands } from './passkey';
 import { goalCommands } from './goals';
 import { quotaAndRewardCommands } from './quotaAndRewards';
 import type { Arg, CommandDeps, CommandTable } from './shared';
@@ -27,6 +28,7 @@ export class LoopxCommands {
       ...todoCommands(this.deps),
       ...workflowCommands(this.deps),
       ...gateCommands(this.deps),
+      ...passkeyCommands(this.deps),
       ...quotaAndRewardCommands(this.deps),
       ...agentCommands(this.deps),
       ...cliInstallCommands(context, this.deps.log),

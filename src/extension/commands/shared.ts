@@ -55,6 +55,8 @@ export interface CommandDeps {
   /** Starts the status server if needed and opens a one-time login link; returns the address opened. */
   openDashboardInBrowser: () => Promise<unknown>;
   startStatusServer: () => Promise<unknown>;
+  /** Opens a page of the folder's status server at localhost (started if needed); the address opened. */
+  openStatusServerPage: (folderPath: string, pathAndQuery: () => string) => Promise<vscode.Uri | undefined>;
   stopStatusServer: () => Promise<unknown>;
   /** This window's `loopx drive`: Start, Stop and Wake Agents. */
   /** The window's agents (drive/agentsControl.ts). */

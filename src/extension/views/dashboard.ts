@@ -6,8 +6,6 @@
  * one). Any other message is dropped and logged.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AttentionItem, GateDecision } from '../../core/index';
 import type { AskedBy } from '../commands/decisionModal';
@@ -20,10 +18,12 @@ import {
   quotaUse,
   statusAll,
 } from '../../core/index';
-import type { AgentsSection, HostMessage, Msg } from '../../core/views';
+import type { AgentsSection, EverywhereSection, HostMessage, Msg } from '../../core/views';
 import { dashboardHtml, parseWebviewMessage, statusMessage } from '../../core/views';
 import { Disposable } from '../common/disposable';
 import type { GoalRef, LoopxFolder, LoopxWorkspaces } from '../workspace/workspaces';
+import type { EverywhereQueue } from './everywhere';
+import { openEvidence } from './evidence';
 
 export const DASHBOARD_VIEW_TYPE = 'loopx.dashboard';
 
@@ -38,6 +38,8 @@ export interface DashboardDeps {
    * panel's own button (the person) or a link from outside the editor.
    */
   decideGate: (ref: GoalRef, gateId: string, decision: GateDecision, asked: AskedBy) => Promise<void>;
+  /** All workspaces: the machine-wide queue and the way to an item's window. */
+  everywhere?: EverywhereQueue;
 }
 
 interface Selected {
@@ -81,7 +83,13 @@ export class Dashboard extends Disposable {
         },
       }),
     );
-    this._register(deps.workspaces.onDidChange(() => this.update()));
+    this._register(
+      deps.workspaces.onDidChange(() => {
+        deps.everywhere?.invalidate();
+        this.update();
+      }),
+    );
+    if (deps.everywhere) this._register(deps.everywhere.onDidChange(() => this.update()));
     this._register({ dispose: () => this._panel?.dispose() });
   }
 
@@ -189,12 +197,22 @@ export class Dashboard extends Disposable {
           ...(trusted ? { attention: this.attention(f, doc.goals) } : {}),
         };
       });
-      this.post({ ...statusMessage(parts), ...this.agents() });
+      this.post({ ...statusMessage(parts), ...this.agents(), ...this.everywhere() });
       this.deps.log.trace(
         `dashboard: status of ${parts.reduce((n, p) => n + p.doc.goals.length, 0)} goals in ${(performance.now() - started).toFixed(1)} ms`,
       );
     } catch (e) {
       this.fail('could not read the status', e);
+    }
+  }
+
+  private everywhere(): { everywhere?: EverywhereSection } {
+    try {
+      const section = this.deps.everywhere?.section();
+      return section ? { everywhere: section } : {};
+    } catch (e) {
+      this.deps.log.warn(`dashboard: could not read the other workspaces: ${String(e)}`);
+      return {};
     }
   }
 
@@ -304,6 +322,7 @@ export class Dashboard extends Disposable {
       this.update();
       return;
     }
+    if (msg.type === 'open-workspace') return this.openWorkspace(msg.folder, msg.goalId);
     const ref = this.deps.workspaces.find(msg.goalId, msg.folder);
     if (!ref) {
       this.deps.log.warn(
@@ -322,7 +341,10 @@ export class Dashboard extends Disposable {
         else await vscode.commands.executeCommand('loopx.goals.focus');
         return;
       case 'open-evidence':
-        await this.openEvidence(ref, msg.evidenceId);
+        {
+          const problem = await openEvidence(ref, msg.evidenceId);
+          if (problem) this.post({ type: 'error', message: problem });
+        }
         return;
       case 'approve-gate':
       case 'reject-gate':
@@ -337,27 +359,15 @@ export class Dashboard extends Disposable {
     }
   }
 
-  /** Opens an evidence artifact read-only. The path comes from the store, never the webview. */
-  private async openEvidence(ref: GoalRef, evidenceId: string): Promise<void> {
-    const ev = ref.store.load(ref.goalId).state.evidence.find((e) => e.id === evidenceId);
-    if (!ev?.artifact) {
-      this.post({
-        type: 'error',
-        message: `Evidence ${evidenceId} of goal ${ref.goalId} has no artifact file.`,
-      });
+  /** An item of All workspaces: its goal when the folder is open here, else the folder's window. */
+  private async openWorkspace(folder: string, goalId: string | undefined): Promise<void> {
+    const here = this.deps.workspaces.folders().find((f) => f.folder.uri.fsPath === folder);
+    if (here) {
+      if (goalId) await this.handle({ type: 'select-goal', goalId, folder }, 'person');
       return;
     }
-    const dir = path.join(ref.store.goalDir(ref.goalId), 'artifacts');
-    const file = path.resolve(ref.store.goalDir(ref.goalId), ev.artifact.path);
-    if (path.dirname(file) !== dir || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      this.post({ type: 'error', message: `The artifact of evidence ${evidenceId} is missing.` });
-      return;
-    }
-    await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
-    // Evidence is a record: this editor may not change it.
-    await vscode.commands
-      .executeCommand('workbench.action.files.setActiveEditorReadonlyInSession')
-      .then(undefined, () => undefined);
+    if (!(await this.deps.everywhere?.open(folder)))
+      this.post({ type: 'error', message: `${folder} is not a workspace listed on this machine.` });
   }
 }
 

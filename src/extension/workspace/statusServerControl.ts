@@ -95,6 +95,26 @@ export class StatusServerControl extends Disposable {
     return external;
   }
 
+  /**
+   * Opens one of the server's pages at `localhost` (a passkey needs a host name, never an address)
+   * in the person's browser: `pathAndQuery` like `/passkey/register?code=...`, made once the server
+   * runs (it refuses a one-time code minted before it started). The server is started for the
+   * folder when it is not running. Returns the address opened.
+   */
+  async openPage(folderPath: string, pathAndQuery: () => string): Promise<vscode.Uri | undefined> {
+    const f = await this.pickFolder(folderPath);
+    const server = await this.serverFor(f, undefined, () => this.openPage(f.folder.uri.fsPath, pathAndQuery));
+    if (!server) return undefined;
+    const local = vscode.Uri.parse(`http://localhost:${server.port}${pathAndQuery()}`, true);
+    const external = await vscode.env.asExternalUri(local);
+    if (external.authority !== local.authority) server.allowHost(external.authority);
+    const opened = await vscode.env.openExternal(external);
+    this.log.info(
+      `status server page${inFolderWords(f.folder)}: ${opened ? 'opened' : 'could not open'} ${external.scheme}://${external.authority}${local.path}`,
+    );
+    return opened ? external : undefined;
+  }
+
   async stop(): Promise<boolean> {
     if (this.running.size === 0) {
       void vscode.window.showInformationMessage('The status server is not running');

@@ -115,9 +115,20 @@ export class LoopxWorkspaces extends Disposable {
       const readOnly = !vscode.workspace.isTrusted;
       this.cache = (vscode.workspace.workspaceFolders ?? [])
         .filter((f) => f.uri.scheme === 'file' && fs.existsSync(path.join(f.uri.fsPath, LOOPX_DIR, 'goals')))
-        .map((folder) => ({ folder, store: new Store(folder.uri.fsPath, { readOnly }) }));
+        .map((folder) => ({ folder, store: this.opened(folder, readOnly) }));
     }
     return this.cache;
+  }
+
+  /** A folder's store, listed in the machine's registry of workspaces when trusted (All workspaces). */
+  private opened(folder: vscode.WorkspaceFolder, readOnly: boolean): Store {
+    const store = new Store(folder.uri.fsPath, { readOnly });
+    try {
+      store.register();
+    } catch (e) {
+      this.log.warn(`could not list ${folder.uri.fsPath} among this machine's workspaces: ${String(e)}`);
+    }
+    return store;
   }
 
   get hasWorkspace(): boolean {

@@ -6,6 +6,8 @@ import { registerTrustTests } from './trust.test';
 import { registerCliInstallTests } from './cli-install.test';
 import { registerWorkflowAndBrowserTests } from './workflows-browser.test';
 import { registerDriveAgentsTests } from './drive-agents.test';
+import { registerAllWorkspacesTests } from './all-workspaces.test';
+import { registerAddPasskeyTests } from './add-passkey.test';
 import { registerEditorCommandAttackTests } from '../../security/host/editor-commands.host';
 import { registerNotificationAttackTests } from '../../security/host/notification.host';
 
@@ -23,6 +25,8 @@ export function run(): Promise<void> {
   registerTrustTests();
   registerCliInstallTests();
   registerWorkflowAndBrowserTests();
+  registerAllWorkspacesTests();
+  registerAddPasskeyTests();
   registerEditorCommandAttackTests();
   registerNotificationAttackTests();
   // Last: it declares a runtime in the policy and leaves a goal the lanes worked on.

@@ -585,7 +585,7 @@ describe('pre-tool-use: shell commands', { concurrency: true }, () => {
   it("a person's decisions (gate approve, reward add, quota grant) are denied, naming it", async () => {
     const ws = governed();
     const person =
-      /is a person's decision; agents cannot approve or reject gates, record rewards, grant quota, sign the policy or trust keys/;
+      /is a person's decision; agents cannot approve or reject gates, record rewards, grant quota, sign the policy, trust keys or change where and about which workspaces the person is told/;
     await expectDecisions(ws, [
       bash(ws, 'loopx gate approve --goal-id g --gate-id prod', {
         allow: false,
