@@ -1,8 +1,9 @@
 /**
  * The pages of deciding from a browser (`/decide`, `/decide/<workspace>/<goal>/<gate>`,
- * `/grant/<workspace>/<goal>`, `/passkey/register`): fixed text and the page script (`assets/decide.js`, webview/decide/), with
- * a fresh script nonce and a CSP of their own. Like the dashboard, no workspace data is ever
- * written into the HTML: the script asks for it as JSON and shows it as text. Every URL is
+ * `/grant/<workspace>/<goal>`, `/reward/<workspace>/<goal>`, `/passkey/register`): fixed text and
+ * the page script (`assets/decide.js`, webview/decide/), with a fresh script nonce and a CSP of
+ * their own. Like the dashboard, no workspace data is ever written into the HTML: the script asks
+ * for it as JSON and shows it as text. Every URL is
  * relative (`base` leads back to the server's root), so the pages work behind a path proxy and
  * at a forwarded port.
  */
@@ -10,12 +11,13 @@ import { randomBytes } from 'node:crypto';
 import type * as http from 'node:http';
 import { sendHtml } from './responses';
 
-export type DecidePageKind = 'list' | 'gate' | 'grant' | 'register';
+export type DecidePageKind = 'list' | 'gate' | 'grant' | 'reward' | 'register';
 
 const TITLES: Record<DecidePageKind, string> = {
   list: 'LoopX: decisions waiting for you',
   gate: 'LoopX: decide on a gate',
   grant: 'LoopX: grant budget',
+  reward: 'LoopX: record a reward',
   register: 'LoopX: add a passkey',
 };
 
@@ -61,6 +63,10 @@ button { font: inherit; font-weight: 600; padding: 8px 16px; border-radius: 6px;
 button.approve { background: var(--ok); border-color: var(--ok); color: #fff; }
 button.reject { background: var(--bad); border-color: var(--bad); color: #fff; }
 button:disabled { opacity: 0.55; cursor: default; }
+ul.items ul.rewarded { margin: 6px 0 0; padding-left: 18px; list-style: disc; }
+ul.items ul.rewarded li { border: 0; border-radius: 0; padding: 0; margin: 2px 0; }
+ul.items li .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-end; }
+ul.items li .row label { margin-top: 10px; }
 .message { margin-top: 16px; padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); }
 .message.error { border-color: var(--bad); color: var(--bad); }
 .message.done { border-color: var(--ok); color: var(--ok); }

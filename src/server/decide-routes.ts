@@ -6,21 +6,26 @@
  *                                         `Accept: application/json`)
  *   GET  /decide/<workspace>/<goal>/<gate> one gate: the facts the editor's modal shows (JSON likewise)
  *   GET  /grant/<workspace>/<goal>        a goal's budgets, to grant more (JSON likewise)
+ *   GET  /reward/<workspace>/<goal>       the goal's runs that ended (the 20 newest), each with its
+ *                                         summary, evidence and rewards, to record a reward on
+ *                                         one (JSON likewise)
  *   POST /decide/options                  {workspace, goal, decision: approve|reject, gate, note,
- *                                         shown} or {workspace, goal, decision: grant, budgets,
- *                                         note, shown}: the decision is fixed and signed
+ *                                         shown}, {workspace, goal, decision: grant, budgets,
+ *                                         note, shown} or {workspace, goal, decision: reward, run,
+ *                                         score, comment, shown}: the decision is fixed and signed
  *                                         (decide-signing.ts)
  *   POST /decide/commit                   {id, response}: written exactly, or refused
  *
  * A workspace is named by `workspaceId(path)` and found only in the config folder's list: no path
  * from a request reaches the file system. The JSON needs a session; asking to sign needs a session
  * signed in with a passkey (passkey-routes.ts), whose name is the decision's actor. `shown` is a
- * digest of what the page showed (the gate's work, the goal's budgets): a decision on something
- * that changed since is refused as `decision_stale`.
+ * digest of what the page showed (the gate's work, the goal's budgets, the one run rewarded): a
+ * decision on something that changed since is refused as `decision_stale`. A reward's score and
+ * comment are checked by the capability (`reward.add`), not here: its refusal is the page's.
  */
 import type * as http from 'node:http';
 import * as path from 'node:path';
-import type { GoalState } from '../core/index';
+import type { GoalState, RunItem } from '../core/index';
 import {
   awaitsDecision,
   BUDGET_LABEL,
@@ -28,10 +33,14 @@ import {
   canonicalJson,
   checkId,
   gateFacts,
+  listCapabilities,
   listWorkspaces,
   needsYou,
   notFound,
   quotaUse,
+  refused,
+  runDoc,
+  runList,
   sha256,
   Store,
   usageError,
@@ -47,7 +56,7 @@ import { send, sendError } from './responses';
 export const DECIDE_POST_PATHS = ['/decide/options', '/decide/commit'] as const;
 
 export interface DecideRoutes {
-  /** Answers `/decide` and below and `/grant/*`; false for any other path. */
+  /** Answers `/decide` and below, `/grant/*` and `/reward/*`; false for any other path. */
   handle(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): boolean;
 }
 
@@ -58,6 +67,40 @@ const shownDigest = (shown: unknown) => sha256(canonicalJson(shown)).slice(0, 32
 
 /** What a grant is decided on: the goal's budgets and what was granted before. */
 const budgetsShown = (s: GoalState) => ({ budgets: s.quota.budgets, granted: s.granted });
+
+/** How many of a goal's ended runs the reward page lists, newest first. */
+const REWARD_RUNS = 20;
+
+/**
+ * One run as the reward page shows it, from the core's read documents (`run list` for what a run
+ * is and its evidence, `run show` for its summary and rewards whole). A reward is decided on
+ * this, so it is also what `shown` digests: a run rewarded meanwhile is looked at again.
+ */
+function runShown(state: GoalState, item: RunItem) {
+  const doc = runDoc(state, item.id);
+  return {
+    id: item.id,
+    agent: item.agent,
+    outcome: item.outcome ?? null,
+    started_at: item.started_at,
+    ended_at: item.ended_at ?? null,
+    summary: doc.summary ?? null,
+    evidence: item.evidence.length,
+    rewards: doc.rewards,
+  };
+}
+
+/** What `reward.add` takes for a score and a comment, read from the capability's own input schema. */
+function rewardLimits() {
+  const input = listCapabilities().find((c) => c.id === 'reward.add')?.input as
+    { properties?: Record<string, { minimum?: number; maximum?: number; maxLength?: number }> } | undefined;
+  const p = input?.properties ?? {};
+  return {
+    score_min: p.score?.minimum ?? null,
+    score_max: p.score?.maximum ?? null,
+    comment_max: p.comment?.maxLength ?? null,
+  };
+}
 
 export function createDecideRoutes(o: {
   configDir: string;
@@ -115,6 +158,7 @@ export function createDecideRoutes(o: {
         return {
           kind: i.kind,
           href: i.kind === 'gate' ? `decide/${at}/${encodeURIComponent(i.id)}` : `grant/${at}`,
+          rewards_href: `reward/${at}`,
           workspace: i.workspace.name,
           goal_id: i.goal_id,
           goal_title: i.goal_title,
@@ -175,6 +219,40 @@ export function createDecideRoutes(o: {
     };
   }
 
+  /** A goal's ended runs as the reward page shows them, with what a score and a comment may be. */
+  function rewardDetail(req: http.IncomingMessage, parts: string[]) {
+    requireSession(req);
+    const store = storeOf(parts[0]);
+    const state = store.load(checkId(parts[1]!, 'goal id')).state;
+    const ended = runList(state).filter((r) => r.ended_at);
+    return {
+      signed_in: signedIn(req),
+      workspace: { id: parts[0], name: path.basename(store.workspace) },
+      goal: { id: state.id, title: state.title, status: state.status },
+      ...rewardLimits(),
+      runs_ended: ended.length,
+      runs: ended.slice(0, REWARD_RUNS).map((r) => {
+        const run = runShown(state, r);
+        return { ...run, shown: shownDigest(run) };
+      }),
+    };
+  }
+
+  /** The run a reward is asked for, as the page showed it: one that ended, unchanged since. */
+  function rewardedRun(state: GoalState, runId: unknown, shown: unknown, stale: (what: string) => Error) {
+    const id = checkId(String(runId ?? ''), 'run id');
+    // A run the goal does not have: `run show`'s lookup refuses it (`run_not_found`).
+    const item = runList(state).find((r) => r.id === id) ?? runDoc(state, id);
+    if (!item.ended_at)
+      throw refused(`run ${id} of goal ${state.id} has not ended: the page rewards a run that ended`, {
+        reason: 'run_not_ended',
+        goalId: state.id,
+        runId: id,
+      });
+    if (shown !== shownDigest(runShown(state, item))) throw stale(`run ${id}`);
+    return id;
+  }
+
   /** The decision a page asks to sign, checked against what it showed, then fixed and signed. */
   async function options(req: http.IncomingMessage, body: Record<string, unknown>) {
     requireSession(req);
@@ -194,8 +272,19 @@ export function createDecideRoutes(o: {
         note,
       });
     }
+    if (decision === 'reward') {
+      const state = store.load(checkId(String(body.goal ?? ''), 'goal id')).state;
+      const runId = rewardedRun(state, body.run, body.shown, stale);
+      // Score and comment go to the capability as sent: its input schema is the one rule for them.
+      return signing.ask(req, workspace, store, 'reward.add', {
+        goalId: state.id,
+        runId,
+        score: body.score,
+        comment: body.comment,
+      });
+    }
     if (decision !== 'approve' && decision !== 'reject')
-      throw usageError('decision must be approve, reject or grant', { reason: 'bad_decision' });
+      throw usageError('decision must be approve, reject, grant or reward', { reason: 'bad_decision' });
     const v = gateView(store, String(body.goal ?? ''), String(body.gate ?? ''));
     if (body.shown !== shownDigest(v.approve.work)) throw stale('the gate’s work');
     const input = { goalId: v.state.id, gateId: v.gate.id, note, shown: v.approve.work };
@@ -241,6 +330,8 @@ export function createDecideRoutes(o: {
       if (gate) return (page(req, res, 'gate', gate.slice(1), (p) => gateDetail(req, p)), true);
       const grant = /^\/grant\/([^/]+)\/([^/]+)$/.exec(pathname);
       if (grant) return (page(req, res, 'grant', grant.slice(1), (p) => grantDetail(req, p)), true);
+      const reward = /^\/reward\/([^/]+)\/([^/]+)$/.exec(pathname);
+      if (reward) return (page(req, res, 'reward', reward.slice(1), (p) => rewardDetail(req, p)), true);
       return false;
     },
   };

@@ -27,8 +27,9 @@
  *   /decide/<ws>/<goal>/<gate>  one gate's facts (views/gate-facts.ts) with Approve / Reject; <ws>
  *                               is `workspaceId(path)`, found only in the config folder's list
  *   /grant/<ws>/<goal>          a goal's budgets (used, limit) with Grant
+ *   /reward/<ws>/<goal>         the goal's ended runs (20 newest) with Record reward
  *   /passkey/register?code=C    registers a passkey with a one-time code `loopx key passkey add`
- *                               signed with the person's key (passkey-codes.ts; 10 min, once)
+ *                               (or VS Code's Add Passkey) signed with the person's key (passkey-codes.ts; 10 min, once)
  *   POST /passkey/register/options, /passkey/register/verify   {code}, then {id, code, response}
  *   POST /passkey/login/options, /passkey/login/verify         sign in: sets the session cookie,
  *                               remembering the passkey (the only session that may ask to sign)

@@ -19,25 +19,26 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { Store, workspaceId } from '../../src/core/index';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { workspaceId } from '../../src/core/index';
 import type { LoopxEvent } from '../../src/core/index';
-import { startStatusServer } from '../../src/server/status-server';
 import type { StatusServer } from '../../src/server/status-server';
-import { loopx, ok, PASSPHRASE, removeTempDirs, tempDir } from '../helpers/cli';
+import { loopx, ok, PASSPHRASE, REPO, removeTempDirs, tempDir } from '../helpers/cli';
 import { appendChained, writerLog } from '../helpers/log-kit';
-
-const REPO = path.resolve(__dirname, '..', '..');
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.join(REPO, 'test-results', 'screenshots');
+import type { PasskeyBrowser } from '../helpers/passkey-browser';
+import {
+  buildForBrowser,
+  openPasskeyBrowser,
+  passkeyLink,
+  registerPasskey,
+  SHOTS,
+} from '../helpers/passkey-browser';
 
 describe('deciding from a browser with a passkey', () => {
   const ws = fs.realpathSync(tempDir('loopx-passkey-ws-'));
   const config = tempDir('loopx-passkey-config-');
   const env = { LOOPX_CONFIG_DIR: config };
-  let browser: Browser;
+  let h: PasskeyBrowser;
   let context: BrowserContext;
   let page: Page;
   let cdp: CDPSession;
@@ -71,9 +72,7 @@ describe('deciding from a browser with a passkey', () => {
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: { reason: string } } }));
 
   before(async () => {
-    const b = spawnSync(process.execPath, ['scripts/build/build.mjs'], { cwd: REPO, encoding: 'utf8' });
-    assert.equal(b.status, 0, `build failed:\n${b.stdout}\n${b.stderr}`);
-    assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is needed`);
+    buildForBrowser();
     ok(await run(['init']));
     await json(['goal', 'create', '--goal-id', 'g', '--title', 'Ship the release', '--turns', '3']);
     await json([
@@ -111,33 +110,12 @@ describe('deciding from a browser with a passkey', () => {
         fd3: `${PASSPHRASE}\n`,
       }),
     );
-    const store = Store.open(ws, { configDir: config });
-    srv = await startStatusServer({ workspace: ws, store, port: 0, assetsDir: REPO });
-    origin = `http://localhost:${srv.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-    });
-    context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1000, height: 620 } });
-    page = await context.newPage();
-    cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable', { enableUI: false });
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    }));
-    fs.mkdirSync(SHOTS, { recursive: true });
+    h = await openPasskeyBrowser(ws, config);
+    ({ srv, origin, context, page, cdp, authenticatorId } = h);
   });
 
   after(async () => {
-    await browser?.close();
-    await srv?.close();
+    await h?.close();
     removeTempDirs();
   });
 
@@ -147,30 +125,9 @@ describe('deciding from a browser with a passkey', () => {
     const agent = await run(['key', 'passkey', 'add', '--port', String(srv.port)]);
     assert.notEqual(agent.code, 0, 'an agent without the passphrase gets no link');
     assert.doesNotMatch(agent.stdout, /passkey\/register/);
-    const printed = JSON.parse(
-      ok(
-        await loopx(
-          [
-            '--json',
-            '--passphrase-fd',
-            '3',
-            'key',
-            'passkey',
-            'add',
-            '--name',
-            'ada-laptop',
-            '--port',
-            String(srv.port),
-          ],
-          { cwd: ws, env, fd3: `${PASSPHRASE}\n` },
-        ),
-      ).stdout,
-    ) as { url: string; name: string };
-    link = printed.url;
+    link = await passkeyLink(ws, config, srv.port, 'ada-laptop');
     assert.match(link, new RegExp(`^http://localhost:${srv.port}/passkey/register\\?code=`));
-    await page.goto(link);
-    await page.getByRole('button', { name: 'Create the passkey' }).click();
-    await page.getByText(/Passkey ada-laptop .* is pinned on this machine/).waitFor({ timeout: 15_000 });
+    await registerPasskey(page, link, 'ada-laptop');
     assert.equal(new URL(page.url()).search, '', 'the spent code left the address bar');
     const pinned = fs
       .readdirSync(path.join(config, 'trusted'))

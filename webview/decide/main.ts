@@ -1,16 +1,16 @@
 /**
  * The script of the status server's decision pages (src/server/decide-page.ts): the list of gates
- * waiting for the person, one gate with its facts and Approve / Reject, and registering a passkey
- * through a one-time link. Each decision is signed by the person's passkey, in the browser, over
+ * waiting for the person, one gate with its facts and Approve / Reject, a goal's budgets with
+ * Grant, a goal's ended runs with Record reward (reward.ts), and registering a passkey through a
+ * one-time link. Each decision is signed by the person's passkey, in the browser, over
  * the exact event the server prepared (its challenge is that event's statement's sha256).
  */
-import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
-import type {
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-} from '@simplewebauthn/browser';
+import { startRegistration } from '@simplewebauthn/browser';
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, base, getOwnJson, page, postJson, problemText } from './api';
 import { addressNotice, app, atAddress, el, message, setWho, show } from './dom';
+import { rewardPage } from './reward';
+import { failed, signDecision, signInBlock } from './sign';
 
 interface Signed {
   signed_in: { name: string } | null;
@@ -19,6 +19,7 @@ interface ListDoc extends Signed {
   items: {
     kind: 'gate' | 'quota';
     href: string;
+    rewards_href: string;
     workspace: string;
     goal_id: string;
     goal_title: string;
@@ -45,31 +46,6 @@ interface GateDoc extends Signed {
   shown: string;
 }
 
-/** Signs in with a passkey (an assertion over a random challenge), which sets the session cookie. */
-async function signIn(): Promise<void> {
-  const o = await postJson<{ id: string; options: PublicKeyCredentialRequestOptionsJSON }>(
-    'passkey/login/options',
-    {},
-  );
-  const response = await startAuthentication({ optionsJSON: o.options });
-  await postJson('passkey/login/verify', { id: o.id, response });
-  location.reload();
-}
-
-function signInBlock(why: string): HTMLElement {
-  const out = el('div', { class: 'signin' });
-  const button = el('button', { class: 'approve', text: 'Sign in with your passkey' });
-  button.addEventListener('click', () => {
-    button.disabled = true;
-    signIn().catch((e: unknown) => {
-      button.disabled = false;
-      out.append(message(problemText(e), 'error'));
-    });
-  });
-  out.append(el('p', { text: why }), button);
-  return out;
-}
-
 async function listPage(): Promise<void> {
   let doc: ListDoc;
   try {
@@ -91,6 +67,7 @@ async function listPage(): Promise<void> {
           text: `${i.kind === 'gate' ? `gate ${i.id}` : i.detail} · ${i.workspace} · goal ${i.goal_id} (${i.goal_title})${i.requested_by ? ` · asked by ${i.requested_by}` : ''}`,
         }),
         ...i.commands.map((c) => el('code', { text: `$ ${c}` })),
+        el('div', {}, [el('a', { href: base + i.rewards_href, text: 'Rewards' })]),
       ]),
     );
   }
@@ -170,25 +147,6 @@ async function gatePage(): Promise<void> {
   const label = el('label', { text: 'Note (optional)' });
   label.setAttribute('for', 'note');
   show(...head, label, note, el('div', { class: 'actions' }, [approve, reject]), status);
-}
-
-/** Signs one decision: the server fixes it and answers the passkey request, the passkey signs it. */
-async function signDecision<T>(ask: Record<string, unknown>): Promise<T> {
-  const o = await postJson<{ id: string; options: PublicKeyCredentialRequestOptionsJSON }>(
-    'decide/options',
-    ask,
-  );
-  const response = await startAuthentication({ optionsJSON: o.options });
-  return postJson<T>('decide/commit', { id: o.id, response });
-}
-
-/** A failed decision's message; when the goal changed, the person looks again before anything else. */
-function failed(status: HTMLElement, buttons: HTMLButtonElement[], e: unknown): void {
-  const stale = e instanceof ApiError && e.reason === 'decision_stale';
-  for (const b of buttons) b.disabled = stale;
-  const again = el('button', { text: 'Look again' });
-  again.addEventListener('click', () => location.reload());
-  status.replaceChildren(message(problemText(e), 'error'), ...(stale ? [again] : []));
 }
 
 async function grantPage(): Promise<void> {
@@ -307,6 +265,7 @@ function start(): void {
   const pages: Record<string, () => Promise<void>> = {
     gate: gatePage,
     grant: grantPage,
+    reward: rewardPage,
     register: registerPage,
   };
   const run = pages[page] ?? listPage;
