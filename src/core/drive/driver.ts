@@ -91,6 +91,23 @@ export async function recoverLane(store: Store, lane: LaneSpec): Promise<string 
   return `run ${turn.runId} ended ${settled.outcome}: ${why}${settled.released.length ? `; released ${settled.released.join(', ')}` : ''}`;
 }
 
+/** How long a starting driver keeps asking for the lock a peeker may hold for an instant. */
+const LOCK_PATIENCE_MS = 1000;
+
+/**
+ * The workspace's drive lock, or undefined when another driver holds it. `runningDriver` (drive
+ * status, the queue of every workspace) takes the lock for an instant to learn whether a driver
+ * runs: a driver that starts in that instant asks again for a while before it refuses.
+ */
+async function takeDriveLock(file: string): Promise<(() => void) | undefined> {
+  const until = Date.now() + LOCK_PATIENCE_MS;
+  for (;;) {
+    const release = tryLock(file);
+    if (release || Date.now() >= until) return release;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export class Driver {
   private readonly runners = new Map<string, LaneRunner>();
   private release?: () => void;
@@ -118,7 +135,7 @@ export class Driver {
   async run(): Promise<void> {
     const { store } = this.o;
     const lock = lockFile(store.localDir, DRIVE_LOCK);
-    this.release = tryLock(lock);
+    this.release = await takeDriveLock(lock);
     if (!this.release) {
       const who = runningDriver(store);
       throw refused(
