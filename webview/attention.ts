@@ -6,7 +6,8 @@ import { withFolder } from './host';
 import { attentionEl } from './skeleton';
 import { folderNameOf, goalTitle, state, type SelectGoal } from './state';
 
-const KIND_LABEL: Record<string, string> = {
+/** What each kind of item is called on the page (All workspaces adds its lanes). */
+export const KIND_LABEL: Record<string, string> = {
   gate: 'Gate',
   'user-todo': 'Your todo',
   denied: 'Agent refused',

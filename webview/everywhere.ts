@@ -7,18 +7,13 @@
  * window's is listed.
  */
 import type { EverywhereItem, EverywhereSection, StatusMessage } from '../src/core/views/browser';
+import { KIND_LABEL } from './attention';
 import { badge, button, clear, h } from './dom';
 import { inBrowser, send } from './host';
 import { everywhereEl } from './skeleton';
 
-const KIND_LABEL: Record<EverywhereItem['kind'], string> = {
-  gate: 'Gate',
-  lane: 'Agent',
-  quota: 'Budget',
-  'user-todo': 'Your todo',
-  denied: 'Agent refused',
-  plan: 'Plan',
-};
+/** The Needs you section's words for a kind, and `Agent` for a lane of `loopx drive`. */
+const label = (k: EverywhereItem['kind']) => (k === 'lane' ? 'Agent' : (KIND_LABEL[k] ?? k));
 const SHOWN = 30;
 const KEY = /^[0-9a-f]{32}$/;
 
@@ -87,7 +82,7 @@ function item(i: EverywhereItem): HTMLLIElement {
         'data-here': String(i.here),
       },
     },
-    h('span', { class: 'att-kind' }, KIND_LABEL[i.kind]),
+    h('span', { class: 'att-kind' }, label(i.kind)),
     h(
       'div',
       { class: 'att-body' },

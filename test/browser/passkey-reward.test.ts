@@ -29,6 +29,7 @@ import {
   openPasskeyBrowser,
   passkeyLink,
   registerPasskey,
+  resendCommit,
   SHOTS,
 } from '../helpers/passkey-browser';
 
@@ -193,16 +194,9 @@ describe('recording a reward from a browser with a passkey', () => {
   it('the reward’s POST sent again finds its challenge spent and adds nothing', async () => {
     assert.ok(commitBody, 'the page posted its commit');
     const before = logLines().length;
-    const again = await page.evaluate(async (body) => {
-      const r = await fetch('/decide/commit', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body,
-      });
-      return { status: r.status, body: await r.json() };
-    }, commitBody);
+    const again = await resendCommit(page, '/decide/commit', commitBody);
     assert.equal(again.status, 410);
-    assert.equal(again.body.error.reason, 'decision_challenge_spent');
+    assert.equal(again.body.error?.reason, 'decision_challenge_spent');
     assert.equal(logLines().length, before);
     assert.equal(fresh().rewards.length, 1);
   });

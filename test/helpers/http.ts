@@ -1,6 +1,6 @@
 /**
  * One request to a loopback server, as a browser or curl would send it: the Host header of the
- * port, no keep-alive. An event stream is cut after its first frame (it never ends by itself).
+ * port (the caller's own when it gives one), no keep-alive. An event stream is cut after its first frame (it never ends by itself).
  */
 import * as http from 'node:http';
 
@@ -13,7 +13,7 @@ export interface Reply {
 export function loopbackRequest(
   port: number,
   target: string,
-  o: { method?: string; headers?: Record<string, string> } = {},
+  o: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -42,6 +42,6 @@ export function loopbackRequest(
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(o.body);
   });
 }

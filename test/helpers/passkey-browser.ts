@@ -102,3 +102,25 @@ export async function registerPasskey(page: Page, link: string, name: string): P
     .getByText(new RegExp(`Passkey ${name} .* is pinned on this machine`))
     .waitFor({ timeout: 15_000 });
 }
+
+/**
+ * Sends a body the page posted to `/decide/commit` again, from the page (its origin, its
+ * session), as a replay would: the status and the JSON answer. `path` is relative to the page.
+ */
+export async function resendCommit(
+  page: Page,
+  path: string,
+  body: string,
+): Promise<{ status: number; body: { error?: { reason?: string } } }> {
+  return page.evaluate(
+    async ([url, data]) => {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: data,
+      });
+      return { status: r.status, body: (await r.json()) as { error?: { reason?: string } } };
+    },
+    [path, body] as const,
+  );
+}

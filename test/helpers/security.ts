@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../../src/core/store/json-file';
-import { loopx, tempDir } from './cli';
+import { loopx, ok, PASSPHRASE, tempDir } from './cli';
 import type { Result } from './cli';
 import { appendChained, writerLog } from './log-kit';
 
@@ -73,6 +73,21 @@ export class Sandbox {
 }
 
 /** Every regular file under `dir` (links are not followed). */
+/** A workspace with goal g, todo `deploy` (action `echo deployed`) behind gate prod, and a person's key. */
+export async function gatedSandbox(): Promise<Sandbox> {
+  const sb = new Sandbox();
+  await sb.json(['goal', 'create', '--goal-id', 'g', '--title', 'Target']);
+  await sb.addTodo('g', 'deploy', 'Deploy', ['--action', 'echo deployed', '--gate', 'prod']);
+  ok(
+    await loopx(['key', 'create', '--name', 'alice', '--passphrase-fd', '0'], {
+      cwd: sb.dir,
+      env: { LOOPX_CONFIG_DIR: sb.config },
+      input: `${PASSPHRASE}\n`,
+    }),
+  );
+  return sb;
+}
+
 export function filesUnder(dir: string): string[] {
   const out: string[] = [];
   (function walk(d: string) {

@@ -8,30 +8,17 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { Sandbox, appendByHand, removeTempDirs, loopx, ok, fails } from '../helpers/security';
+import type { Sandbox } from '../helpers/security';
+import { appendByHand, gatedSandbox, removeTempDirs, loopx, ok, fails } from '../helpers/security';
 import { newKeyPair, decisionStatement, signerFor } from '../../src/core/index';
-import { shq } from '../helpers/cli';
+import { PASSPHRASE, shq } from '../helpers/cli';
 import { writerLog } from '../helpers/log-kit';
 
 after(removeTempDirs);
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'loopx.js');
-const PASSPHRASE = 'correct horse battery';
 
-/** A workspace with goal g, todo `deploy` (action `echo deployed`) behind gate prod, and a person's key. */
-async function setUp(): Promise<Sandbox> {
-  const sb = new Sandbox();
-  await sb.json(['goal', 'create', '--goal-id', 'g', '--title', 'Target']);
-  await sb.addTodo('g', 'deploy', 'Deploy', ['--action', 'echo deployed', '--gate', 'prod']);
-  ok(
-    await loopx(['key', 'create', '--name', 'alice', '--passphrase-fd', '0'], {
-      cwd: sb.dir,
-      env: { LOOPX_CONFIG_DIR: sb.config },
-      input: `${PASSPHRASE}\n`,
-    }),
-  );
-  return sb;
-}
+const setUp = gatedSandbox;
 
 const logFile = (sb: Sandbox) => writerLog(sb.dir, 'g');
 const lines = (sb: Sandbox) => fs.readFileSync(logFile(sb), 'utf8').split('\n').filter(Boolean);

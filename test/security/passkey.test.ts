@@ -8,7 +8,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import * as path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import {
@@ -24,53 +24,30 @@ import { nextHlc } from '../../src/core/model/hlc';
 import { startStatusServer } from '../../src/server/status-server';
 import type { StatusServer } from '../../src/server/status-server';
 import { mintPasskeyCode } from '../../src/server/passkey-codes';
-import { Sandbox, fails, loopx, ok, removeTempDirs } from '../helpers/security';
+import type { Sandbox } from '../helpers/security';
+import { fails, gatedSandbox, loopx, removeTempDirs } from '../helpers/security';
 import { appendChained, writerLog } from '../helpers/log-kit';
 import { softAssertion, softPasskey } from '../helpers/soft-passkey';
 import { denied } from '../helpers/hook-answers';
+import { loopbackRequest } from '../helpers/http';
 
-const PASSPHRASE = 'correct horse battery';
-
-interface Reply {
-  status: number;
-  reason?: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** One raw request to the loopback server, every header the caller's (Host and Origin included). */
-function raw(
+/** The status, the error's reason and the headers of one request, Host `localhost:<port>` unless given. */
+async function raw(
   port: number,
   target: string,
   o: { method?: string; headers?: Record<string, string>; body?: string },
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: target,
-        method: o.method ?? 'GET',
-        headers: { Host: `localhost:${port}`, ...o.headers },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          let reason: string | undefined;
-          try {
-            reason = (JSON.parse(Buffer.concat(chunks).toString()) as { error?: { reason?: string } }).error
-              ?.reason;
-          } catch {
-            reason = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, reason, headers: res.headers });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(o.body);
+): Promise<{ status: number; reason?: string; headers: http.IncomingHttpHeaders }> {
+  const r = await loopbackRequest(port, target, {
+    ...o,
+    headers: { Host: `localhost:${port}`, ...o.headers },
   });
+  let reason: string | undefined;
+  try {
+    reason = (JSON.parse(r.text) as { error?: { reason?: string } }).error?.reason;
+  } catch {
+    reason = undefined;
+  }
+  return { status: r.status, reason, headers: r.headers };
 }
 
 describe('security: passkeys', () => {
@@ -97,16 +74,7 @@ describe('security: passkeys', () => {
     ).interaction_contract.cli_channel.next_cli_actions.some((a) => a.endsWith(`-- '${command}'`));
 
   before(async () => {
-    sb = new Sandbox();
-    await sb.json(['goal', 'create', '--goal-id', 'g', '--title', 'Target']);
-    await sb.addTodo('g', 'deploy', 'Deploy', ['--action', 'echo deployed', '--gate', 'prod']);
-    ok(
-      await loopx(['key', 'create', '--name', 'alice', '--passphrase-fd', '0'], {
-        cwd: sb.dir,
-        env: { LOOPX_CONFIG_DIR: sb.config },
-        input: `${PASSPHRASE}\n`,
-      }),
-    );
+    sb = await gatedSandbox();
     srv = await startStatusServer({
       workspace: sb.dir,
       store: Store.open(sb.dir, { configDir: sb.config }),

@@ -49,11 +49,10 @@ export function needsYou(opts: NeedsYouOptions): NeedsYouDoc {
       items: 0,
     };
     try {
-      const got = workspaceItems(open(w), w, now);
-      const found = got.items.filter((i) => !opts.kinds || opts.kinds.includes(i.kind));
-      entry.items = found.length;
+      const got = workspaceItems(open(w), { ...w, key: entry.key }, now, opts.kinds);
+      entry.items = got.items.length;
       if (got.problem) entry.problem = got.problem;
-      items.push(...found);
+      items.push(...got.items);
     } catch (e) {
       entry.problem = (e as Error).message;
     }
@@ -76,13 +75,20 @@ export function needsYou(opts: NeedsYouOptions): NeedsYouDoc {
   };
 }
 
-/** What needs the person in one workspace, and why some of it could not be read (a damaged goal). */
+/**
+ * What needs the person in one workspace (only `kinds`, when given), and why some of it could not
+ * be read (a damaged goal). Asked for gates only, a goal the index counts no pending gate in is
+ * never loaded, and the lanes are not read.
+ */
 export function workspaceItems(
   store: Store,
-  w: Pick<RegisteredWorkspace, 'path' | 'name'>,
+  w: Pick<RegisteredWorkspace, 'path' | 'name'> & { key?: string },
   now: Date,
+  kinds?: readonly NeedsYouItem['kind'][],
 ): { items: NeedsYouItem[]; problem?: string } {
-  const where = { path: w.path, name: w.name, key: workspaceId(w.path) };
+  const wants = (k: NeedsYouItem['kind']) => !kinds || kinds.includes(k);
+  const gatesOnly = !!kinds && kinds.every((k) => k === 'gate');
+  const where = { path: w.path, name: w.name, key: w.key ?? workspaceId(w.path) };
   const ws = `--workspace ${shellQuote(w.path)}`;
   const items: NeedsYouItem[] = [];
   const { goals, errors } = store.listGoals();
@@ -90,6 +96,7 @@ export function workspaceItems(
   const policy = store.policy();
   for (const g of goals) {
     if (g.status === 'closed' || g.status === 'cancelled') continue;
+    if (gatesOnly && g.pendingGates === 0) continue;
     let state: GoalState;
     try {
       state = store.load(g.id).state;
@@ -98,6 +105,7 @@ export function workspaceItems(
       continue;
     }
     for (const a of attentionFor(state, quotaUse(state, now), now)) {
+      if (!wants(a.kind)) continue;
       const item: NeedsYouItem = {
         workspace: where,
         kind: a.kind,
@@ -111,7 +119,7 @@ export function workspaceItems(
       items.push(item);
     }
   }
-  for (const lane of driveStatus(store).lanes) {
+  for (const lane of wants('lane') ? driveStatus(store).lanes : []) {
     if (!lane.needs_person) continue;
     items.push({
       workspace: where,

@@ -64,7 +64,6 @@ export function registerWorkspace(
   const real = fs.realpathSync(workspace);
   const file = entryFile(configDir, real);
   const existing = readEntry(file);
-  if (existing && existing.path === real && existing.identity === identity) return false;
   const entry: RegisteredWorkspace = {
     path: real,
     ...(identity ? { identity } : {}),

@@ -4,27 +4,20 @@
  * the server takes that link's code. Without the click nothing is opened.
  */
 import * as assert from 'node:assert/strict';
-import * as http from 'node:http';
 import * as vscode from 'vscode';
+import { loopbackRequest } from '../../helpers/http';
 import { api, until, withStub } from './util';
 
-function postJson(url: string, origin: string, body: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin, 'content-length': Buffer.byteLength(data) },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
+/** A JSON POST from the page's origin at localhost, as the registration page sends it. */
+function postJson(port: number, target: string, body: unknown) {
+  return loopbackRequest(port, target, {
+    method: 'POST',
+    headers: {
+      Host: `localhost:${port}`,
+      Origin: `http://localhost:${port}`,
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify(body),
   });
 }
 
@@ -66,15 +59,14 @@ export function registerAddPasskeyTests(): void {
       const code = new URLSearchParams(url.query).get('code');
       assert.ok(code, url.toString());
       const port = Number(new URL(statusServer.url!).port);
-      const origin = `http://localhost:${port}`;
-      const forged = await postJson(`${origin}/passkey/register/options`, origin, {
+      const forged = await postJson(port, '/passkey/register/options', {
         code: `${code.slice(0, -4)}AAAA`,
       });
-      assert.equal(forged.status, 401, forged.body);
-      const good = await postJson(`${origin}/passkey/register/options`, origin, { code });
-      assert.equal(good.status, 200, good.body);
+      assert.equal(forged.status, 401, forged.text);
+      const good = await postJson(port, '/passkey/register/options', { code });
+      assert.equal(good.status, 200, good.text);
       const options = (
-        JSON.parse(good.body) as {
+        JSON.parse(good.text) as {
           options?: { rp?: { id?: string }; authenticatorSelection?: { userVerification?: string } };
         }
       ).options;
