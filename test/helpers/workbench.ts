@@ -318,14 +318,40 @@ export async function withWorkspaceTrust(page: Page): Promise<void> {
 
 /**
  * Picks the row of the open quick pick (a command's "Which folder?", "Choose a goal") whose text
- * has `label`, once it shows.
+ * has `label`, once it shows. A quick pick closes when the window moves focus (a webview that
+ * redraws, a notification): with `reopen`, a list that closed before the click is opened again
+ * (bounded) instead of failing the test on the window's focus.
  */
-export async function pickQuickItem(page: Page, label: string, timeoutMs = 20_000): Promise<void> {
+export async function pickQuickItem(
+  page: Page,
+  label: string,
+  opts: { timeoutMs?: number; reopen?: () => Promise<void> } = {},
+): Promise<void> {
   const row = page
     .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label })
     .first();
-  await row.waitFor({ state: 'visible', timeout: timeoutMs });
-  await row.click();
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  if (!opts.reopen) {
+    await row.waitFor({ state: 'visible', timeout: timeoutMs });
+    await row.click();
+    return;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await row.waitFor({ state: 'visible', timeout: timeoutMs });
+      await row.click({ timeout: 5000 });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await opts.reopen();
+    }
+  }
+}
+
+/** Runs `command` from the Command Palette and picks `label` in the list it opens. */
+export async function runAndPick(page: Page, command: string, label: string): Promise<void> {
+  await runFromPalette(page, command);
+  await pickQuickItem(page, label, { reopen: () => runFromPalette(page, command) });
 }
 
 /**

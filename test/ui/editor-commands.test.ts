@@ -30,7 +30,7 @@ import {
   notification,
   notificationTexts,
   openLoopxView,
-  pickQuickItem,
+  runAndPick,
   REPO,
   runFromPalette,
   saveShot,
@@ -154,8 +154,7 @@ describe('Preview Contract, Open Dashboard in Browser and Self-Repair in a real 
       await notification(page, 'Gate deploy of goal "Alpha goal"', UI_MS);
       await closeOverlays(page);
       const before = treeSnapshot(path.join(alpha, '.loopx'), path.join(bad, '.loopx'));
-      await runFromPalette(page, 'LoopX: Preview Contract');
-      await pickQuickItem(page, 'Alpha goal');
+      await runAndPick(page, 'LoopX: Preview Contract', 'Alpha goal');
       const preview = webviewContent(page).locator('body');
       const text = await until('the preview to show the decision', async () => {
         const s = (await preview.innerText().catch(() => '')).replace(/\u00a0/g, ' ');
@@ -190,8 +189,7 @@ describe('Preview Contract, Open Dashboard in Browser and Self-Repair in a real 
       const t = Date.now();
       const port = (busy!.address() as net.AddressInfo).port;
       await closeOverlays(page);
-      await runFromPalette(page, 'LoopX: Open Dashboard in Browser');
-      await pickQuickItem(page, 'Bad Name!');
+      await runAndPick(page, 'LoopX: Open Dashboard in Browser', 'Bad Name!');
       const note = await notification(page, `cannot start on port ${port}`, UI_MS);
       assert.match(await note.innerText(), /loopx\.statusServer\.port.*another program is using it/s);
       const popup = page.context().waitForEvent('page', { timeout: UI_MS });
