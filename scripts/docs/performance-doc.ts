@@ -21,6 +21,8 @@ export const RESULTS = path.join(REPO, 'docs', 'performance', 'results.json');
 // ---------------------------------------------------------------------------------------------
 // What bench/bench.ts writes (schema loopx.bench/1). Optional fields are those an older run, a
 // --quick or --no-host run, or a machine without NODE_EXTRA_CA_CERTS or GNU time leaves out.
+// Runs before issue 40 have no `floor`: their floor was `node -e 0` with the machine's
+// environment (the certificates parsed, when set), and their context has the keys marked older.
 
 export interface BenchResults {
   schema: string;
@@ -38,8 +40,24 @@ export interface BenchResults {
   revision?: { commit: string; dirty: boolean } | null;
   quick: boolean;
   reps: number;
+  /** What every CLI ratio divides by (issue 40 on): `node -e 0`, these variables unset. */
+  floor?: { words: string; without: string[] };
   ratioMethod?: string;
-  context?: { direct?: Paired; extraCaCerts?: string; floorWithout?: Paired; vsBare?: Paired };
+  context?: {
+    extraCaCerts?: string;
+    /** should-run as `node bin/loopx.js`, no shim, in the shim's environment, against the floor. */
+    noShim?: Paired;
+    /** `node -e 0` parsing NODE_EXTRA_CA_CERTS (the inflated floor) against the floor. */
+    floorWithCa?: Paired;
+    /** should-run through the shim against the inflated floor. */
+    vsFloorWithCa?: Paired;
+    /** Older: should-run as `node bin/loopx.js` with the machine's environment. */
+    direct?: Paired;
+    /** Older: `node -e 0` without NODE_EXTRA_CA_CERTS against the floor with it. */
+    floorWithout?: Paired;
+    /** Older: should-run against `node -e 0` without NODE_EXTRA_CA_CERTS. */
+    vsBare?: Paired;
+  };
   sizes?: Record<string, { goal?: string; writers?: number; perGoal: Record<string, Paired> }>;
   wholeStore?: { goals: number; status: Paired; projectPromptList: Paired };
   turn?: Paired & { goals: number; processes?: number; oneProcess?: Paired };
@@ -112,6 +130,13 @@ const PER_GOAL: [key: string, label: string][] = [
   ['exec true', 'exec --contract --todo -- true'],
   ['hook pre-tool-use', 'hook pre-tool-use (Bash ls)'],
 ];
+
+/** The context rows' labels, as bench.ts prints them. */
+const CONTEXT = {
+  noShim: "should-run as node bin/loopx.js (no shim, shim's env)",
+  floorWithCa: 'node -e 0 with NODE_EXTRA_CA_CERTS (the inflated floor)',
+  vsFloorWithCa: 'should-run vs node -e 0 with NODE_EXTRA_CA_CERTS',
+};
 
 const sizesOf = (r: BenchResults) =>
   Object.keys(r.sizes ?? {})
@@ -189,6 +214,12 @@ function targetsBlock(r: BenchResults): string {
     }
     if (n === sizes[0] && r.context) {
       const c = r.context;
+      for (const [p, label] of [
+        [c.noShim, `${goals(n)}: ${CONTEXT.noShim}`],
+        [c.floorWithCa, CONTEXT.floorWithCa],
+        [c.vsFloorWithCa, `${goals(n)}: ${CONTEXT.vsFloorWithCa}`],
+      ] as const)
+        if (p) add(label, msMb(p), ms(p.floorMs), x2(p.ratio));
       if (c.direct)
         add(
           `${goals(n)}: should-run as node bin/loopx.js (no shim)`,
@@ -340,15 +371,26 @@ function perCallBlock(r: BenchResults): string {
     }),
     ...(sizes.length > 1 ? [typeof r.flat?.[k] === 'number' ? r.flat[k]!.toFixed(2) : ''] : []),
   ]);
-  const head = ['call (ratio to node -e 0)', ...sizes.map(goals), ...(sizes.length > 1 ? ['flat'] : [])];
+  // A run before issue 40 keeps its words: "node -e 0" was the floor with the machine's environment.
+  const [callHead, floorRow] = r.floor
+    ? [`call, ratio to ${r.floor.words}`, `${r.floor.words}, median of the floors`]
+    : ['call (ratio to node -e 0)', 'node -e 0 (median of the floors)'];
+  const head = [callHead, ...sizes.map(goals), ...(sizes.length > 1 ? ['flat'] : [])];
   const floors = sizes.map((n) => median(Object.values(r.sizes![String(n)]!.perGoal).map((p) => p.floorMs)));
+  // Each call's target at the smallest size: one for all, or the calls that share each.
+  const callsBy = new Map<string, string[]>();
+  for (const [k] of PER_GOAL) {
+    const t = byName.get(`${k} at ${goals(sizes[0]!).replace(/,/g, '')}`)?.target;
+    if (t !== undefined) callsBy.set(t, [...(callsBy.get(t) ?? []), k]);
+  }
+  const targetWords =
+    callsBy.size <= 1
+      ? ([...callsBy.keys()][0] ?? 'the per-call target')
+      : [...callsBy].map(([t, calls]) => `${calls.join(', ')}: ${t}`).join('; ');
   return [
-    table(head, [
-      ...rows,
-      ['node -e 0 (median of the floors)', ...floors.map((f) => ms(f)), ...(sizes.length > 1 ? [''] : [])],
-    ]),
+    table(head, [...rows, [floorRow, ...floors.map((f) => ms(f)), ...(sizes.length > 1 ? [''] : [])]]),
     '',
-    `Bold: over its target (${r.targets.find((t) => t.name.startsWith('should-run at '))?.target ?? 'the per-call target'}). ` +
+    `Bold: over its target (${targetWords}). ` +
       (sizes.length > 1
         ? `Flat: the ratio at ${goals(sizes.at(-1)!)} over the ratio at ${goals(sizes[0]!)}.`
         : 'One store size only: no flat figure.'),
@@ -356,6 +398,8 @@ function perCallBlock(r: BenchResults): string {
 }
 
 function floorBlock(r: BenchResults): string {
+  if (r.floor) return shimEnvFloorBlock(r);
+  // A run before issue 40: the floor was `node -e 0` with the machine's environment.
   const sizes = sizesOf(r);
   const floors = sizes.flatMap((n) => Object.values(r.sizes![String(n)]!.perGoal).map((p) => p.floorMs));
   const c = r.context ?? {};
@@ -378,6 +422,44 @@ function floorBlock(r: BenchResults): string {
     out.push(
       `- should-run started as \`node bin/loopx.js\`, without the shim (so with the certificates, when set): ${x2(c.direct.ratio)}.`,
     );
+  return out.join('\n');
+}
+
+/** The floor block of a run from issue 40 on: the floor is `node -e 0` in the shim's environment. */
+function shimEnvFloorBlock(r: BenchResults): string {
+  const sizes = sizesOf(r);
+  const floors = sizes.flatMap((n) => Object.values(r.sizes![String(n)]!.perGoal).map((p) => p.floorMs));
+  const c = r.context ?? {};
+  const unset = (r.floor?.without ?? []).map((v) => `\`${v}\``).join(', ') || 'nothing';
+  const out = [
+    `- The floor every CLI ratio divides by is \`node -e 0\` in the environment the shim gives the CLI (${unset} unset). ` +
+      'The shim sets the certificates aside before it starts Node, so a floor that parses them would be a start-up the CLI does not pay.' +
+      (floors.length ? ` The floor: ${spread(floors, ms)} (medians of each series' floor runs).` : ''),
+  ];
+  const f = c.floorWithCa;
+  if (f) {
+    out.push(
+      `- \`NODE_EXTRA_CA_CERTS\` was set. With the certificates, Node's start-up (\`node -e 0\`) was ${ms(f.medianMs)}, ${x2(f.ratio)} the floor (${ms(f.floorMs)}): parsing them is ${pct(1 - 1 / f.ratio)} of it.`,
+    );
+    const v = c.vsFloorWithCa;
+    if (v)
+      out.push(
+        `- Against that inflated floor, which earlier versions of this page used, should-run reads ${x2(v.ratio)} (${ms(v.medianMs)} against ${ms(v.floorMs)}).`,
+      );
+  } else out.push('- `NODE_EXTRA_CA_CERTS` was not set: the shim had no certificates to set aside.');
+  if (c.noShim) {
+    const viaShim = sizes.length ? r.sizes![String(sizes[0])]!.perGoal['should-run'] : undefined;
+    const shim = viaShim && viaShim.ratio - c.noShim.ratio;
+    out.push(
+      `- should-run started as \`node bin/loopx.js\`, without the shim, in the shim's environment: ${x2(c.noShim.ratio)}` +
+        (viaShim && shim !== undefined
+          ? `; through the shim (${goals(sizes[0]!)}): ${x2(viaShim.ratio)}. ` +
+            (shim > 0
+              ? `The shim's own \`sh\`, a cost of LoopX's, adds ${x2(shim)}.`
+              : "The shim's own `sh` is within this run's noise.")
+          : '.'),
+    );
+  }
   return out.join('\n');
 }
 
