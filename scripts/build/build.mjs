@@ -2,11 +2,13 @@
 // Usage: node scripts/build/build.mjs [--watch] [--dev]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { LOCK_PLATFORMS } from './lock-platforms.mjs';
 
 const watch = process.argv.includes('--watch');
 const dev = process.argv.includes('--dev') || watch;
+const nodeRequire = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
 const common = {
@@ -52,28 +54,47 @@ const zodEnglishOnly = {
     }));
   },
 };
-// commander and a few of our modules require child_process when they load, and Node loads net,
-// stream and dgram with it: 4.7% of the instructions of `quota should-run`. Only exec, doctor and
-// the terminal prompts start a process, so in the CLI the module is loaded on its first use
-// (test/cli/startup-load.test.ts).
-const childProcessNames = Object.keys(createRequire(import.meta.url)('node:child_process'));
-const lazyChildProcess = {
-  name: 'lazy-child-process',
+// Node's modules that start processes or speak HTTP load many more with them (net, stream, dgram,
+// tls): commander and a few of our modules require child_process when they load, the notices'
+// sender http and https. Only exec, doctor, the terminal prompts, the servers and the notices use
+// them, so in the CLI each is loaded on its first use (test/cli/startup-load.test.ts): a module of
+// getters standing in for it.
+const LAZY_BUILTINS = ['child_process', 'http', 'https', 'net'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.namespace === 'lazy-builtin'
-        ? { path: 'node:child_process', external: true }
-        : { path: 'child_process', namespace: 'lazy-builtin' },
-    );
-    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, () => ({
+    const names = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    build.onResolve({ filter: names }, (args) => {
+      const name = names.exec(args.path)[2];
+      return args.namespace === 'lazy-builtin'
+        ? { path: `node:${name}`, external: true }
+        : { path: name, namespace: 'lazy-builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
       contents: [
-        "let loaded;\nconst load = () => (loaded ??= require('node:child_process'));",
-        ...childProcessNames.map(
+        `let loaded;\nconst load = () => (loaded ??= require('node:${args.path}'));`,
+        ...Object.keys(nodeRequire(`node:${args.path}`)).map(
           (n) =>
             `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
         ),
       ].join('\n'),
       loader: 'js',
+    }));
+  },
+};
+// `import * as fs from 'node:fs'` becomes, in a bundle, a copy of every export of the module made
+// by each file that imports it (esbuild's __toESM): about 120 copies of fs and path a call. Our
+// sources are bundled with such an import read as `const fs = require('node:fs')`, one object
+// shared by all (and, for the lazy modules above, their stand-in).
+const builtinNamespaces = {
+  name: 'builtin-namespaces',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => ({
+      contents: (await readFile(args.path, 'utf8')).replace(
+        /^import \* as (\w+) from '(node:[\w/]+)';$/gm,
+        "const $1 = require('$2');",
+      ),
+      loader: 'ts',
     }));
   },
 };
@@ -116,7 +137,7 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    plugins: [mcpExternal, webauthnExternal, zodEnglishOnly, lockBinding, lazyChildProcess],
+    plugins: [mcpExternal, webauthnExternal, zodEnglishOnly, lockBinding, lazyBuiltins, builtinNamespaces],
   },
   {
     ...common,
@@ -132,6 +153,7 @@ const builds = [
     ...common,
     entryPoints: ['src/server/mcp.ts'],
     outfile: 'dist/mcp.js',
+    plugins: [...common.plugins, builtinNamespaces],
     platform: 'node',
     format: 'cjs',
     target: 'node20',
@@ -146,7 +168,7 @@ if (existsSync('src/extension/extension.ts')) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    plugins: [mcpExternal, webauthnExternal, zodEnglishOnly, lockBinding],
+    plugins: [mcpExternal, webauthnExternal, zodEnglishOnly, lockBinding, builtinNamespaces],
   });
 }
 if (existsSync('webview/main.ts')) {

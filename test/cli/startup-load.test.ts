@@ -1,8 +1,9 @@
 /**
  * What a `loopx` call loads before it does its work: Node's own modules are part of every call's
  * start-up (docs/PERFORMANCE.md). child_process brings net, dgram and the stream stack with it,
- * so the bundle loads it only on first use: the hot calls of an agent's turn never do, while
- * `exec` still starts its command through it.
+ * http and https bring net and tls, so the bundle loads them only on first use: the hot calls of
+ * an agent's turn never do, while `exec` still starts its command through child_process and
+ * the notices still post through http (test/reach/notify.test.ts).
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,9 +33,11 @@ async function loads(ws: Ws, ...args: string[]) {
 }
 
 const CHILD_PROCESS = 'NativeModule child_process';
+/** Loaded on first use only (scripts/build/build.mjs LAZY_BUILTINS). */
+const LAZY = ['child_process', 'http', 'https', 'net'].map((m) => `NativeModule ${m}`);
 
 describe('what a loopx call loads', () => {
-  it('should-run, status, todo add and summary_all do not load child_process; exec does, and runs', async () => {
+  it('should-run, status, todo add and summary_all load neither child_process nor http, https or net; exec does load child_process, and runs', async () => {
     const ws = new Ws();
     ok(await ws.run('goal', 'create', '--title', 'Loads', '--goal-id', 'g'));
 
@@ -48,7 +51,7 @@ describe('what a loopx call loads', () => {
     const status = await loads(ws, '--json', 'status', '--goal-id', 'g');
     ok(status.r);
     for (const [name, call] of Object.entries({ 'todo add': add, 'should-run': shouldRun, status }))
-      assert.ok(!call.modules.includes(CHILD_PROCESS), `${name} loaded child_process`);
+      for (const m of LAZY) assert.ok(!call.modules.includes(m), `${name} loaded ${m}`);
 
     // The same probe sees it when the command needs it: exec starts its command through it.
     const exec = await loads(ws, 'exec', '--contract', contract, '--todo', 't', '--', 'true');
@@ -56,7 +59,7 @@ describe('what a loopx call loads', () => {
     assert.ok(exec.modules.includes(CHILD_PROCESS), 'exec ran without loading child_process?');
     const summary = await loads(ws, '--json', 'summary_all', '--goal-id', 'g', '--contract', contract);
     ok(summary.r);
-    assert.ok(!summary.modules.includes(CHILD_PROCESS), 'summary_all loaded child_process');
+    for (const m of LAZY) assert.ok(!summary.modules.includes(m), `summary_all loaded ${m}`);
     const done = await ws.run('--json', 'todo', 'list', '--goal-id', 'g');
     assert.match(ok(done).stdout, /"status":\s*"done"/);
   });
