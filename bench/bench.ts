@@ -9,7 +9,6 @@
  *
  *   node --import tsx bench/bench.ts [--quick] [--no-host] [--sizes 1,100,1000,10000]
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,13 +27,23 @@ import {
   median,
   paired,
   printTable,
+  revision,
   round,
   row,
   runOnce,
   targets,
 } from './measure';
 import type { Paired, Sample } from './measure';
-import { AGENT, WRITERS, addTrueTodo, agent, agentEnv, contractForTrue, makeStore } from './stores';
+import {
+  AGENT,
+  WRITERS,
+  addTrueTodo,
+  agent,
+  agentEnv,
+  contractForTrue,
+  hookPayload,
+  makeStore,
+} from './stores';
 import type { BenchStore } from './stores';
 import { bundles, hostActivation, inProcess, writerTargets } from './kept';
 import { benchWriters } from './writers';
@@ -62,14 +71,6 @@ const STATUS_ALL_MB = 150;
 const TURN_MAX = 4.5;
 /** The same turn as one process, `loopx turn --max 1`. */
 const TURN_ONE_MAX = 2.5;
-
-/** The commit measured, and whether the work tree had changes on top of it (null outside git). */
-function revision(): { commit: string; dirty: boolean } | null {
-  const git = (...a: string[]) => spawnSync('git', a, { cwd: ROOT, encoding: 'utf8' });
-  const head = git('rev-parse', 'HEAD');
-  if (head.status !== 0) return null;
-  return { commit: head.stdout.trim(), dirty: git('status', '--porcelain').stdout.trim() !== '' };
-}
 
 const results: Record<string, unknown> = {
   schema: 'loopx.bench/1',
@@ -123,18 +124,6 @@ const LABEL: Record<PerGoal, string> = {
   'exec true': 'exec --contract --todo -- true',
   'hook pre-tool-use': 'hook pre-tool-use (Bash ls)',
 };
-
-/** A `Bash` tool call of an allowed command, as Claude Code sends PreToolUse. */
-const hookPayload = (cwd: string) =>
-  JSON.stringify({
-    session_id: 'bench-session',
-    transcript_path: path.join(cwd, 'transcript.jsonl'),
-    cwd,
-    permission_mode: 'default',
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Bash',
-    tool_input: { command: 'ls', description: 'List files' },
-  });
 
 function perGoal(b: BenchStore): Record<PerGoal, Paired> {
   const { dir, goal } = b;

@@ -11,6 +11,15 @@ import * as path from 'node:path';
 import { cliShimScript, writeCliTarget } from '../src/core/setup';
 
 export const ROOT = path.resolve(__dirname, '..');
+
+/** The commit measured, and whether the work tree had changes on top of it (null outside git). */
+export function revision(): { commit: string; dirty: boolean } | null {
+  const git = (...a: string[]) => spawnSync('git', a, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', 'HEAD');
+  if (head.status !== 0) return null;
+  return { commit: head.stdout.trim(), dirty: git('status', '--porcelain').stdout.trim() !== '' };
+}
+
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
 /**
  * `loopx` as people and agents call it: the shim `loopx install-command` writes (here running

@@ -204,3 +204,15 @@ export function addTrueTodo(b: BenchStore): string {
   settle(b);
   return todoId;
 }
+
+/** A `Bash` tool call of an allowed command (`ls`), as Claude Code sends PreToolUse. */
+export const hookPayload = (cwd: string) =>
+  JSON.stringify({
+    session_id: 'bench-session',
+    transcript_path: path.join(cwd, 'transcript.jsonl'),
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls', description: 'List files' },
+  });
