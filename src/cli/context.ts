@@ -130,7 +130,7 @@ export class CliContext {
   /** What every store this call opens shares: the config folder of this call's environment. */
   storeOptions(): StoreOptions {
     const callKey = this.globals.idempotencyKey ?? (this.io.env.LOOPX_IDEMPOTENCY_KEY || undefined);
-    return { configDir: this.configDir(), onWarning: (m) => this.warn([m]), callKey };
+    return { configDir: this.configDir(), onWarning: (m) => this.warn([m]), callKey, oneShot: true };
   }
 
   /** Like `store`, but creates `.loopx/` in the current folder when there is none (goal creation). */

@@ -115,10 +115,11 @@ export function refreshDerived(
     trust: trust.fingerprint,
     state,
   };
-  // A process's first commit brings the snapshot up to date: the next `loopx` call then resumes
-  // with no tail to validate (a few ms each; reads never write it), while a process that writes
-  // on and on (a server, the extension) keeps to one snapshot every SNAPSHOT_EVERY events.
-  const oneShot = target.memo?.first() ?? true;
+  // A `loopx` call's commits, and any process's first one, bring the snapshot up to date: the next
+  // call then resumes with no tail to validate (zod's schemas for its events, several ms; reads
+  // never write it), while a process that writes on and on (a server, the extension) keeps to
+  // one snapshot every SNAPSHOT_EVERY events.
+  const oneShot = target.oneShot || (target.memo?.first() ?? true);
   // The events are appended: a cache that cannot be written now is rebuilt by the next read, so
   // its failure (a full disk) is a warning, never a failed call the caller would retry.
   const cacheWrite = (what: string, write: () => void) => {

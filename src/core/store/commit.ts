@@ -126,6 +126,8 @@ export interface CommitTarget {
   };
   /** The snapshot file's header if its MAC verifies (the state is not parsed), else undefined. */
   snapshotHead(): Omit<Snapshot, 'state'> | undefined;
+  /** Every commit leaves the snapshot current (StoreOptions.oneShot: a `loopx` call). */
+  oneShot?: boolean;
 }
 
 /** `Store.commit` for the goal `target` is bound to. */

@@ -61,6 +61,13 @@ export interface StoreOptions {
    */
   callKey?: string;
   /**
+   * Each commit leaves the goal's snapshot current, so the next reader validates no tail of the
+   * log: for `loopx` calls, whose commits are few. Otherwise a process writes the snapshot with
+   * its first commit to a goal and then every SNAPSHOT_EVERY events (a writer that goes on and
+   * on, like the extension or the benchmark's writers).
+   */
+  oneShot?: boolean;
+  /**
    * Read only: listing and loading write no cache, take no lock and make no writer id, secret or
    * `local/`; every write refuses with reason `store_read_only`. The editor reads an untrusted
    * workspace (VS Code's Restricted Mode) this way.
@@ -84,6 +91,7 @@ export class Store extends StoreFiles {
   private readonly memos = new GoalMemos();
   private readonly onWarning: (message: string) => void;
   private readonly callKey?: string;
+  private readonly oneShot: boolean;
   /** Warnings no `onWarning` took (the last 50). */
   readonly warnings: string[] = [];
 
@@ -94,6 +102,7 @@ export class Store extends StoreFiles {
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 15000;
     this.onWarning = opts.onWarning ?? ((m) => keepLast(this.warnings, m, 50));
     this.callKey = opts.callKey === undefined ? undefined : checkId(opts.callKey, 'idempotency key');
+    this.oneShot = opts.oneShot ?? false;
     this.workspaceTrust = new WorkspaceTrust(this.root, this.secretsDir, this.configDir);
     this.cache = new LocalCache({
       localDir: this.localDir,
@@ -375,6 +384,7 @@ export class Store extends StoreFiles {
       snapshotHead: () => this.cache.snapshotHead(goalId),
       warn: (m) => this.onWarning(m),
       memo: this.memos.forGoal(goalId),
+      oneShot: this.oneShot,
     };
   }
 

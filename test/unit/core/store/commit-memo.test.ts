@@ -134,6 +134,17 @@ describe('commits that resume from memory', () => {
     );
   });
 
+  it('a one-shot store (a loopx call) leaves the snapshot current after every commit', () => {
+    const { ws } = goal();
+    // exec commits twice (its claim, then its evidence): the call after it reads no tail.
+    const call = Store.open(ws, { oneShot: true });
+    for (let i = 0; i < 3; i++) {
+      invoke(call, 'todo.add', { goalId: 'g', todoId: `o${i}`, title: `#${i}` }, agent);
+      assert.equal(call.readSnapshot('g').snap!.revision, call.load('g').revision, `after commit ${i + 1}`);
+    }
+    assert.equal(Store.open(ws).load('g').snapshotLag, 0, 'the next call resumes with no tail');
+  });
+
   it("another writer's log (a pull) is read: the memory is not trusted past it", () => {
     const { ws, store } = goal();
     invoke(store, 'todo.add', { goalId: 'g', todoId: 'a', title: 'a' }, agent);
