@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ROOT, revision } from './measure';
+import { childEnv, FLOOR, ROOT, revision } from './measure';
 import { agentEnv, contractForTrue, hookPayload, makeStore } from './stores';
 
 const BIN = path.join(ROOT, 'bin', 'loopx.js');
@@ -29,11 +29,8 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 
 /** The CLI's code cache goes to a folder of this run's own (bin/loopx.js honours XDG_CACHE_HOME). */
 const CACHE = path.join(OUT, 'cache');
-const env = (): NodeJS.ProcessEnv => {
-  const e: NodeJS.ProcessEnv = { ...process.env, ...agentEnv, LOOPX_WORKSPACE: '', XDG_CACHE_HOME: CACHE };
-  delete e.NODE_EXTRA_CA_CERTS;
-  return e;
-};
+/** The shim's environment (what FLOOR's run lacks, the call lacks too), as the agent. */
+const env = () => childEnv({ env: { ...agentEnv, XDG_CACHE_HOME: CACHE }, without: FLOOR.without });
 
 interface Call {
   name: string;

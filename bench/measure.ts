@@ -80,18 +80,23 @@ export interface RunOptions {
   without?: string[];
 }
 
+/** A measured process's environment: this one's, with `env` added and `without` removed. */
+export function childEnv(opts: Pick<RunOptions, 'env' | 'without'>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, LOOPX_WORKSPACE: '' };
+  for (const name of opts.without ?? []) delete env[name];
+  return env;
+}
+
 /** Starts a Launch once (runOnce). */
 export const launch = (l: Launch, cwd: string) => runOnce(l.cmd, cwd, { without: l.without });
 
 /** Runs a command once; wall time in ms and, with GNU time, peak RSS. A non-zero exit throws. */
 export function runOnce(cmd: string[], cwd: string, opts: RunOptions = {}): Sample {
   const full = hasTime ? ['/usr/bin/time', '-f', '%M', ...cmd] : cmd;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, LOOPX_WORKSPACE: '' };
-  for (const name of opts.without ?? []) delete env[name];
   const t = performance.now();
   const r = spawnSync(full[0]!, full.slice(1), {
     cwd,
-    env,
+    env: childEnv(opts),
     encoding: 'utf8',
     input: opts.input ?? '',
     maxBuffer: 256 * 1024 * 1024,

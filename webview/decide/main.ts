@@ -7,10 +7,10 @@
  */
 import { startRegistration } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
-import { ApiError, base, getOwnJson, page, postJson, problemText } from './api';
+import { base, page, postJson, problemText } from './api';
 import { addressNotice, app, atAddress, el, message, setWho, show } from './dom';
 import { rewardPage } from './reward';
-import { failed, signDecision, signInBlock } from './sign';
+import { failed, signDecision, signedInDoc, signInBlock } from './sign';
 
 interface Signed {
   signed_in: { name: string } | null;
@@ -47,15 +47,8 @@ interface GateDoc extends Signed {
 }
 
 async function listPage(): Promise<void> {
-  let doc: ListDoc;
-  try {
-    doc = await getOwnJson<ListDoc>();
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401)
-      return show(signInBlock('Sign in with your passkey to see the decisions waiting for you.'));
-    throw e;
-  }
-  setWho(doc.signed_in?.name);
+  const doc = await signedInDoc<ListDoc>('Sign in with your passkey to see the decisions waiting for you.');
+  if (!doc) return;
   const items = el('ul', { class: 'items' });
   for (const i of doc.items) {
     const link = el('a', { href: base + i.href, text: i.title });
@@ -94,15 +87,8 @@ async function decide(doc: GateDoc, decision: 'approve' | 'reject', note: string
 }
 
 async function gatePage(): Promise<void> {
-  let doc: GateDoc;
-  try {
-    doc = await getOwnJson<GateDoc>();
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401)
-      return show(signInBlock('Sign in with your passkey to see this gate and decide on it.'));
-    throw e;
-  }
-  setWho(doc.signed_in?.name);
+  const doc = await signedInDoc<GateDoc>('Sign in with your passkey to see this gate and decide on it.');
+  if (!doc) return;
   const head = [
     el('h2', { text: doc.gate.title }),
     el('p', {
@@ -150,15 +136,10 @@ async function gatePage(): Promise<void> {
 }
 
 async function grantPage(): Promise<void> {
-  let doc: GrantDoc;
-  try {
-    doc = await getOwnJson<GrantDoc>();
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401)
-      return show(signInBlock('Sign in with your passkey to see this goal’s budgets and grant more.'));
-    throw e;
-  }
-  setWho(doc.signed_in?.name);
+  const doc = await signedInDoc<GrantDoc>(
+    'Sign in with your passkey to see this goal’s budgets and grant more.',
+  );
+  if (!doc) return;
   const use = doc.budgets.map((b) => `${b.label}: ${b.used} used of ${b.limit} (${b.left} left)`).join('\n');
   const head = [
     el('h2', { text: `Grant budget to goal ${doc.goal.id}` }),

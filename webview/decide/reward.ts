@@ -5,9 +5,8 @@
  * event, the passkey signs it (sign.ts). Each run carries its own `shown`, so a run rewarded by
  * someone else meanwhile is looked at again, while other runs ending does not stop this one.
  */
-import { ApiError, getOwnJson } from './api';
-import { el, message, setWho, show } from './dom';
-import { failed, signDecision, signInBlock } from './sign';
+import { el, message, show } from './dom';
+import { failed, signDecision, signedInDoc, signInBlock } from './sign';
 
 interface RunShown {
   id: string;
@@ -122,15 +121,10 @@ function rewardForm(doc: RewardDoc, r: RunShown, done?: string): HTMLElement[] {
 }
 
 export async function rewardPage(done?: { run: string; text: string }): Promise<void> {
-  let doc: RewardDoc;
-  try {
-    doc = await getOwnJson<RewardDoc>();
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401)
-      return show(signInBlock('Sign in with your passkey to see this goal’s runs and reward them.'));
-    throw e;
-  }
-  setWho(doc.signed_in?.name);
+  const doc = await signedInDoc<RewardDoc>(
+    'Sign in with your passkey to see this goal’s runs and reward them.',
+  );
+  if (!doc) return;
   const more =
     doc.runs_ended > doc.runs.length ? ` (the ${doc.runs.length} newest of ${doc.runs_ended})` : '';
   const head = [

@@ -5,8 +5,8 @@
  */
 import { startAuthentication } from '@simplewebauthn/browser';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
-import { ApiError, postJson, problemText } from './api';
-import { el, message } from './dom';
+import { ApiError, getOwnJson, postJson, problemText } from './api';
+import { el, message, setWho, show } from './dom';
 
 /** Signs in with a passkey (an assertion over a random challenge), which sets the session cookie. */
 async function signIn(): Promise<void> {
@@ -31,6 +31,27 @@ export function signInBlock(why: string): HTMLElement {
   });
   out.append(el('p', { text: why }), button);
   return out;
+}
+
+/**
+ * The page's document as the signed-in person reads it, with who that is shown; undefined when
+ * there is no session, once the page offers to sign in, saying `why`.
+ */
+export async function signedInDoc<T extends { signed_in: { name: string } | null }>(
+  why: string,
+): Promise<T | undefined> {
+  let doc: T;
+  try {
+    doc = await getOwnJson<T>();
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) {
+      show(signInBlock(why));
+      return undefined;
+    }
+    throw e;
+  }
+  setWho(doc.signed_in?.name);
+  return doc;
 }
 
 /** Signs one decision: the server fixes it and answers the passkey request, the passkey signs it. */

@@ -14,28 +14,10 @@
  */
 import type { Gate, LoopxEvent, Policy, Todo } from '../model';
 import { aheadCutoff, safeParseEvent } from '../model';
-import { gatesFor } from '../rules';
+import type { MergedEvent } from '../rules';
+import { byMergeOrder, gatesFor } from '../rules';
 import type { Store } from '../store';
 import { readStoreFile } from '../store';
-
-/** A gate event, or the goal's creation, as read from one writer's log. */
-interface Found {
-  ev: LoopxEvent;
-  /** Its clock stamp: where it sorts among every writer's events (rules/merge-order.ts). */
-  key: string;
-  log: string;
-}
-
-const byMergeOrder = (a: Found, b: Found) =>
-  a.key !== b.key
-    ? a.key < b.key
-      ? -1
-      : 1
-    : a.log !== b.log
-      ? a.log < b.log
-        ? -1
-        : 1
-      : a.ev.seq - b.ev.seq;
 
 /** The gate a gate event is about (undefined for any other event). */
 function gateOf(ev: LoopxEvent): string | undefined {
@@ -55,8 +37,8 @@ function gateOf(ev: LoopxEvent): string | undefined {
  * The events of `gates` and the goal's creation in every log of `goalId`; undefined when a line
  * among them cannot be read as this version writes it (the replay then says what is wrong).
  */
-function gateEvents(store: Store, goalId: string, gates: ReadonlySet<string>): Found[] | undefined {
-  const out: Found[] = [];
+function gateEvents(store: Store, goalId: string, gates: ReadonlySet<string>): MergedEvent[] | undefined {
+  const out: MergedEvent[] = [];
   for (const log of store.logFiles(goalId)) {
     const text = readStoreFile(log.file, 'utf8');
     let at = 0;

@@ -16,22 +16,19 @@ export interface MergedEvent {
   log: string;
 }
 
+/** The merged order: by clock stamp, then writer, then place in the writer's log. */
+export function byMergeOrder(a: MergedEvent, b: MergedEvent): number {
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
+  if (a.log !== b.log) return a.log < b.log ? -1 : 1;
+  return a.ev.seq - b.ev.seq;
+}
+
 /** Every event of `logs` (by log name) in merged order, copies included (see `sameEvent`). */
 export function mergeLogs(logs: { name: string; parsed: ParsedLog }[]): MergedEvent[] {
   const all: MergedEvent[] = [];
   for (const { name, parsed } of logs)
     parsed.events.forEach((ev, i) => all.push({ ev, key: parsed.keys[i]!, log: name }));
-  return all.sort((a, b) =>
-    a.key !== b.key
-      ? a.key < b.key
-        ? -1
-        : 1
-      : a.log !== b.log
-        ? a.log < b.log
-          ? -1
-          : 1
-        : a.ev.seq - b.ev.seq,
-  );
+  return all.sort(byMergeOrder);
 }
 
 /**

@@ -13,6 +13,8 @@ export const SEND_SETTING = 'notifications.send';
 
 export class OutsideNotices extends Disposable {
   private notifier: Notifier | undefined;
+  /** The start asked for, not made yet (see apply). */
+  private starting: NodeJS.Immediate | undefined;
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
@@ -26,25 +28,27 @@ export class OutsideNotices extends Disposable {
     this.apply();
   }
 
-  /** Whether this window sends now. */
-  get sending(): boolean {
-    return this.notifier !== undefined;
-  }
-
   private apply(): void {
     const wanted =
       vscode.workspace.isTrusted &&
       vscode.workspace.getConfiguration('loopx').get<boolean>(SEND_SETTING, true);
-    if (wanted && !this.notifier) {
+    if (!wanted) return void this.close();
+    if (this.notifier || this.starting) return;
+    // Off activation's turn: with channels set, the sender's first pass reads every listed
+    // workspace and watches each of their goals.
+    this.starting = setImmediate(() => {
+      this.starting = undefined;
       this.notifier = startNotifier({
         configDir: configDir(process.env),
         log: (line) => this.log.info(`notify: ${line}`),
       });
-    } else if (!wanted) void this.close();
+    });
   }
 
   /** Stops sending and waits for the pass under way (its records written). */
   async close(): Promise<void> {
+    if (this.starting) clearImmediate(this.starting);
+    this.starting = undefined;
     const n = this.notifier;
     this.notifier = undefined;
     await n?.close();
