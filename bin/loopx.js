@@ -93,8 +93,29 @@ if (dirState !== 'unsafe' && (!cachedData || script.cachedDataRejected)) {
       fs.renameSync(tmp, cacheFile);
     } catch {
       /* no cache this time: the next run compiles again */
+      return;
     }
+    pruneCaches();
   });
+}
+
+// Each build and each Node version names a cache of its own, about a megabyte; without pruning the
+// folder keeps one per upgrade for ever. The newest few stay, so two installs used in turn (the
+// editor's CLI and a global one) keep theirs. Only when a cache was written: never on a warm call.
+const CACHES_KEPT = 4;
+function pruneCaches() {
+  try {
+    const caches = [];
+    for (const name of fs.readdirSync(cacheDir)) {
+      if (!/^cli-.*\.bin$/.test(name)) continue;
+      const st = fs.lstatSync(path.join(cacheDir, name));
+      if (st.isFile() && st.uid === uid) caches.push({ name, mtimeMs: st.mtimeMs });
+    }
+    caches.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const { name } of caches.slice(CACHES_KEPT)) fs.rmSync(path.join(cacheDir, name), { force: true });
+  } catch {
+    /* pruning is housekeeping: a failure leaves old caches for the next write */
+  }
 }
 const cliModule = { exports: {}, filename: file, id: file, loaded: false };
 script.runInThisContext()(cliModule.exports, Module.createRequire(file), cliModule, file, path.dirname(file));
