@@ -46,6 +46,8 @@ import {
 } from './stores';
 import type { BenchStore } from './stores';
 import { bundles, hostActivation, inProcess, writerTargets } from './kept';
+import { CONTEXT_LABELS, PER_GOAL, PER_GOAL_LABELS } from './labels';
+import type { PerGoal } from './labels';
 import { benchWriters } from './writers';
 import { benchDrive } from './drive';
 
@@ -107,8 +109,6 @@ function expect(ok: boolean, what: string) {
 // ---------------------------------------------------------------------------------------------
 // Per-goal calls, each within its ratio to the floor at every size, on a goal with 8 writers' logs.
 
-const PER_GOAL = ['should-run', 'status --goal-id', 'todo add', 'exec true', 'hook pre-tool-use'] as const;
-type PerGoal = (typeof PER_GOAL)[number];
 /** Issue 40: the most each call may cost, as a ratio to the floor, at every size. */
 const PER_CALL_MAX: Record<PerGoal, number> = {
   'should-run': 1.5,
@@ -116,13 +116,6 @@ const PER_CALL_MAX: Record<PerGoal, number> = {
   'todo add': 1.75,
   'exec true': 1.75,
   'hook pre-tool-use': 1.5,
-};
-const LABEL: Record<PerGoal, string> = {
-  'should-run': 'quota should-run --goal-id (open run)',
-  'status --goal-id': 'status --goal-id --json',
-  'todo add': 'todo add --goal-id --title',
-  'exec true': 'exec --contract --todo -- true',
-  'hook pre-tool-use': 'hook pre-tool-use (Bash ls)',
 };
 
 function perGoal(b: BenchStore): Record<PerGoal, Paired> {
@@ -280,13 +273,6 @@ function turn(b: BenchStore, n: number) {
   return { goals: n, processes: 3, ...p, oneProcess: one1 };
 }
 
-/** The context rows' labels (scripts/docs/performance-doc.ts writes the same words). */
-const CONTEXT = {
-  noShim: "should-run as node bin/loopx.js (no shim, shim's env)",
-  floorWithCa: 'node -e 0 with NODE_EXTRA_CA_CERTS (the inflated floor)',
-  vsFloorWithCa: 'should-run vs node -e 0 with NODE_EXTRA_CA_CERTS',
-};
-
 /**
  * What the floor and the per-call figures are made of, on this machine (smallest store):
  * - noShim: should-run started as `node bin/loopx.js`, without the shim, in the shim's
@@ -303,13 +289,13 @@ function context(b: BenchStore, n: number) {
       without,
     });
   const noShim = paired(REPS, b.dir, poll(loopxDirect(), FLOOR.without));
-  row(`${goals(n)}: ${CONTEXT.noShim}`, msCell(noShim), ratioCell(noShim), '');
+  row(`${goals(n)}: ${CONTEXT_LABELS.noShim}`, msCell(noShim), ratioCell(noShim), '');
   const out: Record<string, unknown> = { noShim };
   if (process.env.NODE_EXTRA_CA_CERTS) {
     const floorWithCa = paired(REPS, b.dir, () => launch(FLOOR_WITH_CA, b.dir));
-    row(CONTEXT.floorWithCa, msCell(floorWithCa), ratioCell(floorWithCa), '');
+    row(CONTEXT_LABELS.floorWithCa, msCell(floorWithCa), ratioCell(floorWithCa), '');
     const vsFloorWithCa = paired(REPS, b.dir, poll(loopxCall()), undefined, FLOOR_WITH_CA);
-    row(`${goals(n)}: ${CONTEXT.vsFloorWithCa}`, msCell(vsFloorWithCa), ratioCell(vsFloorWithCa), '');
+    row(`${goals(n)}: ${CONTEXT_LABELS.vsFloorWithCa}`, msCell(vsFloorWithCa), ratioCell(vsFloorWithCa), '');
     Object.assign(out, { extraCaCerts: process.env.NODE_EXTRA_CA_CERTS, floorWithCa, vsFloorWithCa });
   }
   return out;
@@ -328,7 +314,7 @@ function scale() {
       const p = m[k];
       ratios.get(k)!.set(n, p.ratio);
       row(
-        `${goals(n)}: ${LABEL[k]}`,
+        `${goals(n)}: ${PER_GOAL_LABELS[k]}`,
         msCell(p),
         ratioCell(p),
         judge({
@@ -358,7 +344,7 @@ function scale() {
     const f = round(r.get(largest)! / r.get(smallest)!);
     flat[k] = f;
     row(
-      `flat: ${LABEL[k]}, ${largest} / ${smallest} goals`,
+      `flat: ${PER_GOAL_LABELS[k]}, ${largest} / ${smallest} goals`,
       '',
       `${f.toFixed(2)}x`,
       judge({

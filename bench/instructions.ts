@@ -34,69 +34,69 @@ const env = () => childEnv({ env: { ...agentEnv, XDG_CACHE_HOME: CACHE }, withou
 
 interface Call {
   name: string;
-  args: string[];
+  /** Node's arguments, or a function making them before each run (a fresh contract for exec). */
+  args: string[] | (() => string[]);
   input?: string;
-  /** Untimed, before each run (a fresh contract for exec). */
-  before?: () => string[];
+}
+
+/** Runs `node args` (under callgrind when `outFile` is given); a non-zero exit throws. */
+function node(cwd: string, args: string[], input?: string, outFile?: string): void {
+  const argv = outFile
+    ? ['--tool=callgrind', `--callgrind-out-file=${outFile}`, process.execPath, ...args]
+    : args;
+  const r = spawnSync(outFile ? 'valgrind' : process.execPath, argv, {
+    cwd,
+    env: env(),
+    input: input ?? '',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `node ${args.join(' ')}${outFile ? ' under callgrind' : ''} exited ${r.status}: ${r.stderr.slice(-400)}`,
+    );
 }
 
 /** Millions of instructions of one run of `node args` under callgrind (every thread). */
 function instructions(cwd: string, args: string[], input?: string): number {
   const file = path.join(OUT, `cg-${Date.now()}-${Math.random().toString(36).slice(2)}.out`);
-  const r = spawnSync(
-    'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${file}`, process.execPath, ...args],
-    {
-      cwd,
-      env: env(),
-      input: input ?? '',
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  );
-  if (r.status !== 0)
-    throw new Error(`node ${args.join(' ')} under callgrind exited ${r.status}: ${r.stderr.slice(-400)}`);
+  node(cwd, args, input, file);
   const total = /^(?:summary|totals): (\d+)/m.exec(fs.readFileSync(file, 'utf8'));
   if (!total) throw new Error(`no total in ${file}`);
   return Number(total[1]) / 1e6;
 }
 
-function run(cwd: string, args: string[], input?: string): void {
-  const r = spawnSync(process.execPath, args, { cwd, env: env(), input: input ?? '', encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-400)}`);
-}
-
 const b = makeStore(1);
 const { dir, goal } = b;
-const execCall = () => {
+const execArgs = () => {
   const { contract, todoId } = contractForTrue(b);
   return [BIN, 'exec', '--contract', contract.interaction_contract.id!, '--todo', todoId, '--', 'true'];
 };
+// The agent's run open, as should-run's row says ("open run"): it polls that run.
 contractForTrue(b);
+const shouldRun = [BIN, '--json', 'quota', 'should-run', '--goal-id', goal];
 const calls: Call[] = [
   { name: 'node -e 0 (the floor)', args: ['-e', '0'] },
   { name: 'loopx --version (load and start-up)', args: [BIN, '--version'] },
-  {
-    name: 'quota should-run --goal-id (open run)',
-    args: [BIN, '--json', 'quota', 'should-run', '--goal-id', goal],
-  },
+  { name: 'quota should-run --goal-id (open run)', args: shouldRun },
   { name: 'status --goal-id --json', args: [BIN, 'status', '--goal-id', goal, '--json'] },
   { name: 'hook pre-tool-use (Bash ls)', args: [BIN, 'hook', 'pre-tool-use'], input: hookPayload(dir) },
   {
     name: 'todo add --goal-id --title',
     args: [BIN, 'todo', 'add', '--goal-id', goal, '--title', 'bench todo'],
   },
-  { name: 'exec --contract --todo -- true', args: [], before: execCall },
+  { name: 'exec --contract --todo -- true', args: execArgs },
 ];
 
 // The code cache is made by the first call that finds none, with what that call compiled: a
 // should-run makes it, as an agent's first call of a turn would.
-run(dir, calls[2]!.args);
+node(dir, shouldRun);
 const rows: { name: string; millions: number; vsFloor: number }[] = [];
 let floor = 0;
 for (const c of calls) {
-  for (let i = 0; i < 2; i++) run(dir, c.before?.() ?? c.args, c.input);
-  const m = instructions(dir, c.before?.() ?? c.args, c.input);
+  const args = () => (typeof c.args === 'function' ? c.args() : c.args);
+  for (let i = 0; i < 2; i++) node(dir, args(), c.input);
+  const m = instructions(dir, args(), c.input);
   if (!floor) floor = m;
   rows.push({ name: c.name, millions: Math.round(m), vsFloor: Math.round((m / floor) * 100) / 100 });
 }

@@ -6,6 +6,7 @@
  *
  * Deterministic: the same results give the same bytes.
  */
+import { PER_GOAL_LABELS } from '../../bench/labels';
 import type { Paired, Target } from '../../bench/measure';
 import type { WritersRun } from '../../bench/writers';
 import type { BenchResults, InstructionsDoc } from './performance-doc';
@@ -59,14 +60,8 @@ export const measuredText = (t: Target) =>
         ? t.measured.toFixed(2)
         : `${t.measured} ${t.unit}`;
 
-/** The per-goal calls bench.ts times, with the names its targets and table use. */
-export const PER_GOAL: [key: string, label: string][] = [
-  ['should-run', 'quota should-run --goal-id (open run)'],
-  ['status --goal-id', 'status --goal-id --json'],
-  ['todo add', 'todo add --goal-id --title'],
-  ['exec true', 'exec --contract --todo -- true'],
-  ['hook pre-tool-use', 'hook pre-tool-use (Bash ls)'],
-];
+/** The per-goal calls bench.ts times: each target's key and its row's label. */
+export const PER_GOAL = Object.entries(PER_GOAL_LABELS);
 
 export const sizesOf = (r: BenchResults) =>
   Object.keys(r.sizes ?? {})

@@ -3,6 +3,7 @@
  * each judged by the target of its name when the run has one, and a row for any target not placed
  * here. scripts/docs/performance-doc.ts puts it on the page.
  */
+import { CONTEXT_LABELS } from '../../bench/labels';
 import type { BenchResults } from './performance-doc';
 import {
   PER_GOAL,
@@ -19,13 +20,6 @@ import {
   verdict,
   x2,
 } from './performance-blocks';
-
-/** The context rows' labels, as bench.ts prints them. */
-const CONTEXT = {
-  noShim: "should-run as node bin/loopx.js (no shim, shim's env)",
-  floorWithCa: 'node -e 0 with NODE_EXTRA_CA_CERTS (the inflated floor)',
-  vsFloorWithCa: 'should-run vs node -e 0 with NODE_EXTRA_CA_CERTS',
-};
 
 export function targetsBlock(r: BenchResults): string {
   const byName = new Map(r.targets.map((t) => [t.name, t]));
@@ -54,9 +48,9 @@ export function targetsBlock(r: BenchResults): string {
     if (n === sizes[0] && r.context) {
       const c = r.context;
       for (const [p, label] of [
-        [c.noShim, `${goals(n)}: ${CONTEXT.noShim}`],
-        [c.floorWithCa, CONTEXT.floorWithCa],
-        [c.vsFloorWithCa, `${goals(n)}: ${CONTEXT.vsFloorWithCa}`],
+        [c.noShim, `${goals(n)}: ${CONTEXT_LABELS.noShim}`],
+        [c.floorWithCa, CONTEXT_LABELS.floorWithCa],
+        [c.vsFloorWithCa, `${goals(n)}: ${CONTEXT_LABELS.vsFloorWithCa}`],
       ] as const)
         if (p) add(label, msMb(p), ms(p.floorMs), x2(p.ratio));
       if (c.direct)
