@@ -236,8 +236,10 @@ export function registerDriveAgentsTests(): void {
           new RegExp(`^Lane ${LANE}-2 waits for you: the goal has no agent todos yet`),
         );
         assert.deepEqual(warned.buttons, ['Show Agents']);
-        // A lane's state file written by another process shows within a second: the file watcher
-        // follows .loopx/local/drive/ (nothing polls it).
+        // A lane's state file written by another process shows in the tree: only the file watcher
+        // follows .loopx/local/drive/ (the once-a-second look reads no lane file), so without it
+        // the tree never changes. How soon is printed, not asserted: a shared machine's load moves
+        // it (the refresh waits at most a second after the first event, then VS Code's watcher).
         const state = readLaneState(store, `${LANE}-2`, new Date());
         const wake = new Date(Date.now() + 3_600_000);
         const t0 = Date.now();
@@ -256,7 +258,6 @@ export function registerDriveAgentsTests(): void {
         );
         const ms = Date.now() - t0;
         console.log(`      (a lane's state written by another process showed in the tree after ${ms} ms)`);
-        assert.ok(ms < 1500, `the tree followed the lane's state file after ${ms} ms`);
       } finally {
         other.kill('SIGTERM');
         await until('the other driver gone', () => !driveStatus().driver.running || undefined, 20_000);
