@@ -44,6 +44,8 @@ const cacheFile = path.join(
   cacheDir,
   `cli-${stat.size}-${Math.floor(stat.mtimeMs)}-${process.version}-${process.arch}.bin`,
 );
+/** The names cacheFile takes, whichever build and Node wrote them (pruneCaches). */
+const CACHE_NAME = /^cli-.*\.bin$/;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW || 0;
 const ours = (st) => st.uid === uid && (st.mode & 0o022) === 0;
@@ -107,7 +109,7 @@ function pruneCaches() {
   try {
     const caches = [];
     for (const name of fs.readdirSync(cacheDir)) {
-      if (!/^cli-.*\.bin$/.test(name)) continue;
+      if (!CACHE_NAME.test(name)) continue;
       const st = fs.lstatSync(path.join(cacheDir, name));
       if (st.isFile() && st.uid === uid) caches.push({ name, mtimeMs: st.mtimeMs });
     }

@@ -61,7 +61,7 @@ export const measuredText = (t: Target) =>
         : `${t.measured} ${t.unit}`;
 
 /** The per-goal calls bench.ts times: each target's key and its row's label. */
-export const PER_GOAL = Object.entries(PER_GOAL_LABELS);
+export const PER_GOAL_ROWS = Object.entries(PER_GOAL_LABELS);
 
 export const sizesOf = (r: BenchResults) =>
   Object.keys(r.sizes ?? {})
@@ -117,7 +117,7 @@ export function perCallBlock(r: BenchResults): string {
   const sizes = sizesOf(r);
   if (!sizes.length) return 'No per-goal calls in this run.';
   const byName = new Map(r.targets.map((t) => [t.name, t]));
-  const rows = PER_GOAL.map(([k, label]) => [
+  const rows = PER_GOAL_ROWS.map(([k, label]) => [
     label,
     ...sizes.map((n) => {
       const p = r.sizes![String(n)]!.perGoal[k];
@@ -135,7 +135,7 @@ export function perCallBlock(r: BenchResults): string {
   const floors = sizes.map((n) => median(Object.values(r.sizes![String(n)]!.perGoal).map((p) => p.floorMs)));
   // Each call's target at the smallest size: one for all, or the calls that share each.
   const callsBy = new Map<string, string[]>();
-  for (const [k] of PER_GOAL) {
+  for (const [k] of PER_GOAL_ROWS) {
     const t = byName.get(`${k} at ${goals(sizes[0]!).replace(/,/g, '')}`)?.target;
     if (t !== undefined) callsBy.set(t, [...(callsBy.get(t) ?? []), k]);
   }

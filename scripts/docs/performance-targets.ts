@@ -6,7 +6,7 @@
 import { CONTEXT_LABELS } from '../../bench/labels';
 import type { BenchResults } from './performance-doc';
 import {
-  PER_GOAL,
+  PER_GOAL_ROWS,
   goals,
   int,
   kb,
@@ -34,7 +34,7 @@ export function targetsBlock(r: BenchResults): string {
   const sizes = sizesOf(r);
   for (const n of sizes) {
     const perGoal = r.sizes![String(n)]!.perGoal;
-    for (const [k, label] of PER_GOAL) {
+    for (const [k, label] of PER_GOAL_ROWS) {
       const p = perGoal[k];
       if (p)
         add(
@@ -131,7 +131,7 @@ export function targetsBlock(r: BenchResults): string {
   }
   const flat = r.flat;
   if (flat)
-    for (const [k, label] of PER_GOAL)
+    for (const [k, label] of PER_GOAL_ROWS)
       if (typeof flat[k] === 'number')
         add(
           `flat: ${label}, ${int(flat.largest)} / ${int(flat.smallest)} goals`,

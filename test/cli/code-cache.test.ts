@@ -11,17 +11,20 @@ import { loopx, removeTempDirs, tempDir } from '../helpers/cli';
 
 after(removeTempDirs);
 
+/** A cache of another build named `name` in `dir`, written `hours` ago. */
+function staleCache(dir: string, name: string, hours: number): void {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, 'stale', { mode: 0o600 });
+  const t = new Date(Date.now() - hours * 3_600_000);
+  fs.utimesSync(file, t, t);
+}
+
 /** A private `<xdg>/loopx` holding `old` stale caches, the k-th one k hours old. */
 function cacheFolder(old: number): { xdg: string; dir: string } {
   const xdg = tempDir('loopx-cc-');
   const dir = path.join(xdg, 'loopx');
   fs.mkdirSync(dir, { mode: 0o700 });
-  for (let k = 1; k <= old; k++) {
-    const file = path.join(dir, `cli-${1000 + k}-0-v0.0.${k}-x64.bin`);
-    fs.writeFileSync(file, 'stale', { mode: 0o600 });
-    const t = new Date(Date.now() - k * 3_600_000);
-    fs.utimesSync(file, t, t);
-  }
+  for (let k = 1; k <= old; k++) staleCache(dir, `cli-${1000 + k}-0-v0.0.${k}-x64.bin`, k);
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a cache');
   return { xdg, dir };
 }
@@ -49,9 +52,7 @@ describe('the code cache folder', () => {
 
     // A warm call writes nothing and prunes nothing.
     const before = fs.statSync(path.join(dir, fresh[0]!)).mtimeMs;
-    fs.writeFileSync(path.join(dir, 'cli-9-0-v0.0.9-x64.bin'), 'stale', { mode: 0o600 });
-    const t = new Date(Date.now() - 9 * 3_600_000);
-    fs.utimesSync(path.join(dir, 'cli-9-0-v0.0.9-x64.bin'), t, t);
+    staleCache(dir, 'cli-9-0-v0.0.9-x64.bin', 9);
     const warm = await loopx(['--version'], { cwd: xdg, env: { XDG_CACHE_HOME: xdg } });
     assert.equal(warm.code, 0, warm.stderr);
     assert.equal(caches(dir).length, 5, 'a call that used its cache pruned the folder');
